@@ -1,0 +1,126 @@
+/* XRay runtime control: handlers, patching, function ids.
+ *
+ * Drop-in compatible with compiler-rt's <xray/xray_interface.h>: the same
+ * names, enum values and signatures. Valid C11 and C++11 and later.
+ * SPDX-License-Identifier: MIT */
+#ifndef XRAY_XRAY_INTERFACE_H
+#define XRAY_XRAY_INTERFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kinds of instrumentation points; also the sled kinds in xray_instr_map. */
+enum XRayEntryType {
+  ENTRY = 0,          /* function entry */
+  EXIT = 1,           /* function return */
+  TAIL = 2,           /* function leaves through a tail call */
+  LOG_ARGS_ENTRY = 3, /* entry of an xray_log_args(1) function */
+  CUSTOM_EVENT = 4,   /* __xray_customevent() */
+  TYPED_EVENT = 5     /* __xray_typedevent() */
+};
+#ifndef __cplusplus
+typedef enum XRayEntryType XRayEntryType;
+#endif
+
+/* Results of the patching functions. */
+enum XRayPatchingStatus {
+  NOT_INITIALIZED = 0, /* no instrumentation map: nothing to patch */
+  SUCCESS = 1,
+  ONGOING = 2, /* another thread is patching right now; try again */
+  FAILED = 3   /* bad function id, or the pages could not be made writable */
+};
+#ifndef __cplusplus
+typedef enum XRayPatchingStatus XRayPatchingStatus;
+#endif
+
+/* Installs `entry` as the handler of function entry, exit and tail-exit
+ * events (and of log-args entries when no arg1 handler is set: those arrive
+ * with type LOG_ARGS_ENTRY). Called with every caller-saved register
+ * preserved, on the thread that runs the instrumented function; it may be
+ * called spuriously just after removal. The handler and what it calls must
+ * not be instrumented (mark them __attribute__((xray_never_instrument))).
+ * Returns 1 on success, 0 if the runtime is not initialised (no map). */
+int __xray_set_handler(void (*entry)(int32_t, XRayEntryType));
+
+/* Removes the entry/exit handler. Returns 1, or 0 if not initialised. */
+int __xray_remove_handler(void);
+
+/* Installs the handler of log-args entries (functions marked
+ * xray_log_args(1)); it receives the first integer argument. Returns 1, or 0
+ * if not initialised. */
+int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t));
+
+/* Removes the arg1 handler. Returns 1, or 0 if not initialised. */
+int __xray_remove_handler_arg1(void);
+
+/* Installs the handler of __xray_customevent(ptr, size). Returns 1, or 0 if
+ * not initialised. */
+int __xray_set_customevent_handler(void (*entry)(void *, size_t));
+
+/* Removes the custom event handler. Returns 1, or 0 if not initialised. */
+int __xray_remove_customevent_handler(void);
+
+/* Installs the handler of __xray_typedevent(type, ptr, size). Returns 1, or 0
+ * if not initialised. */
+int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *,
+                                                size_t));
+
+/* Removes the typed event handler. Returns 1, or 0 if not initialised. */
+int __xray_remove_typedevent_handler(void);
+
+/* Returns a stable id for an event type descriptor, keyed by the pointer
+ * value: the same pointer always gets the same id, the first new pointer 0,
+ * the next 1, and so on. Thread-safe. Returns 0xFFFF when 65535 types are
+ * already registered. */
+uint16_t __xray_register_event_type(const char *event_type);
+
+/* Patches every sled so that instrumented functions call the handlers.
+ * Returns SUCCESS; NOT_INITIALIZED without a map; ONGOING while another
+ * thread patches; FAILED when page protection could not be changed. No page
+ * is left writable and executable when it returns. */
+XRayPatchingStatus __xray_patch(void);
+
+/* Restores every sled to its nops. Same statuses as __xray_patch. */
+XRayPatchingStatus __xray_unpatch(void);
+
+/* Patches the sleds of one function, 1 <= FuncId <= __xray_max_function_id().
+ * Returns SUCCESS; FAILED for an id out of range or a protection failure;
+ * NOT_INITIALIZED without a map; ONGOING while another thread patches. */
+XRayPatchingStatus __xray_patch_function(int32_t FuncId);
+
+/* Unpatches the sleds of one function. Same statuses as
+ * __xray_patch_function. */
+XRayPatchingStatus __xray_unpatch_function(int32_t FuncId);
+
+/* Extension: patches functions FirstId..LastId inclusive with one change of
+ * page protection. FAILED if the range is empty or outside 1..max; otherwise
+ * as __xray_patch_function. */
+XRayPatchingStatus __xray_patch_function_range(int32_t FirstId,
+                                               int32_t LastId);
+
+/* Extension: unpatches functions FirstId..LastId inclusive. */
+XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId,
+                                                 int32_t LastId);
+
+/* Returns the start address of function FuncId, or 0 for an invalid id or
+ * without a map. */
+uintptr_t __xray_function_address(int32_t FuncId);
+
+/* Returns the number of instrumented functions (the largest valid id), or 0
+ * without a map. */
+size_t __xray_max_function_id(void);
+
+/* Finds the instrumentation map and reads XRAY_OPTIONS. Runs automatically
+ * before main (from .preinit_array, or a constructor where that is missing);
+ * calling it again, from any thread, does nothing. */
+void __xray_init(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XRAY_XRAY_INTERFACE_H */

@@ -1,0 +1,52 @@
+/* Timestamps and CPU ids for every mode.
+ *
+ * With an invariant TSC the timestamp is `rdtsc` and the frequency comes from
+ * CPUID 0x15/0x16, then sysfs tsc_freq_khz, then a short calibration against
+ * CLOCK_MONOTONIC_RAW. Without an invariant TSC timestamps are
+ * CLOCK_MONOTONIC nanoseconds and the frequency is 1e9. Never prints
+ * anything at verbosity 0. */
+#ifndef XR_CLOCK_H
+#define XR_CLOCK_H
+
+#include "common.h"
+#include <time.h>
+
+struct xr_clock_info {
+  uint64_t frequency_hz; /* ticks per second of xr_now() */
+  bool using_tsc;        /* false: clock_gettime fallback */
+  bool constant_tsc;     /* header bit 0 */
+  bool nonstop_tsc;      /* header bit 1 */
+  const char *source;    /* "cpuid", "sysfs", "calibrated", "clock_gettime" */
+};
+
+/* Decided once by xr_clock_init() (idempotent, thread-safe); read-only after. */
+XR_HIDDEN extern struct xr_clock_info xr_clock;
+XR_HIDDEN void xr_clock_init(void);
+
+/* Slow path of xr_now() when there is no usable TSC. */
+XR_HIDDEN uint64_t xr_clock_fallback_now(void);
+
+/* Hot path: one predictable branch and one rdtsc. */
+static XR_ALWAYS_INLINE uint64_t xr_now(void) {
+  if (XR_LIKELY(xr_clock.using_tsc)) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+  }
+  return xr_clock_fallback_now();
+}
+
+/* CPU the calling thread runs on, cheaply (rseq area / rdpid / rdtscp /
+ * sched_getcpu, best first, chosen by xr_clock_init). Low 16 bits are
+ * meaningful. */
+XR_HIDDEN uint32_t xr_cpu_id(void);
+
+/* Converts ticks of xr_now() to nanoseconds / microseconds to ticks. */
+XR_HIDDEN uint64_t xr_ticks_to_ns(uint64_t ticks);
+XR_HIDDEN uint64_t xr_us_to_ticks(uint64_t us);
+
+/* Measures the TSC frequency against CLOCK_MONOTONIC_RAW over about
+ * `window_ns`; exposed for the unit test. Returns 0 on failure. */
+XR_HIDDEN uint64_t xr_clock_calibrate(uint64_t window_ns);
+
+#endif

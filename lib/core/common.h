@@ -1,0 +1,21 @@
+/* Shared compiler helpers for every room of the runtime. Internal. */
+#ifndef XR_COMMON_H
+#define XR_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Every internal symbol carries the xr_ prefix and this visibility. */
+#define XR_HIDDEN __attribute__((visibility("hidden")))
+#define XR_API __attribute__((visibility("default")))
+#define XR_LIKELY(x) __builtin_expect(!!(x), 1)
+#define XR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define XR_NOINLINE __attribute__((noinline))
+#define XR_COLD __attribute__((cold, noinline))
+#define XR_ALWAYS_INLINE inline __attribute__((always_inline))
+/* Thread-locals of the runtime live in the executable's static TLS block. */
+#define XR_TLS __thread __attribute__((tls_model("initial-exec")))
+#define XR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,27 @@
+/* Internal side of the mode registry (lib/core/log_registry.c). */
+#ifndef XR_LOG_REGISTRY_H
+#define XR_LOG_REGISTRY_H
+
+#include "common.h"
+#include "xray/xray_log_interface.h"
+
+/* Built-in modes, each defined by its mode glue file. Weak so that the core
+ * links and runs without any of them. A built-in mode installs its own (lean)
+ * handlers from log_init; selecting it installs nothing, so a mode that is
+ * only selected costs nothing per event. */
+#define XR_WEAK __attribute__((weak))
+XR_HIDDEN extern const struct XRayLogImpl xr_basic_impl XR_WEAK;     /* lib/basic */
+XR_HIDDEN extern const struct XRayLogImpl xr_fdr_impl XR_WEAK;       /* lib/fdr */
+XR_HIDDEN extern const struct XRayLogImpl xr_profiling_impl XR_WEAK; /* lib/profiling */
+
+/* Called by init after the flags are loaded: selects the mode named by
+ * xray_mode (or the legacy xray_naive_log / xray_fdr_log) and initialises it
+ * when it is xray-basic or patch_premain is set. Registers the exit hook that
+ * finalizes and flushes an environment-started mode. */
+XR_HIDDEN void xr_registry_start_from_flags(void);
+
+/* True when the current mode was started by the environment (init.c's exit
+ * hook flushes it). */
+XR_HIDDEN bool xr_registry_env_started(void);
+
+#endif

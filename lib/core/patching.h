@@ -1,0 +1,24 @@
+/* Patching sleds into calls to the trampolines and back. */
+#ifndef XR_PATCHING_H
+#define XR_PATCHING_H
+
+#include "common.h"
+#include "sled_map.h"
+
+/* patch_x86_64.c: the only place that knows the sled encodings.
+ * Writes one sled (memory must be writable). Returns 0, or -1 when the
+ * trampoline is out of rel32 range or the kind is unknown. Ordering: body
+ * first, first two bytes last with one atomic 16-bit store. */
+XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
+                            bool enable);
+
+/* Pure encoder for unit tests: the 11 bytes of an enabled entry/exit/tail
+ * sled at `sled_address` calling `target`. Returns 0 or -1 (out of range). */
+XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
+                                  int32_t function_id, uintptr_t sled_address,
+                                  uintptr_t target);
+
+/* True once __xray_init found a map. */
+XR_HIDDEN bool xr_runtime_initialized(void);
+
+#endif

@@ -1,0 +1,45 @@
+/* The instrumentation map: every sled and every function, decoded once. */
+#ifndef XR_SLED_MAP_H
+#define XR_SLED_MAP_H
+
+#include "common.h"
+
+struct xr_sled {
+  uintptr_t address;  /* first byte of the sled */
+  uintptr_t function; /* start of the function it belongs to */
+  uint8_t kind;       /* enum XRayEntryType */
+  uint8_t always_instrument;
+  uint8_t version;
+};
+
+struct xr_function {
+  uintptr_t address;   /* function start */
+  uint32_t first_sled; /* index into sleds[] */
+  uint32_t sled_count;
+};
+
+struct xr_sled_map {
+  struct xr_sled *sleds;         /* section order */
+  size_t sled_count;
+  struct xr_function *functions; /* functions[id - 1], ids 1..function_count */
+  size_t function_count;
+  uintptr_t min_sled, max_sled;  /* lowest and highest sled address */
+};
+
+/* Decodes the raw bytes of xray_instr_map [begin, end) (32-byte entries, any
+ * alignment; versions 0/1 absolute, 2 PC-relative to each field) and the
+ * optional xray_fn_idx [idx_begin, idx_end) (may be NULL; absolute or
+ * relative-with-count; used only as a cross-check). Function ids are assigned
+ * exactly as `llvm-xray extract` does. Memory comes from mmap. Returns 0, or
+ * -1 when the bytes are not a valid map (out is then zeroed). */
+XR_HIDDEN int xr_sled_map_decode(const void *begin, const void *end,
+                                 const void *idx_begin, const void *idx_end,
+                                 struct xr_sled_map *out);
+XR_HIDDEN void xr_sled_map_free(struct xr_sled_map *map);
+
+/* The process's own map (filled by xr_sled_map_load_self at init). */
+XR_HIDDEN extern struct xr_sled_map xr_self_map;
+/* Returns 0 if the program has a map, -1 if not (reported at verbosity 1). */
+XR_HIDDEN int xr_sled_map_load_self(void);
+
+#endif

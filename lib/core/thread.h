@@ -1,0 +1,39 @@
+/* Per-thread facts every mode needs: cached ids, a re-entrancy guard, exit
+ * and fork hooks. No system call on the hot path. */
+#ifndef XR_THREAD_H
+#define XR_THREAD_H
+
+#include "common.h"
+
+/* Cached gettid()/getpid(); 0 until first use on the thread. Refreshed in a
+ * fork child. */
+XR_HIDDEN extern XR_TLS int32_t xr_thread_tid_cache;
+XR_HIDDEN extern int32_t xr_process_pid_cache;
+XR_HIDDEN int32_t xr_thread_tid_slow(void);
+XR_HIDDEN int32_t xr_process_pid_slow(void);
+
+static XR_ALWAYS_INLINE int32_t xr_tid(void) {
+  int32_t t = xr_thread_tid_cache;
+  return XR_LIKELY(t != 0) ? t : xr_thread_tid_slow();
+}
+static XR_ALWAYS_INLINE int32_t xr_pid(void) {
+  int32_t p = __atomic_load_n(&xr_process_pid_cache, __ATOMIC_RELAXED);
+  return XR_LIKELY(p != 0) ? p : xr_process_pid_slow();
+}
+
+/* Per-thread re-entrancy guard shared by all handlers: a handler that finds it
+ * set drops the event (a signal handler running instrumented code while the
+ * thread is inside a handler, or a handler calling instrumented code). */
+XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
+
+/* Thread-exit hooks: a mode registers a callback once (at init); a thread
+ * that owns mode state calls xr_thread_arm() (cheap after the first call) so
+ * the callbacks run when it exits. Callbacks run with xr_in_handler set. Up to
+ * 8 callbacks; returns 0 or -1 when full. */
+XR_HIDDEN int xr_thread_on_exit(void (*callback)(void));
+XR_HIDDEN void xr_thread_arm(void);
+
+/* Fork hooks, run in the child after the id caches are refreshed. Up to 8. */
+XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));
+
+#endif

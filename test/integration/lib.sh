@@ -1,0 +1,45 @@
+# Shared helpers for integration test scripts (sourced, bash).
+# Environment from CMake: XRAY_LIB XRAY_INCLUDE XRAY_SRC XRAY_CLANG
+# XRAY_CLANGXX LLVM_XRAY XRAY_READELF TEST_SRC_DIR TEST_WORK_DIR.
+set -euo pipefail
+
+SKIP=77
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit $SKIP; }
+note() { echo "--- $*" >&2; }
+
+[ -n "${XRAY_CLANG:-}" ] && [ -x "$XRAY_CLANG" ] || skip "clang not found"
+rm -rf "$TEST_WORK_DIR"
+mkdir -p "$TEST_WORK_DIR"
+cd "$TEST_WORK_DIR"
+
+XRAY_CFLAGS=(-fxray-instrument -fno-xray-link-deps -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
+XRAY_LDFLAGS=(-Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread)
+
+# xr_cc OUT SRC... [-- extra flags]: instrumented C program linked with libxray.a
+xr_cc() {
+  local out=$1; shift
+  "$XRAY_CLANG" -g -O1 "${XRAY_CFLAGS[@]}" "$@" -o "$out" "${XRAY_LDFLAGS[@]}"
+}
+# xr_cxx OUT SRC... : same for C++
+xr_cxx() {
+  local out=$1; shift
+  [ -n "${XRAY_CLANGXX:-}" ] || skip "clang++ not found"
+  "$XRAY_CLANGXX" -g -O1 "${XRAY_CFLAGS[@]}" "$@" -o "$out" "${XRAY_LDFLAGS[@]}"
+}
+need_llvm_xray() { [ -n "${LLVM_XRAY:-}" ] || skip "llvm-xray not found"; }
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+  [ "$2" == "$3" ] || fail "$1: expected [$2], got [$3]"
+}
+# expect_file_eq WHAT EXPECTED_FILE ACTUAL_FILE
+expect_file_eq() {
+  diff -u "$2" "$3" >&2 || fail "$1 differs"
+}
+# only_file PATTERN: prints the single file matching the glob, fails otherwise
+only_file() {
+  local files=( $1 )
+  [ ${#files[@]} -eq 1 ] && [ -e "${files[0]}" ] || fail "expected one file matching $1, got: ${files[*]}"
+  echo "${files[0]}"
+}
