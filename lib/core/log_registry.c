@@ -21,6 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* TEMPORARY: handlers.c lands from another branch; a weak reference keeps
+ * the archive linkable until then. Remove once it is on main. */
+#pragma weak xr_handler_install
+static void install(enum xr_slot slot, void *fn) {
+  if (xr_handler_install)
+    xr_handler_install(slot, fn, 0);
+}
+
 enum { XR_USER_MODES_MAX = 16, XR_MODE_NAME_MAX = 128 };
 
 struct user_mode {
@@ -111,10 +119,10 @@ static void select_locked(const char *name, const struct XRayLogImpl *impl,
   if (changed)
     current_state = XRAY_LOG_UNINITIALIZED;
   if (!builtin) {
-    xr_handler_install(XR_SLOT_ARG0, (void *)impl->handle_arg0, 0);
+    install(XR_SLOT_ARG0, (void *)impl->handle_arg0);
     installed_user_handler = true;
   } else if (installed_user_handler) {
-    xr_handler_install(XR_SLOT_ARG0, NULL, 0); /* the old user mode's */
+    install(XR_SLOT_ARG0, NULL); /* the old user mode's */
     installed_user_handler = false;
   }
 }
@@ -198,15 +206,15 @@ XR_API void __xray_set_log_impl(XRayLogImpl impl) {
     current_name = NULL;
     current_state = XRAY_LOG_UNINITIALIZED;
     installed_user_handler = false;
-    xr_handler_install(XR_SLOT_ARG0, NULL, 0);
-    xr_handler_install(XR_SLOT_ARG1, NULL, 0);
+    install(XR_SLOT_ARG0, NULL);
+    install(XR_SLOT_ARG1, NULL);
   } else {
     if (!has_impl || !same_impl(&current_impl, &impl))
       current_state = XRAY_LOG_UNINITIALIZED;
     current_impl = impl;
     has_impl = true;
     current_is_builtin = false;
-    xr_handler_install(XR_SLOT_ARG0, (void *)impl.handle_arg0, 0);
+    install(XR_SLOT_ARG0, (void *)impl.handle_arg0);
     installed_user_handler = true;
   }
   pthread_mutex_unlock(&lock);
@@ -217,8 +225,8 @@ XR_API void __xray_remove_log_impl(void) {
   has_impl = false;
   current_state = XRAY_LOG_UNINITIALIZED;
   installed_user_handler = false;
-  xr_handler_install(XR_SLOT_ARG0, NULL, 0);
-  xr_handler_install(XR_SLOT_ARG1, NULL, 0);
+  install(XR_SLOT_ARG0, NULL);
+  install(XR_SLOT_ARG1, NULL);
   pthread_mutex_unlock(&lock);
 }
 
