@@ -213,7 +213,6 @@ run_one() {
   esac
   rc=0
   (cd "$dir" && env "${env[@]}" timeout 300 "${prog[@]}" >"$out" 2>"$dir/stderr") || rc=$?
-  awk -v sc="$sc" -v side="$side" '$1 == "M" { print sc, side, $2, $3, $4 }' "$out" >>"$RESULTS"
   sed -e "s/^==[0-9]*==//" "$dir/stderr" | awk -v side="$side" '{ print side ": " $0 }' >>"$NOTES"
   local problems=()
   [ $rc = 0 ] || problems+=("exit status $rc")
@@ -238,6 +237,8 @@ run_one() {
   fi
   if [ $CHECK_ONLY = 1 ] && [ $sc = patch ]; then check_wx "$side" "$dir" problems; fi
   if [ ${#problems[@]} = 0 ]; then
+    # Only runs that passed every check count.
+    awk -v sc="$sc" -v side="$side" '$1 == "M" { print sc, side, $2, $3, $4 }' "$out" >>"$RESULTS"
     echo "$sc $side ok" >>"$CHECKS"
   else
     local IFS=';'
@@ -371,6 +372,8 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
     for m in $(metrics_for "$sc"); do
       declare -A ir=()
       for side in "${SIDES[@]}"; do
+        # A side whose timed runs failed their checks gets no count either.
+        [ "$(check_of "$sc" $side)" = ok ] || { ir[$side]=-; continue; }
         case $m in
           fdr-flush) continue ;;
           patch|unpatch)
