@@ -21,12 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TEMPORARY: handlers.c lands from another branch; a weak reference keeps
- * the archive linkable until then. Remove once it is on main. */
-#pragma weak xr_handler_install
+/* Our installs are always full handlers (users' code; built-in modes
+ * install their own lean ones). */
 static void install(enum xr_slot slot, void *fn) {
-  if (xr_handler_install)
-    xr_handler_install(slot, fn, 0);
+  xr_handler_install(slot, fn, 0);
 }
 
 enum { XR_USER_MODES_MAX = 16, XR_MODE_NAME_MAX = 128 };
