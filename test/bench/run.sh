@@ -100,7 +100,7 @@ metrics_for() {
     unpatched) echo "unpatched noxray" ;;
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm" ;;
     *) echo "$1" ;;
   esac
 }
