@@ -29,13 +29,15 @@ mid -> leaf
 top -> mid
 worker -> top" "$(edges calls "$log")"
 
-"$LLVM_XRAY" stack -aggregate-threads -m calls "$log" > stack.txt
+# (stack on the 1-thread log: with -aggregate-threads llvm-xray 14's stack
+# sometimes counts one leaf call less, on compiler-rt's logs too)
+"$LLVM_XRAY" stack -m calls t1-calls.* > stack.txt
 grep -q 'Unique Stacks: 1$' stack.txt || { cat stack.txt >&2; fail "one unique stack expected"; }
 expect_eq "stack levels and counts" \
-"#0 worker 4
-#1 top 4
-#2 mid 12000
-#3 leaf 24000" "$(awk '/^#/ && !seen[$1 $2 $3]++ { print $1, $2, $3 }' stack.txt)"
+"#0 worker 1
+#1 top 1
+#2 mid 3000
+#3 leaf 6000" "$(awk '/^#/ && !seen[$1 $2 $3]++ { print $1, $2, $3 }' stack.txt)"
 
 if have_ref; then
   note "compiler-rt on the same program"
