@@ -11,7 +11,9 @@ have_mode() {
     xray-profiling) sym=xr_profiling_impl ;;
     *) return 0 ;;
   esac
-  nm "$XRAY_LIB" 2>/dev/null | grep -Eq " [DdRrBb] $sym\$" && return 0
+  # (no grep -q on a pipe: with pipefail, nm's SIGPIPE would fail the test)
+  [ -n "${XRAY_ARCHIVE_SYMBOLS:-}" ] || XRAY_ARCHIVE_SYMBOLS=$(nm "$XRAY_LIB" 2>/dev/null || true)
+  grep -Eq " [DdRrBbVv] $sym\$" <<<"$XRAY_ARCHIVE_SYMBOLS" && return 0
   note "$1 is not in the archive: skipped"
   return 1
 }
@@ -35,20 +37,23 @@ run() {
   fi
 }
 
-# check_trace FILE BINARY: llvm-xray must read a basic or FDR file; prints
-# the number of function records (enter + exit + tail).
+# check_trace FILE BINARY [strict]: llvm-xray must read a basic or FDR
+# file. Writes FILE.csv (llvm-xray account: matched calls per function id)
+# and prints the total number of matched calls. With "strict", every entry
+# must have its exit (account fails on unbalanced stacks); otherwise
+# (patching mid-call leaves calls half recorded) it keeps going.
 check_trace() {
-  local file=$1 bin=$2
+  local file=$1 bin=$2 keep=(-k)
   need_llvm_xray
-  "$LLVM_XRAY" convert -f yaml -m "$bin" "$file" -o "$file.yaml" 2>"$file.err" ||
-    { cat "$file.err" >&2; fail "llvm-xray cannot read $file"; }
-  grep -c 'kind: *function-' "$file.yaml" || true
+  [ "${3:-}" = strict ] && keep=()
+  "$LLVM_XRAY" account "${keep[@]}" -format=csv -m "$bin" "$file" -o "$file.csv" 2>"$file.err" ||
+    { head -c 2000 "$file.err" >&2; fail "llvm-xray cannot read $file"; }
+  awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$file.csv"
 }
 
-# count_kind YAML FUNCTION_ID KIND: records of that id and kind
-# (function-enter, function-exit, function-tail-exit, function-enter-arg).
-count_kind() {
-  grep -E "id: *$2, .*kind: *$3[ ,]" "$1" | wc -l
+# calls_of CSV FUNCTION_ID: matched calls of that function (0 if absent).
+calls_of() {
+  awk -F, -v id="$2" 'NR > 1 && $1 == id { n = $2 } END { print n + 0 }' "$1"
 }
 
 # check_profile FILE: a profiling-mode file starts with the magic "forpyarx"

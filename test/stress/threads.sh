@@ -26,8 +26,7 @@ for mode in "${MODES[@]}"; do
   read -r calls work_id < <(sed -n 's/^threads=[0-9]* calls=\([0-9]*\) work_id=\([0-9]*\) .*/\1 \2/p' "$mode.log")
   [ "$mode" = xray-profiling ] && continue
   f=$(only_file "churn-$mode-*")
-  n=$(check_trace "$f" ./threads)
-  expect_eq "$mode work entries" "$calls" "$(count_kind "$f.yaml" "$work_id" function-enter)"
-  expect_eq "$mode work exits" "$calls" "$(count_kind "$f.yaml" "$work_id" function-exit)"
+  check_trace "$f" ./threads strict >/dev/null
+  expect_eq "$mode work calls" "$calls" "$(calls_of "$f.csv" "$work_id")"
 done
 echo "threads: ok"
