@@ -160,7 +160,7 @@ static void report_orders_by_local_time(void **state) {
   assert_memory_equal(eol - 6, "  main", 6);
   const char *row2 = eol + 1;
   assert_memory_equal(row2, "         0.170    17.0          0.250            2", 49);
-  assert_memory_equal(row2 + 50, "        0.080        0.320        0.320  parse\n", 46);
+  assert_memory_equal(row2 + 50, "        0.080        0.250        0.250  parse\n", 46);
   assert_non_null(strstr(m.data, "# 1 more function(s) not shown\n"));
   assert_non_null(strstr(m.data, "# not recorded: 0 call(s) out of memory"));
   xr_trie_destroy(t);
