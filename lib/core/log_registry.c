@@ -21,6 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Our installs are always full handlers (users' code; built-in modes
+ * install their own lean ones). */
+static void install(enum xr_slot slot, void *fn) {
+  xr_handler_install(slot, fn, 0);
+}
+
 enum { XR_USER_MODES_MAX = 16, XR_MODE_NAME_MAX = 128 };
 
 struct user_mode {
@@ -111,12 +117,21 @@ static void select_locked(const char *name, const struct XRayLogImpl *impl,
   if (changed)
     current_state = XRAY_LOG_UNINITIALIZED;
   if (!builtin) {
-    xr_handler_install(XR_SLOT_ARG0, (void *)impl->handle_arg0, 0);
+    install(XR_SLOT_ARG0, (void *)impl->handle_arg0);
     installed_user_handler = true;
   } else if (installed_user_handler) {
-    xr_handler_install(XR_SLOT_ARG0, NULL, 0); /* the old user mode's */
+    install(XR_SLOT_ARG0, NULL); /* the old user mode's */
     installed_user_handler = false;
   }
+}
+
+/* Hook for the "selected but nothing patched" hint (docs / mode rooms may
+ * refine the wording): a mode that is selected without patch_premain
+ * records nothing until the program calls __xray_patch(). */
+static void hint_selected_without_patching(const char *mode) {
+  xr_report(XR_INFO, "mode '%s' selected; nothing is recorded until the "
+            "program calls __xray_patch() (or set patch_premain=true in "
+            "XRAY_OPTIONS)", mode);
 }
 
 /* ---- public API ------------------------------------------------------ */
@@ -132,7 +147,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     return XRAY_INCOMPLETE_IMPL;
   }
   XRayLogRegisterStatus status = XRAY_REGISTRATION_OK;
-  bool start = false;
+  bool start = false, started_pending = false;
   pthread_mutex_lock(&lock);
   const char *name;
   struct XRayLogImpl existing;
@@ -151,6 +166,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     if (pending_mode[0] && strcmp(pending_mode, mode) == 0) {
       pending_mode[0] = 0;
       select_locked(m->name, &m->impl, false);
+      started_pending = true;
       start = xr_flags.patch_premain;
       if (start) {
         env_started = true;
@@ -164,6 +180,8 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     if (s != XRAY_LOG_INITIALIZED)
       xr_report(XR_ERROR, "mode '%s' (xray_mode) failed to initialise "
                 "(status %d)", mode, (int)s);
+  } else if (started_pending) {
+    hint_selected_without_patching(mode);
   }
   return status;
 }
@@ -198,15 +216,15 @@ XR_API void __xray_set_log_impl(XRayLogImpl impl) {
     current_name = NULL;
     current_state = XRAY_LOG_UNINITIALIZED;
     installed_user_handler = false;
-    xr_handler_install(XR_SLOT_ARG0, NULL, 0);
-    xr_handler_install(XR_SLOT_ARG1, NULL, 0);
+    install(XR_SLOT_ARG0, NULL);
+    install(XR_SLOT_ARG1, NULL);
   } else {
     if (!has_impl || !same_impl(&current_impl, &impl))
       current_state = XRAY_LOG_UNINITIALIZED;
     current_impl = impl;
     has_impl = true;
     current_is_builtin = false;
-    xr_handler_install(XR_SLOT_ARG0, (void *)impl.handle_arg0, 0);
+    install(XR_SLOT_ARG0, (void *)impl.handle_arg0);
     installed_user_handler = true;
   }
   pthread_mutex_unlock(&lock);
@@ -217,8 +235,8 @@ XR_API void __xray_remove_log_impl(void) {
   has_impl = false;
   current_state = XRAY_LOG_UNINITIALIZED;
   installed_user_handler = false;
-  xr_handler_install(XR_SLOT_ARG0, NULL, 0);
-  xr_handler_install(XR_SLOT_ARG1, NULL, 0);
+  install(XR_SLOT_ARG0, NULL);
+  install(XR_SLOT_ARG1, NULL);
   pthread_mutex_unlock(&lock);
 }
 
@@ -348,15 +366,6 @@ static void flush_env_mode_at_exit(void) {
   XRayLogInitStatus f = __xray_log_finalize();
   if (f == XRAY_LOG_FINALIZED)
     __xray_log_flushLog();
-}
-
-/* Hook for the "selected but nothing patched" hint (docs / mode rooms may
- * refine the wording): a mode that is selected without patch_premain
- * records nothing until the program calls __xray_patch(). */
-static void hint_selected_without_patching(const char *mode) {
-  xr_report(XR_INFO, "mode '%s' selected; nothing is recorded until the "
-            "program calls __xray_patch() (or set patch_premain=true in "
-            "XRAY_OPTIONS)", mode);
 }
 
 static void report_unknown_mode(const char *mode) {

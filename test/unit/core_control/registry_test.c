@@ -429,8 +429,11 @@ static void exit_hook(void **state, const char *options, bool program_flushes,
   }
   close(exit_pipe[1]);
   char got[8] = "";
-  ssize_t n = read(exit_pipe[0], got, sizeof got - 1);
-  got[n > 0 ? n : 0] = 0;
+  size_t len = 0;
+  for (ssize_t n; len < sizeof got - 1 &&
+                  (n = read(exit_pipe[0], got + len, sizeof got - 1 - len)) > 0;)
+    len += (size_t)n; /* until the child is gone (EOF) */
+  got[len] = 0;
   close(exit_pipe[0]);
   int status;
   waitpid(pid, &status, 0);
