@@ -110,7 +110,7 @@ phase_asan() {
   build asan
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_ctest asan -LE fuzz
+    run_ctest asan -LE "^fuzz$"
 }
 
 # --- 4. TSan (concurrent parts) -------------------------------------------
@@ -122,7 +122,7 @@ phase_tsan() {
     "-DXRAY_TEST_SANITIZE=$SAN_TSAN"
   build tsan
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    run_ctest tsan -R "$TSAN_TESTS" -LE fuzz
+    run_ctest tsan -R "$TSAN_TESTS" -LE "^fuzz$"
 }
 
 # --- 5. libFuzzer ----------------------------------------------------------
@@ -131,7 +131,7 @@ phase_fuzz() {
   configure fuzz -DCMAKE_C_COMPILER=clang -DXRAY_FUZZ=ON \
     "-DCMAKE_C_FLAGS=$SAN_FUZZ -g"
   build fuzz --target xray_fuzzers
-  run_ctest fuzz -L fuzz -j1
+  run_ctest fuzz -L "^fuzz$" -V
 }
 
 for phase in $PHASES; do
