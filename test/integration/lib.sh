@@ -15,6 +15,12 @@ cd "$TEST_WORK_DIR"
 
 XRAY_CFLAGS=(-fxray-instrument -fno-xray-link-deps -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
 XRAY_LDFLAGS=(-Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread)
+# Sanitizer configurations (test/run-all.sh): programs get the archive's flags.
+if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
+  read -r -a XRAY_SANITIZE_FLAGS <<<"$XRAY_TEST_SANITIZE"
+  XRAY_CFLAGS+=("${XRAY_SANITIZE_FLAGS[@]}")
+  XRAY_LDFLAGS+=("${XRAY_SANITIZE_FLAGS[@]}")
+fi
 
 # xr_cc OUT SRC... [-- extra flags]: instrumented C program linked with libxray.a
 xr_cc() {

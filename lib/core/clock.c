@@ -1,0 +1,283 @@
+/* Timestamps and CPU ids (see clock.h).
+ *
+ * The frequency is decided once, best source first:
+ *   1. CPUID 0x15 (crystal clock x TSC/crystal ratio): exact where present;
+ *   2. CPUID 0x40000010 (hypervisor timing leaf, EAX = TSC kHz);
+ *   3. sysfs tsc_freq_khz (vendor kernels);
+ *   4. CPUID 0x16 base MHz, kept only if a short calibration agrees within
+ *      1 % (it is a nominal value, not a measurement);
+ *   5. calibration against CLOCK_MONOTONIC_RAW (about 2 ms).
+ * Without an invariant TSC, timestamps are CLOCK_MONOTONIC ns at 1e9 Hz.
+ * Nothing is ever printed at verbosity 0. */
+#define _GNU_SOURCE /* sched_getcpu */
+#include "clock.h"
+#include "report.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+struct xr_clock_info xr_clock = {
+    .frequency_hz = 1000000000u, .using_tsc = false, .source = "clock_gettime"};
+
+enum cpu_id_method { CPU_NONE, CPU_RSEQ, CPU_RDPID, CPU_RDTSCP, CPU_SCHED };
+static enum cpu_id_method cpu_method = CPU_NONE;
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+
+/* glibc >= 2.35 registers an rseq area per thread and exports where it is. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+#define NS_PER_SEC 1000000000ull
+
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
+  __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+static uint64_t rdtsc(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t raw_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0)
+    return 0;
+  return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t xr_clock_fallback_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* a * b / c exactly, with a 128-bit product and one divq (no libgcc, no
+ * libm); saturates at UINT64_MAX when the quotient does not fit. */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c) {
+  if (c == 0)
+    return 0;
+  unsigned __int128 p = (unsigned __int128)a * b;
+  uint64_t hi = (uint64_t)(p >> 64);
+  if (hi >= c)
+    return UINT64_MAX; /* quotient does not fit in 64 bits */
+  uint64_t q;
+  uint64_t r;
+  __asm__("divq %4" : "=a"(q), "=d"(r) : "a"((uint64_t)p), "d"(hi), "r"(c));
+  (void)r;
+  return q;
+}
+
+uint64_t xr_ticks_to_ns(uint64_t ticks) {
+  return mul_div(ticks, NS_PER_SEC, xr_clock.frequency_hz);
+}
+
+uint64_t xr_us_to_ticks(uint64_t us) {
+  return mul_div(us, xr_clock.frequency_hz, 1000000u);
+}
+
+/* One (tsc, raw ns) pair whose TSC bracket around clock_gettime is the
+ * narrowest of a few tries, so a preemption in between does not skew it. */
+static int sample(uint64_t *tsc, uint64_t *ns) {
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 8; i++) {
+    uint64_t a = rdtsc();
+    uint64_t t = raw_ns();
+    uint64_t b = rdtsc();
+    if (t == 0)
+      return -1;
+    if (b - a < best) {
+      best = b - a;
+      *tsc = a + (b - a) / 2;
+      *ns = t;
+    }
+  }
+  return 0;
+}
+
+uint64_t xr_clock_calibrate(uint64_t window_ns) {
+  uint64_t tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
+  if (window_ns == 0 || sample(&tsc0, &ns0) != 0)
+    return 0;
+  /* Sleep rather than spin: only the two end points matter. */
+  struct timespec req = {(time_t)(window_ns / NS_PER_SEC),
+                         (long)(window_ns % NS_PER_SEC)};
+  while (nanosleep(&req, &req) != 0 && errno == EINTR) {
+  }
+  if (sample(&tsc1, &ns1) != 0 || ns1 <= ns0 || tsc1 <= tsc0)
+    return 0;
+  return mul_div(tsc1 - tsc0, NS_PER_SEC, ns1 - ns0);
+}
+
+static uint64_t read_sysfs_khz(void) {
+  int fd = open("/sys/devices/system/cpu/cpu0/tsc_freq_khz",
+                O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[32];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  uint64_t v = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) {
+    if (v > UINT64_MAX / 10 - 10)
+      return 0;
+    v = v * 10 + (uint64_t)(buf[i] - '0');
+  }
+  return v;
+}
+
+static bool agrees_within_1pct(uint64_t a, uint64_t b) {
+  uint64_t d = a > b ? a - b : b - a;
+  return d <= b / 100;
+}
+
+enum { CALIBRATION_WINDOW_NS = 2000000 };
+
+static void decide_frequency(unsigned max_basic, bool hypervisor) {
+  unsigned r[4];
+  if (max_basic >= 0x15) {
+    cpuid(0x15, 0, r); /* EAX denominator, EBX numerator, ECX crystal Hz */
+    if (r[0] && r[1] && r[2]) {
+      xr_clock.frequency_hz = (uint64_t)r[2] * r[1] / r[0];
+      xr_clock.source = "cpuid";
+      return;
+    }
+  }
+  if (hypervisor) {
+    cpuid(0x40000000, 0, r);
+    if (r[0] >= 0x40000010) {
+      cpuid(0x40000010, 0, r);
+      if (r[0]) {
+        xr_clock.frequency_hz = (uint64_t)r[0] * 1000u;
+        xr_clock.source = "cpuid";
+        return;
+      }
+    }
+  }
+  uint64_t khz = read_sysfs_khz();
+  if (khz) {
+    xr_clock.frequency_hz = khz * 1000u;
+    xr_clock.source = "sysfs";
+    return;
+  }
+  uint64_t measured = xr_clock_calibrate(CALIBRATION_WINDOW_NS);
+  if (max_basic >= 0x16) {
+    cpuid(0x16, 0, r); /* EAX base MHz */
+    uint64_t base = (uint64_t)(r[0] & 0xffff) * 1000000u;
+    if (base && measured && agrees_within_1pct(base, measured)) {
+      xr_clock.frequency_hz = base;
+      xr_clock.source = "cpuid";
+      return;
+    }
+  }
+  if (measured) {
+    xr_clock.frequency_hz = measured;
+    xr_clock.source = "calibrated";
+    return;
+  }
+  xr_clock.using_tsc = false; /* cannot measure: keep clock_gettime */
+  xr_clock.frequency_hz = NS_PER_SEC;
+  xr_clock.source = "clock_gettime";
+}
+
+static bool rseq_available(void) {
+  return &__rseq_offset != NULL && &__rseq_size != NULL && __rseq_size >= 8;
+}
+
+static int32_t rseq_cpu(void) {
+  char *tp = (char *)__builtin_thread_pointer();
+  return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
+                         __ATOMIC_RELAXED);
+}
+
+static void clock_init_once(void) {
+  unsigned r[4];
+  cpuid(0, 0, r);
+  unsigned max_basic = r[0];
+  bool hypervisor = false, rdpid = false;
+  if (max_basic >= 1) {
+    cpuid(1, 0, r);
+    hypervisor = (r[2] >> 31) & 1;
+  }
+  if (max_basic >= 7) {
+    cpuid(7, 0, r);
+    rdpid = (r[2] >> 22) & 1;
+  }
+  cpuid(0x80000000, 0, r);
+  unsigned max_ext = r[0];
+  bool invariant = false, rdtscp = false;
+  if (max_ext >= 0x80000001) {
+    cpuid(0x80000001, 0, r);
+    rdtscp = (r[3] >> 27) & 1;
+  }
+  if (max_ext >= 0x80000007) {
+    cpuid(0x80000007, 0, r);
+    invariant = (r[3] >> 8) & 1;
+  }
+
+  if (rseq_available())
+    cpu_method = CPU_RSEQ;
+  else if (rdpid)
+    cpu_method = CPU_RDPID;
+  else if (rdtscp)
+    cpu_method = CPU_RDTSCP;
+  else
+    cpu_method = CPU_SCHED;
+
+  /* An invariant TSC runs at a constant rate and keeps running in deep
+   * C-states: both header bits follow from it. */
+  xr_clock.constant_tsc = invariant;
+  xr_clock.nonstop_tsc = invariant;
+  if (invariant) {
+    xr_clock.using_tsc = true;
+    decide_frequency(max_basic, hypervisor);
+  }
+  xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
+            (unsigned long long)xr_clock.frequency_hz,
+            cpu_method == CPU_RSEQ    ? "rseq"
+            : cpu_method == CPU_RDPID ? "rdpid"
+            : cpu_method == CPU_RDTSCP ? "rdtscp"
+                                      : "sched_getcpu");
+}
+
+void xr_clock_init(void) { pthread_once(&clock_once, clock_init_once); }
+
+static uint32_t sched_cpu(void) {
+  int c = sched_getcpu();
+  return c < 0 ? 0u : (uint32_t)c;
+}
+
+/* Cost: rseq one TLS-relative load; rdpid ~tens of cycles; rdtscp more;
+ * sched_getcpu a vDSO call. */
+uint32_t xr_cpu_id(void) {
+  switch (cpu_method) {
+  case CPU_RSEQ: {
+    int32_t c = rseq_cpu();
+    if (XR_LIKELY(c >= 0))
+      return (uint32_t)c;
+    return sched_cpu(); /* this thread has no rseq registration */
+  }
+  case CPU_RDPID: {
+    uint64_t aux;
+    __asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux)); /* rdpid rax */
+    return (uint32_t)aux & 0xfff; /* Linux: node << 12 | cpu */
+  }
+  case CPU_RDTSCP: {
+    uint32_t lo, hi, aux;
+    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+    return aux & 0xfff;
+  }
+  case CPU_SCHED:
+    return sched_cpu();
+  case CPU_NONE:
+  default:
+    xr_clock_init();
+    return cpu_method == CPU_NONE ? sched_cpu() : xr_cpu_id();
+  }
+}

@@ -1,0 +1,109 @@
+/* Per-thread facts: cached ids, the re-entrancy guard, thread-exit and
+ * fork-child hooks.
+ *
+ * Hot path budget: xr_tid()/xr_pid() are one TLS (resp. global) load and a
+ * predictable branch; xr_thread_arm() is one TLS load after its first call on
+ * a thread. The first call of xr_thread_arm() on a thread calls
+ * pthread_setspecific (libc): call it from a slow path. */
+#include "thread.h"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+XR_TLS int32_t xr_thread_tid_cache;
+int32_t xr_process_pid_cache;
+XR_TLS uint8_t xr_in_handler;
+
+enum { XR_THREAD_HOOKS_MAX = 8 };
+
+/* Hooks are appended under hooks_lock and published by the release store of
+ * the count, so the lock-free readers below see complete entries. */
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*exit_hooks[XR_THREAD_HOOKS_MAX])(void);
+static unsigned exit_hook_count;
+static void (*fork_hooks[XR_THREAD_HOOKS_MAX])(void);
+static unsigned fork_hook_count;
+
+static pthread_key_t exit_key;
+static bool exit_key_ok;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+static XR_TLS uint8_t thread_armed;
+
+int32_t xr_thread_tid_slow(void) {
+  int32_t t = (int32_t)syscall(SYS_gettid);
+  xr_thread_tid_cache = t;
+  return t;
+}
+
+int32_t xr_process_pid_slow(void) {
+  int32_t p = (int32_t)getpid();
+  __atomic_store_n(&xr_process_pid_cache, p, __ATOMIC_RELAXED);
+  return p;
+}
+
+static void run_exit_hooks(void *unused) {
+  (void)unused;
+  uint8_t was_in = xr_in_handler;
+  xr_in_handler = 1; /* events raised by the hooks themselves are dropped */
+  unsigned n = __atomic_load_n(&exit_hook_count, __ATOMIC_ACQUIRE);
+  for (unsigned i = 0; i < n; i++)
+    exit_hooks[i]();
+  xr_in_handler = was_in;
+}
+
+/* Child of fork: only the forking thread exists; its caches and the pid
+ * belong to the parent. Refresh them before any hook looks at them. */
+static void on_fork_child(void) {
+  xr_process_pid_slow();
+  xr_thread_tid_slow();
+  unsigned n = __atomic_load_n(&fork_hook_count, __ATOMIC_ACQUIRE);
+  for (unsigned i = 0; i < n; i++)
+    fork_hooks[i]();
+}
+
+static void setup(void) {
+  exit_key_ok = pthread_key_create(&exit_key, run_exit_hooks) == 0;
+  pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+/* Registered at start-up so the fork hook exists before any thread can fork;
+ * pthread_atfork allocates, which a handler must never do. */
+__attribute__((constructor)) static void thread_setup_at_start(void) {
+  pthread_once(&setup_once, setup);
+}
+
+static int add_hook(void (**hooks)(void), unsigned *count,
+                    void (*callback)(void)) {
+  pthread_once(&setup_once, setup);
+  int rc = -1;
+  pthread_mutex_lock(&hooks_lock);
+  unsigned n = *count;
+  for (unsigned i = 0; i < n; i++)
+    if (hooks[i] == callback)
+      rc = 0; /* already registered: a mode re-initialised */
+  if (rc != 0 && n < XR_THREAD_HOOKS_MAX) {
+    hooks[n] = callback;
+    __atomic_store_n(count, n + 1, __ATOMIC_RELEASE);
+    rc = 0;
+  }
+  pthread_mutex_unlock(&hooks_lock);
+  return rc;
+}
+
+int xr_thread_on_exit(void (*callback)(void)) {
+  return add_hook(exit_hooks, &exit_hook_count, callback);
+}
+
+int xr_thread_on_fork_child(void (*callback)(void)) {
+  return add_hook(fork_hooks, &fork_hook_count, callback);
+}
+
+void xr_thread_arm(void) {
+  if (XR_LIKELY(thread_armed))
+    return;
+  thread_armed = 1;
+  pthread_once(&setup_once, setup);
+  if (exit_key_ok)
+    pthread_setspecific(exit_key, (void *)1);
+}

@@ -1,0 +1,43 @@
+# `cmake --install` then a user's project with find_package(XRay) +
+# target_link_libraries(app PRIVATE XRay::xray) and nothing else.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/package_lib.sh"
+
+install_runtime "$PWD/prefix"
+
+# The package's own link spelling ($<LINK_LIBRARY:WHOLE_ARCHIVE> on
+# CMake >= 3.24) and the -Wl,--whole-archive fallback for older CMake.
+for fallback in OFF ON; do
+  note "consumer with XRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback"
+  cmake -S "$CONSUMER_SRC" -B "build-$fallback" -DCMAKE_C_COMPILER="$XRAY_CLANG" \
+    -DCMAKE_PREFIX_PATH="$PWD/prefix" -DXRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback \
+    >"configure-$fallback.log" 2>&1 || { cat "configure-$fallback.log" >&2; fail "configure"; }
+  cmake --build "build-$fallback" --verbose >"build-$fallback.log" 2>&1 ||
+    { cat "build-$fallback.log" >&2; fail "build"; }
+  grep -q -- '-fxray-instrument' "build-$fallback.log" || fail "no -fxray-instrument on the compile line"
+  grep -Eq -- '-fno-?xray-link-deps' "build-$fallback.log" || fail "no -fno(-)xray-link-deps on the link line"
+  grep -q -- '--whole-archive.*libxray\.a' "build-$fallback.log" || fail "libxray.a not linked whole"
+  check_app "build-$fallback/app"
+done
+check_traced build-OFF/app
+
+# clang 13-16 and clang 19 spell "no link deps" differently; the package
+# asks the compiler. Try the other installed clangs.
+for cc in clang-13 clang-16 clang-19; do
+  command -v $cc >/dev/null || continue
+  note "consumer built with $cc"
+  cmake -S "$CONSUMER_SRC" -B "build-$cc" -DCMAKE_C_COMPILER="$(command -v $cc)" \
+    -DCMAKE_PREFIX_PATH="$PWD/prefix" >"configure-$cc.log" 2>&1 ||
+    { cat "configure-$cc.log" >&2; fail "configure with $cc"; }
+  cmake --build "build-$cc" >"build-$cc.log" 2>&1 || { cat "build-$cc.log" >&2; fail "build with $cc"; }
+  check_app "build-$cc/app"
+done
+
+# A gcc project is told at configure time why it cannot use XRay::xray.
+if command -v gcc >/dev/null; then
+  cmake -S "$CONSUMER_SRC" -B build-gcc -DCMAKE_C_COMPILER=gcc \
+    -DCMAKE_PREFIX_PATH="$PWD/prefix" >configure-gcc.log 2>&1 || true
+  grep -q 'need clang for -fxray-instrument' configure-gcc.log ||
+    { cat configure-gcc.log >&2; fail "no clear message for a gcc consumer"; }
+fi
+echo "PASS"

@@ -1,0 +1,57 @@
+# Helpers shared by the package tests (sourced after lib.sh).
+# Extra environment from CMake: XRAY_BUILD_DIR (the build tree to install).
+
+# While the runtime is being assembled, an archive without the control API
+# cannot run the consumer: skip rather than fail.
+for sym in __xray_set_handler __xray_patch __xray_function_address; do
+  nm "$XRAY_LIB" 2>/dev/null | grep -q " T $sym\$" || skip "libxray.a has no $sym yet"
+done
+
+CONSUMER_SRC="$TEST_SRC_DIR/consumer"
+EXPECTED_COUNTS="leaf=15/15 middle=2/2 top=1/1"
+
+# install_runtime PREFIX: what a user does after building.
+install_runtime() {
+  cmake --install "$XRAY_BUILD_DIR" --prefix "$1" >install.log 2>&1 ||
+    { cat install.log >&2; fail "cmake --install failed"; }
+  local f
+  for f in lib/libxray.a include/xray/xray_interface.h \
+           include/xray/xray_log_interface.h include/xray/xray_records.h \
+           lib/cmake/XRay/XRayConfig.cmake lib/cmake/XRay/XRayConfigVersion.cmake \
+           lib/pkgconfig/xray.pc; do
+    [ -f "$1/$f" ] || fail "not installed: $f"
+  done
+}
+
+# check_app APP: the program is instrumented, linked with our runtime (not
+# compiler-rt's), and its own handler sees exact call counts.
+check_app() {
+  local app=$1
+  "$XRAY_READELF" -S "$app" | grep -q xray_instr_map || fail "$app has no xray_instr_map"
+  nm "$app" | grep -q ' T __xray_patch$' || fail "$app lacks our __xray_patch"
+  if nm "$app" | grep -q '_ZN6__xray'; then fail "$app links compiler-rt's XRay runtime"; fi
+  local out
+  out=$("$app" count) || fail "$app count exited with $?"
+  expect_eq "$app count, first line" "result=180 functions=3" "$(sed -n 1p <<<"$out")"
+  expect_eq "$app count, counts" "$EXPECTED_COUNTS" "$(sed -n 2p <<<"$out")"
+}
+
+# check_traced APP: run it under the basic mode chosen by environment only,
+# and read the log with llvm-xray: leaf called 15 times.
+check_traced() {
+  local app=$1
+  [ -n "${LLVM_XRAY:-}" ] || { note "llvm-xray not found: traced run not checked"; return 0; }
+  rm -rf traced && mkdir traced
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=traced/log-" \
+    XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" "$app" >traced/out ||
+    fail "$app traced run failed"
+  expect_eq "traced output" "result=180" "$(cat traced/out)"
+  local log
+  log=$(only_file "traced/log-*")
+  "$LLVM_XRAY" account -m "$app" -format=csv -sort=count -sortorder=dsc "$log" >traced/account.csv ||
+    fail "llvm-xray account could not read $log"
+  # csv: funcid,count,min,median,90%ile,99%ile,max,sum,debug,function
+  local leaf_count
+  leaf_count=$(awk -F, '$NF ~ /leaf/ {print $2}' traced/account.csv)
+  expect_eq "leaf calls in the basic log" 15 "$leaf_count"
+}

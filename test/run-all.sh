@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine:
+#   1. installs what is missing (cmake, compilers, llvm tools, compiler-rt's
+#      sanitizer and libFuzzer runtimes, cmocka) with apt-get;
+#   2. release:  the normal Release build with the default C compiler + ctest;
+#   3. asan:     clang, -fsanitize=address,undefined on the archive, the unit
+#                tests and the instrumented test programs + ctest;
+#   4. tsan:     clang, -fsanitize=thread + ctest of the concurrent tests
+#                (buffer queue, registry, patching, stress);
+#   5. fuzz:     each libFuzzer target for XRAY_FUZZ_SECONDS (default 30).
+#
+# Idempotent: installs only what is missing, reuses build directories.
+# Environment knobs (all optional):
+#   XRAY_TEST_PHASES   phases to run, default "release asan tsan fuzz"
+#   XRAY_TEST_BUILD    build root, default <repo>/build/test-suite
+#   XRAY_TEST_JOBS     parallel build and ctest jobs, default 2
+#   XRAY_FUZZ_SECONDS  seconds per fuzz target, default 30
+#   XRAY_SKIP_INSTALL  set to 1 to never call apt-get
+#   XRAY_TSAN_TESTS    ctest -R regex of the tests run under TSan
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PHASES=${XRAY_TEST_PHASES:-release asan tsan fuzz}
+BUILD_ROOT=${XRAY_TEST_BUILD:-$ROOT/build/test-suite}
+JOBS=${XRAY_TEST_JOBS:-2}
+export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
+# Concurrent parts: buffer queue, registry, patching, thread hooks, stress.
+TSAN_TESTS=${XRAY_TSAN_TESTS:-queue|registry|patch|thread|concurren|stress}
+
+START=$SECONDS
+say() { printf '\n=== [%4ds] %s\n' $((SECONDS - START)) "$*"; }
+
+# --- 1. what a fresh machine lacks ----------------------------------------
+missing=()
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need_file() { [ -e "$1" ] || missing+=("$2"); }
+
+need_cmd cmake cmake
+need_cmd make make
+need_cmd cc gcc
+need_cmd clang clang
+need_cmd llvm-xray llvm
+need_cmd llvm-readelf llvm
+need_cmd llvm-objdump llvm
+need_cmd ld.lld lld
+need_file /usr/include/cmocka.h libcmocka-dev
+if command -v clang >/dev/null 2>&1; then
+  # The sanitizer and libFuzzer runtimes are only "recommended" by clang.
+  clang_major=$(clang -dumpversion | cut -d. -f1)
+  rt_dir=$(clang -print-resource-dir)/lib/linux
+  need_file "$rt_dir/libclang_rt.asan-x86_64.a" "libclang-rt-$clang_major-dev"
+  need_file "$rt_dir/libclang_rt.fuzzer-x86_64.a" "libclang-rt-$clang_major-dev"
+else
+  missing+=(libclang-rt-dev)  # resolved below once clang is there
+fi
+
+if [ ${#missing[@]} -gt 0 ] && [ "${XRAY_SKIP_INSTALL:-0}" != 1 ]; then
+  SUDO=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "run-all.sh: missing packages (${missing[*]}) and no root or sudo" >&2
+      exit 1
+    }
+    SUDO=(sudo -n)
+  fi
+  pkgs=$(printf '%s\n' "${missing[@]}" | grep -v '^libclang-rt-dev$' | sort -u | tr '\n' ' ')
+  say "installing: $pkgs"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -q
+  # shellcheck disable=SC2086
+  [ -z "$pkgs" ] || "${SUDO[@]}" apt-get install -y -q --no-install-recommends $pkgs
+  if printf '%s\n' "${missing[@]}" | grep -qx 'libclang-rt-dev'; then
+    "${SUDO[@]}" apt-get install -y -q --no-install-recommends \
+      "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+  fi
+fi
+
+# --- helpers ---------------------------------------------------------------
+# configure NAME [cmake args...]: (re)configures BUILD_ROOT/NAME.
+configure() {
+  local dir=$BUILD_ROOT/$1; shift
+  cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir.configure.log" 2>&1 ||
+    { mkdir -p "$dir"; cat "$dir.configure.log" >&2; return 1; }
+}
+build() { cmake --build "$BUILD_ROOT/$1" -j"$JOBS" "${@:2}"; }
+run_ctest() {
+  local dir=$BUILD_ROOT/$1; shift
+  (cd "$dir" && ctest --output-on-failure -j"$JOBS" "$@")
+}
+mkdir -p "$BUILD_ROOT"
+failed=()
+
+# --- 2. release ----------------------------------------------------------
+phase_release() {
+  configure release
+  build release
+  run_ctest release
+}
+
+# --- 3. ASan + UBSan -------------------------------------------------------
+# The archive, the unit tests and (through XRAY_TEST_SANITIZE, read by
+# test/integration/lib.sh) every instrumented test program are built with the
+# same flags. UBSan findings abort, so they fail the test.
+SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+phase_asan() {
+  configure asan -DCMAKE_C_COMPILER=clang \
+    "-DCMAKE_C_FLAGS=$SAN_ASAN -g" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$SAN_ASAN" \
+    "-DXRAY_TEST_SANITIZE=$SAN_ASAN"
+  build asan
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_ctest asan -LE "^fuzz$"
+}
+
+# --- 4. TSan (concurrent parts) -------------------------------------------
+SAN_TSAN="-fsanitize=thread -fno-omit-frame-pointer"
+phase_tsan() {
+  configure tsan -DCMAKE_C_COMPILER=clang \
+    "-DCMAKE_C_FLAGS=$SAN_TSAN -g" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$SAN_TSAN" \
+    "-DXRAY_TEST_SANITIZE=$SAN_TSAN"
+  build tsan
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    run_ctest tsan -R "$TSAN_TESTS" -LE "^fuzz$"
+}
+
+# --- 5. libFuzzer ----------------------------------------------------------
+SAN_FUZZ="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
+phase_fuzz() {
+  configure fuzz -DCMAKE_C_COMPILER=clang -DXRAY_FUZZ=ON \
+    "-DCMAKE_C_FLAGS=$SAN_FUZZ -g"
+  build fuzz --target xray_fuzzers
+  run_ctest fuzz -L "^fuzz$" -V
+}
+
+for phase in $PHASES; do
+  say "phase $phase"
+  if ! "phase_$phase"; then
+    failed+=("$phase")
+    say "phase $phase FAILED"
+  fi
+done
+
+say "done in $((SECONDS - START)) s; phases: $PHASES"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED phases: ${failed[*]}" >&2
+  exit 1
+fi
