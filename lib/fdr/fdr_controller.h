@@ -6,6 +6,7 @@
 
 #include "core/common.h"
 #include "fdr/buffer_queue.h"
+#include "fdr/fdr_records.h"
 #include "xray/xray_interface.h"
 
 /* Per thread, in initial-exec TLS. Valid only while `epoch` equals
@@ -87,7 +88,7 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_rewind(uint8_t *run_start,
   uint8_t *r = cur;
   for (int n = 0; n < XR_FDR_REWIND_SCAN && r - run_start >= 8; n++) {
     r -= 8;
-    uint64_t rec = *(const uint64_t __attribute__((may_alias, aligned(1))) *)r;
+    uint64_t rec = xr_fdr_get64(r);
     uint32_t delta = (uint32_t)(rec >> 32);
     if (((uint32_t)rec >> 4) == want) {
       if (tsc - record_tsc >= threshold) /* also when tsc went back */

@@ -106,10 +106,10 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
     uint32_t delta;
     uint8_t *p = stamp(t, t->cur, tsc, &delta);
     switch (type) {
-    case XRAY_ENTRY:
+    case ENTRY:
       p = xr_fdr_function(p, id, XR_FDR_FN_ENTER, delta);
       break;
-    case XRAY_LOG_ARGS_ENTRY:
+    case LOG_ARGS_ENTRY:
       p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, delta);
       p = xr_fdr_call_argument(p, arg);
       t->run_start = p;
@@ -127,7 +127,7 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
         }
       }
       p = xr_fdr_function(
-          p, id, type == XRAY_EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
+          p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
           delta);
       t->run_start = p;
       break;
@@ -143,7 +143,7 @@ out:
 
 void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type) {
   /* An arg-logging entry reaching the arg0 handler has no argument. */
-  function_event(id, type == XRAY_LOG_ARGS_ENTRY ? XRAY_ENTRY : (unsigned)type,
+  function_event(id, type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type,
                  0);
 }
 
