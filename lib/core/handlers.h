@@ -35,4 +35,15 @@ XR_HIDDEN void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags);
  * trampoline_x86_64.S. */
 XR_HIDDEN void xr_call_preserving_vectors(void (*fn)(void *), void *arg);
 
+/* Vector state the trampolines save, decided once by xr_vector_state_init()
+ * (lib/core/cpu_x86_64.c; idempotent) before any handler can run:
+ * xr_vector_avx = 1 when the CPU has AVX and the OS enabled ymm state (cpuid +
+ * xgetbv): full paths then save whole ymm registers. xr_xsave_size/mask
+ * describe the XSAVE area of xr_call_preserving_vectors (size 0: use FXSAVE).
+ * Read by assembly. */
+XR_HIDDEN extern uint8_t xr_vector_avx;
+XR_HIDDEN extern uint32_t xr_xsave_size;
+XR_HIDDEN extern uint64_t xr_xsave_mask;
+XR_HIDDEN void xr_vector_state_init(void);
+
 #endif

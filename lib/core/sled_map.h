@@ -24,6 +24,15 @@ struct xr_sled_map {
   struct xr_function *functions; /* functions[id - 1], ids 1..function_count */
   size_t function_count;
   uintptr_t min_sled, max_sled;  /* lowest and highest sled address */
+  int fn_idx_format;             /* enum xr_fn_idx_format: what the cross-check saw */
+};
+
+/* xray_fn_idx, as found by xr_sled_map_decode (never needed for decoding). */
+enum xr_fn_idx_format {
+  XR_FN_IDX_ABSENT = 0,
+  XR_FN_IDX_ABSOLUTE = 1,      /* {begin, end} pointers (clang 14 -flto) */
+  XR_FN_IDX_RELATIVE = 2,      /* {begin - &begin, sled count} (clang 19) */
+  XR_FN_IDX_INCONSISTENT = -1  /* present but disagrees with the map: ignored */
 };
 
 /* Decodes the raw bytes of xray_instr_map [begin, end) (32-byte entries, any

@@ -11,6 +11,7 @@
  * finalizes to FINALIZED and flushes to FLUSHED (a stuck state machine would
  * refuse the next input); the unknown mode is refused. Files go to a private
  * temporary directory, emptied after every input. */
+#define _GNU_SOURCE /* memmem */
 #include "core/options.h"
 #include "xray/xray_log_interface.h"
 

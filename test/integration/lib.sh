@@ -13,7 +13,17 @@ rm -rf "$TEST_WORK_DIR"
 mkdir -p "$TEST_WORK_DIR"
 cd "$TEST_WORK_DIR"
 
-XRAY_CFLAGS=(-fxray-instrument -fno-xray-link-deps -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
+# xr_no_link_deps_flag CLANG: the spelling of "do not link compiler-rt's XRay
+# runtime" that CLANG accepts: clang 13-16 know only -fnoxray-link-deps,
+# clang 19 only -fno-xray-link-deps (each rejects the other).
+xr_no_link_deps_flag() {
+  if "$1" -fxray-instrument -fno-xray-link-deps -x c -E /dev/null -o /dev/null 2>/dev/null; then
+    echo -fno-xray-link-deps
+  else
+    echo -fnoxray-link-deps
+  fi
+}
+XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
 XRAY_LDFLAGS=(-Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread)
 # Sanitizer configurations (test/run-all.sh): programs get the archive's flags.
 if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then

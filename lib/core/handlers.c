@@ -1,0 +1,110 @@
+/* Handler slots and the public handler API of <xray/xray_interface.h>. */
+#include "handlers.h"
+
+#include "patching.h"
+#include "xray/xray_interface.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+void *volatile xr_handler_full[XR_SLOT_COUNT];
+void *volatile xr_handler_lean[XR_SLOT_COUNT];
+
+/* Ordering: the new slot is stored before the other one is cleared, so a
+ * switch between a lean and a full handler never drops events (for an
+ * instant both are set; the trampolines then prefer the lean one). Release
+ * stores publish the handler's state before its pointer. */
+void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
+  if ((unsigned)slot >= XR_SLOT_COUNT)
+    return;
+  xr_vector_state_init(); /* before any full path can run */
+  void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
+  void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
+  __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
+  __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
+}
+
+/* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */
+static int install_user(enum xr_slot slot, void *fn) {
+  if (!xr_runtime_initialized())
+    return 0;
+  xr_handler_install(slot, fn, 0);
+  return 1;
+}
+
+int __xray_set_handler(void (*entry)(int32_t, XRayEntryType)) {
+  return install_user(XR_SLOT_ARG0, (void *)entry);
+}
+int __xray_remove_handler(void) { return install_user(XR_SLOT_ARG0, NULL); }
+
+int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t)) {
+  return install_user(XR_SLOT_ARG1, (void *)entry);
+}
+int __xray_remove_handler_arg1(void) { return install_user(XR_SLOT_ARG1, NULL); }
+
+int __xray_set_customevent_handler(void (*entry)(void *, size_t)) {
+  return install_user(XR_SLOT_CUSTOM, (void *)entry);
+}
+int __xray_remove_customevent_handler(void) {
+  return install_user(XR_SLOT_CUSTOM, NULL);
+}
+
+int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t)) {
+  return install_user(XR_SLOT_TYPED, (void *)entry);
+}
+int __xray_remove_typedevent_handler(void) {
+  return install_user(XR_SLOT_TYPED, NULL);
+}
+
+/* Event types: id per descriptor pointer, in order of first registration.
+ * An open-addressing table (twice the id space, so probes stay short) in
+ * memory mapped at the first registration, under a mutex: registration is
+ * cold and must not malloc. */
+#define XR_EVENT_TYPE_LIMIT 0xFFFFu /* ids 0..0xFFFE; 0xFFFF means "full" */
+#define XR_EVENT_TABLE_SIZE (1u << 17)
+
+struct event_type_entry {
+  const char *key;
+  uint32_t id_plus_one; /* 0: empty */
+};
+
+static pthread_mutex_t event_type_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct event_type_entry *event_type_table;
+static uint32_t event_type_count;
+static uint32_t null_key_id_plus_one; /* NULL is a key like any other */
+
+static uint32_t hash_pointer(const char *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(x >> 47); /* 17 bits */
+}
+
+static uint16_t register_locked(const char *key) {
+  uint32_t *id_slot = &null_key_id_plus_one;
+  if (key) {
+    if (!event_type_table) {
+      void *m = mmap(NULL, XR_EVENT_TABLE_SIZE * sizeof(struct event_type_entry),
+                     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED)
+        return (uint16_t)XR_EVENT_TYPE_LIMIT;
+      event_type_table = m;
+    }
+    uint32_t i = hash_pointer(key);
+    while (event_type_table[i].id_plus_one && event_type_table[i].key != key)
+      i = (i + 1) & (XR_EVENT_TABLE_SIZE - 1);
+    event_type_table[i].key = key;
+    id_slot = &event_type_table[i].id_plus_one;
+  }
+  if (*id_slot)
+    return (uint16_t)(*id_slot - 1);
+  if (event_type_count >= XR_EVENT_TYPE_LIMIT)
+    return (uint16_t)XR_EVENT_TYPE_LIMIT;
+  *id_slot = ++event_type_count;
+  return (uint16_t)(*id_slot - 1);
+}
+
+uint16_t __xray_register_event_type(const char *event_type) {
+  pthread_mutex_lock(&event_type_lock);
+  uint16_t id = register_locked(event_type);
+  pthread_mutex_unlock(&event_type_lock);
+  return id;
+}

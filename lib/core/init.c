@@ -1,0 +1,75 @@
+/* Start-up: __xray_init, run from .preinit_array (glibc passes argc, argv,
+ * envp there, while `environ` is still NULL in dynamically linked programs)
+ * or, for a libc without preinit (musl), from a constructor. */
+#include "clock.h"
+#include "handlers.h"
+#include "log_registry.h"
+#include "options.h"
+#include "output.h"
+#include "patching.h"
+#include "report.h"
+#include "sled_map.h"
+#include "xray/xray_interface.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+enum { INIT_NOT_STARTED = 0, INIT_RUNNING = 1, INIT_DONE = 2 };
+static int init_state;
+static bool initialized; /* a map was found: the runtime works */
+static XR_TLS bool init_on_this_thread;
+
+/* Until lib/core/log_registry.c lands the registry may be absent: weak. */
+extern void xr_registry_start_from_flags(void) __attribute__((weak));
+
+bool xr_runtime_initialized(void) {
+  return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
+}
+
+void __xray_init(void) {
+  int expected = INIT_NOT_STARTED;
+  if (!__atomic_compare_exchange_n(&init_state, &expected, INIT_RUNNING, false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    /* Someone else initialises: wait for them (a few microseconds), unless
+     * it is this very thread calling back in. */
+    while (!init_on_this_thread &&
+           __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
+      sched_yield();
+    return;
+  }
+  init_on_this_thread = true;
+  xr_flags_load();
+  xr_clock_init();
+  xr_vector_state_init();
+  if (xr_sled_map_load_self() == 0) {
+    __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
+    if (xr_registry_start_from_flags)
+      xr_registry_start_from_flags();
+    if (xr_flags.patch_premain) {
+      XRayPatchingStatus s = __xray_patch();
+      if (s != SUCCESS)
+        xr_report(XR_ERROR, "patch_premain: patching failed (status %d)", (int)s);
+    }
+  }
+  init_on_this_thread = false;
+  __atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+}
+
+static void xr_preinit(int argc, char **argv, char **envp) {
+  xr_set_envp(envp);
+  if (argc > 0 && argv && argv[0])
+    xr_set_argv0(argv[0]);
+  __xray_init();
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const xr_preinit_entry)(
+    int, char **, char **) = xr_preinit;
+
+/* Fallback when .preinit_array did not run (musl): environ works here. */
+extern char **environ;
+__attribute__((constructor(101))) static void xr_init_from_constructor(void) {
+  if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_NOT_STARTED)
+    return;
+  xr_set_envp(environ);
+  __xray_init();
+}

@@ -1,0 +1,438 @@
+/* The XRayLogImpl registry: register, select, init, finalize, flush, and
+ * in-memory buffer iteration, with compiler-rt's statuses (xray-abi.md 3.4).
+ *
+ * Differences on purpose:
+ * - __xray_log_init_mode(name, cfg) on a registered mode that is not
+ *   selected selects it first (compiler-rt returns UNINITIALIZED);
+ * - selecting a built-in mode installs no handler (its log_init installs its
+ *   lean handlers), so a mode that is only selected costs nothing per event;
+ * - a mode started by the environment is finalized and flushed at exit.
+ *
+ * Cold path: one mutex guards the table. It is never held while calling into
+ * a mode, so a mode's log_init may call back into the registry (e.g. to set
+ * its buffer iterator). No malloc: names live in fixed slots. */
+#include "log_registry.h"
+#include "handlers.h"
+#include "options.h"
+#include "report.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* TEMPORARY: handlers.c lands from another branch; a weak reference keeps
+ * the archive linkable until then. Remove once it is on main. */
+#pragma weak xr_handler_install
+static void install(enum xr_slot slot, void *fn) {
+  if (xr_handler_install)
+    xr_handler_install(slot, fn, 0);
+}
+
+enum { XR_USER_MODES_MAX = 16, XR_MODE_NAME_MAX = 128 };
+
+struct user_mode {
+  char name[XR_MODE_NAME_MAX];
+  struct XRayLogImpl impl;
+};
+
+/* Built-in modes are known from the start: no constructor order issue. A
+ * mode whose room is not linked has a NULL (weak) impl and is skipped. */
+static const struct builtin_mode {
+  const char *name;
+  const struct XRayLogImpl *impl;
+} builtins[] = {
+    {"xray-basic", &xr_basic_impl},
+    {"xray-fdr", &xr_fdr_impl},
+    {"xray-profiling", &xr_profiling_impl},
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct user_mode user_modes[XR_USER_MODES_MAX];
+static unsigned user_mode_count;
+
+/* The selection. `current_name` points into builtins[] or user_modes[]
+ * (stable storage); `has_impl` may be set without a name by
+ * __xray_set_log_impl. */
+static const char *current_name;
+static struct XRayLogImpl current_impl;
+static bool has_impl;
+static bool current_is_builtin;
+/* Our own arg0 handler installation, to undo it when the selection moves. */
+static bool installed_user_handler;
+
+/* What the registry last saw the current mode report; the exit hook needs
+ * to know whether an environment-started mode is still running. */
+static XRayLogInitStatus current_state;
+static bool env_started;
+static struct XRayLogImpl env_impl;
+/* xray_mode named a mode that is not registered yet (user modes register
+ * from constructors, after start-up): select it when it registers. */
+static char pending_mode[XR_MODE_NAME_MAX];
+
+static XRayBuffer empty_iterator(XRayBuffer b) {
+  (void)b;
+  return (XRayBuffer){NULL, 0};
+}
+static XRayBuffer (*volatile buffer_iterator)(XRayBuffer) = empty_iterator;
+
+static bool impl_complete(const struct XRayLogImpl *impl) {
+  return impl->log_init && impl->log_finalize && impl->handle_arg0 &&
+         impl->flush_log;
+}
+
+static bool same_impl(const struct XRayLogImpl *a,
+                      const struct XRayLogImpl *b) {
+  return a->log_init == b->log_init && a->log_finalize == b->log_finalize &&
+         a->handle_arg0 == b->handle_arg0 && a->flush_log == b->flush_log;
+}
+
+/* Finds a mode by name; caller holds the lock. */
+static bool find_mode(const char *name, const char **stable_name,
+                      struct XRayLogImpl *impl, bool *builtin) {
+  for (size_t i = 0; i < XR_ARRAY_SIZE(builtins); i++)
+    if (builtins[i].impl && impl_complete(builtins[i].impl) &&
+        strcmp(builtins[i].name, name) == 0) {
+      *stable_name = builtins[i].name;
+      *impl = *builtins[i].impl;
+      *builtin = true;
+      return true;
+    }
+  for (unsigned i = 0; i < user_mode_count; i++)
+    if (strcmp(user_modes[i].name, name) == 0) {
+      *stable_name = user_modes[i].name;
+      *impl = user_modes[i].impl;
+      *builtin = false;
+      return true;
+    }
+  return false;
+}
+
+/* Makes a found mode current; caller holds the lock. */
+static void select_locked(const char *name, const struct XRayLogImpl *impl,
+                          bool builtin) {
+  bool changed = !has_impl || !same_impl(&current_impl, impl);
+  current_name = name;
+  current_impl = *impl;
+  has_impl = true;
+  current_is_builtin = builtin;
+  if (changed)
+    current_state = XRAY_LOG_UNINITIALIZED;
+  if (!builtin) {
+    install(XR_SLOT_ARG0, (void *)impl->handle_arg0);
+    installed_user_handler = true;
+  } else if (installed_user_handler) {
+    install(XR_SLOT_ARG0, NULL); /* the old user mode's */
+    installed_user_handler = false;
+  }
+}
+
+/* ---- public API ------------------------------------------------------ */
+
+XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
+                                                      XRayLogImpl impl) {
+  if (!mode || !impl_complete(&impl))
+    return XRAY_INCOMPLETE_IMPL;
+  size_t len = strlen(mode);
+  if (len >= XR_MODE_NAME_MAX) {
+    xr_report(XR_ERROR, "cannot register mode '%.40s...': name longer than "
+              "%d bytes", mode, XR_MODE_NAME_MAX - 1);
+    return XRAY_INCOMPLETE_IMPL;
+  }
+  XRayLogRegisterStatus status = XRAY_REGISTRATION_OK;
+  bool start = false;
+  pthread_mutex_lock(&lock);
+  const char *name;
+  struct XRayLogImpl existing;
+  bool builtin;
+  if (find_mode(mode, &name, &existing, &builtin)) {
+    status = XRAY_DUPLICATE_MODE;
+  } else if (user_mode_count >= XR_USER_MODES_MAX) {
+    xr_report(XR_ERROR, "cannot register mode '%s': %d modes are registered "
+              "already (the limit)", mode, XR_USER_MODES_MAX);
+    status = XRAY_INCOMPLETE_IMPL;
+  } else {
+    struct user_mode *m = &user_modes[user_mode_count];
+    memcpy(m->name, mode, len + 1);
+    m->impl = impl;
+    __atomic_store_n(&user_mode_count, user_mode_count + 1, __ATOMIC_RELEASE);
+    if (pending_mode[0] && strcmp(pending_mode, mode) == 0) {
+      pending_mode[0] = 0;
+      select_locked(m->name, &m->impl, false);
+      start = xr_flags.patch_premain;
+      if (start) {
+        env_started = true;
+        env_impl = impl;
+      }
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  if (start) {
+    XRayLogInitStatus s = __xray_log_init(0, 0, (void *)"", 0);
+    if (s != XRAY_LOG_INITIALIZED)
+      xr_report(XR_ERROR, "mode '%s' (xray_mode) failed to initialise "
+                "(status %d)", mode, (int)s);
+  }
+  return status;
+}
+
+XR_API XRayLogRegisterStatus __xray_log_select_mode(const char *mode) {
+  if (!mode)
+    return XRAY_MODE_NOT_FOUND;
+  XRayLogRegisterStatus status = XRAY_MODE_NOT_FOUND;
+  pthread_mutex_lock(&lock);
+  const char *name;
+  struct XRayLogImpl impl;
+  bool builtin;
+  if (find_mode(mode, &name, &impl, &builtin)) {
+    select_locked(name, &impl, builtin);
+    status = XRAY_REGISTRATION_OK;
+  }
+  pthread_mutex_unlock(&lock);
+  return status;
+}
+
+XR_API const char *__xray_log_get_current_mode(void) {
+  pthread_mutex_lock(&lock);
+  const char *name = current_name;
+  pthread_mutex_unlock(&lock);
+  return name;
+}
+
+XR_API void __xray_set_log_impl(XRayLogImpl impl) {
+  pthread_mutex_lock(&lock);
+  if (!impl_complete(&impl)) {
+    has_impl = false;
+    current_name = NULL;
+    current_state = XRAY_LOG_UNINITIALIZED;
+    installed_user_handler = false;
+    install(XR_SLOT_ARG0, NULL);
+    install(XR_SLOT_ARG1, NULL);
+  } else {
+    if (!has_impl || !same_impl(&current_impl, &impl))
+      current_state = XRAY_LOG_UNINITIALIZED;
+    current_impl = impl;
+    has_impl = true;
+    current_is_builtin = false;
+    install(XR_SLOT_ARG0, (void *)impl.handle_arg0);
+    installed_user_handler = true;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+XR_API void __xray_remove_log_impl(void) {
+  pthread_mutex_lock(&lock);
+  has_impl = false;
+  current_state = XRAY_LOG_UNINITIALIZED;
+  installed_user_handler = false;
+  install(XR_SLOT_ARG0, NULL);
+  install(XR_SLOT_ARG1, NULL);
+  pthread_mutex_unlock(&lock);
+}
+
+/* Copies the current impl out of the lock; false when there is none. */
+static bool current(struct XRayLogImpl *impl) {
+  pthread_mutex_lock(&lock);
+  bool ok = has_impl;
+  if (ok)
+    *impl = current_impl;
+  pthread_mutex_unlock(&lock);
+  return ok;
+}
+
+/* Remembers what the mode reported, if it is still the current one. */
+static void note_state(const struct XRayLogImpl *impl, XRayLogInitStatus s) {
+  pthread_mutex_lock(&lock);
+  if (has_impl && same_impl(&current_impl, impl))
+    current_state = s;
+  pthread_mutex_unlock(&lock);
+}
+
+XR_API XRayLogInitStatus __xray_log_init(size_t buffer_size,
+                                         size_t max_buffers, void *args,
+                                         size_t args_size) {
+  struct XRayLogImpl impl;
+  if (!current(&impl))
+    return XRAY_LOG_UNINITIALIZED;
+  XRayLogInitStatus s = impl.log_init(buffer_size, max_buffers, args, args_size);
+  note_state(&impl, s);
+  return s;
+}
+
+static XRayLogInitStatus init_mode(const char *mode, const char *config,
+                                   size_t config_size) {
+  if (!mode || !config)
+    return XRAY_LOG_UNINITIALIZED;
+  pthread_mutex_lock(&lock);
+  const char *name;
+  struct XRayLogImpl impl;
+  bool builtin;
+  bool found = find_mode(mode, &name, &impl, &builtin);
+  /* Our difference: a registered mode is selected (again) when needed. */
+  if (found && !(has_impl && current_name == name &&
+                 same_impl(&current_impl, &impl)))
+    select_locked(name, &impl, builtin);
+  pthread_mutex_unlock(&lock);
+  if (!found)
+    return XRAY_LOG_UNINITIALIZED;
+  XRayLogInitStatus s = impl.log_init(0, 0, (void *)config, config_size);
+  note_state(&impl, s);
+  return s;
+}
+
+XR_API XRayLogInitStatus __xray_log_init_mode(const char *mode,
+                                              const char *config) {
+  return init_mode(mode, config, 0);
+}
+
+XR_API XRayLogInitStatus __xray_log_init_mode_bin(const char *mode,
+                                                  const char *config,
+                                                  size_t config_size) {
+  return init_mode(mode, config, config_size);
+}
+
+XR_API XRayLogInitStatus __xray_log_finalize(void) {
+  struct XRayLogImpl impl;
+  if (!current(&impl))
+    return XRAY_LOG_UNINITIALIZED;
+  XRayLogInitStatus s = impl.log_finalize();
+  note_state(&impl, s);
+  return s;
+}
+
+XR_API XRayLogFlushStatus __xray_log_flushLog(void) {
+  struct XRayLogImpl impl;
+  if (!current(&impl))
+    return XRAY_LOG_NOT_FLUSHING;
+  XRayLogFlushStatus s = impl.flush_log();
+  if (s == XRAY_LOG_FLUSHED)
+    note_state(&impl, XRAY_LOG_UNINITIALIZED); /* modes reset after flush */
+  return s;
+}
+
+XR_API void __xray_log_set_buffer_iterator(XRayBuffer (*it)(XRayBuffer)) {
+  __atomic_store_n(&buffer_iterator, it ? it : empty_iterator,
+                   __ATOMIC_RELEASE);
+}
+
+XR_API void __xray_log_remove_buffer_iterator(void) {
+  __atomic_store_n(&buffer_iterator, empty_iterator, __ATOMIC_RELEASE);
+}
+
+XR_API XRayLogFlushStatus
+__xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
+  pthread_mutex_lock(&lock);
+  bool ok = has_impl;
+  const char *name = current_name;
+  pthread_mutex_unlock(&lock);
+  if (!ok || !processor)
+    return XRAY_LOG_NOT_FLUSHING;
+  XRayBuffer (*it)(XRayBuffer) =
+      __atomic_load_n(&buffer_iterator, __ATOMIC_ACQUIRE);
+  for (XRayBuffer b = it((XRayBuffer){NULL, 0}); b.Data; b = it(b))
+    processor(name, b);
+  return XRAY_LOG_FLUSHED;
+}
+
+/* ---- start-up from XRAY_OPTIONS ------------------------------------------ */
+
+bool xr_registry_env_started(void) {
+  pthread_mutex_lock(&lock);
+  bool started = env_started && has_impl && same_impl(&current_impl, &env_impl);
+  pthread_mutex_unlock(&lock);
+  return started;
+}
+
+/* Exit: write what an environment-started mode recorded (compiler-rt leaves
+ * FDR and profiling data unwritten). Registered first, so it runs after the
+ * program's own exit handlers. */
+static void flush_env_mode_at_exit(void) {
+  pthread_mutex_lock(&lock);
+  bool run = env_started && has_impl && same_impl(&current_impl, &env_impl) &&
+             current_state == XRAY_LOG_INITIALIZED;
+  pthread_mutex_unlock(&lock);
+  if (!run)
+    return;
+  XRayLogInitStatus f = __xray_log_finalize();
+  if (f == XRAY_LOG_FINALIZED)
+    __xray_log_flushLog();
+}
+
+/* Hook for the "selected but nothing patched" hint (docs / mode rooms may
+ * refine the wording): a mode that is selected without patch_premain
+ * records nothing until the program calls __xray_patch(). */
+static void hint_selected_without_patching(const char *mode) {
+  xr_report(XR_INFO, "mode '%s' selected; nothing is recorded until the "
+            "program calls __xray_patch() (or set patch_premain=true in "
+            "XRAY_OPTIONS)", mode);
+}
+
+static void report_unknown_mode(const char *mode) {
+  char known[256] = "";
+  size_t o = 0;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(builtins); i++)
+    if (builtins[i].impl && o < sizeof known)
+      o += (size_t)snprintf(known + o, sizeof known - o, "%s%s",
+                            o ? ", " : "", builtins[i].name);
+  for (unsigned i = 0; i < user_mode_count && o < sizeof known; i++)
+    o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", o ? ", " : "",
+                          user_modes[i].name);
+  xr_report(XR_ERROR, "XRAY_OPTIONS: unknown xray_mode '%s' (registered: "
+            "%s); no mode started", mode, o ? known : "none");
+}
+
+void xr_registry_start_from_flags(void) {
+  const char *mode = xr_flags.xray_mode;
+  if (!*mode) {
+    if (xr_flags.xray_naive_log)
+      mode = "xray-basic";
+    else if (xr_flags.xray_fdr_log)
+      mode = "xray-fdr";
+    else
+      return;
+  }
+  static bool exit_hook_registered;
+  if (!exit_hook_registered) {
+    exit_hook_registered = true;
+    atexit(flush_env_mode_at_exit);
+  }
+  bool init_now = strcmp(mode, "xray-basic") == 0 || xr_flags.patch_premain;
+  pthread_mutex_lock(&lock);
+  const char *name;
+  struct XRayLogImpl impl;
+  bool builtin;
+  bool found = find_mode(mode, &name, &impl, &builtin);
+  if (found) {
+    select_locked(name, &impl, builtin);
+    if (init_now) {
+      env_started = true;
+      env_impl = impl;
+    }
+  } else {
+    /* Perhaps a user mode that registers from a constructor later. */
+    snprintf(pending_mode, sizeof pending_mode, "%s", mode);
+  }
+  pthread_mutex_unlock(&lock);
+  if (!found)
+    return; /* reported by check_pending_mode() if it never registers */
+  if (init_now) {
+    XRayLogInitStatus s = __xray_log_init(0, 0, (void *)"", 0);
+    if (s != XRAY_LOG_INITIALIZED)
+      xr_report(XR_ERROR, "mode '%s' (xray_mode) failed to initialise "
+                "(status %d)", mode, (int)s);
+  }
+  if (!xr_flags.patch_premain)
+    hint_selected_without_patching(mode);
+}
+
+/* Runs with the runtime's constructors, which the linker places after the
+ * program's own (the archive comes last on the link line): by now a user
+ * mode named in xray_mode has registered, or never will. */
+__attribute__((constructor)) static void check_pending_mode(void) {
+  pthread_mutex_lock(&lock);
+  char mode[XR_MODE_NAME_MAX];
+  memcpy(mode, pending_mode, sizeof mode);
+  if (mode[0])
+    report_unknown_mode(mode);
+  pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,125 @@
+/* Sled encodings for x86-64 (xray-abi.md 2.1) and the order in which a live
+ * sled is rewritten.
+ *
+ *   entry / log-args / tail, off:  EB 09 <9 bytes of nop>     jmp +9
+ *   exit, off:                     C3 2E <9 bytes of nop>     ret
+ *   any of them, on:               41 BA <id:4> E8|E9 <rel32:4>
+ *                                  mov r10d, id; call|jmp trampoline
+ *   custom event (17 B), off/on:   EB 0F ... / 66 90 ...      (v0 sleds: EB 14)
+ *   typed event (22 B), off/on:    EB 14 ... / 66 90 ...
+ *
+ * Ordering argument (the same idea as Linux text_poke, without the int3 step
+ * because the first instruction of an "off" sled is a 2-byte jump or ret that
+ * we can replace with one store):
+ *  1. While the sled is off, no thread can be inside bytes 2..10: a thread
+ *     either executes the 2-byte instruction at +0 (jump over the body, or
+ *     ret) or never reaches the sled. So the body (id, opcode, rel32) can be
+ *     written with plain stores in any order.
+ *  2. Then bytes 0..1 become `41 BA` with ONE 16-bit store. Sleds are 2-byte
+ *     aligned, so those two bytes never straddle a cache line or an 8-byte
+ *     chunk: x86 makes such a store atomic for instruction fetch too; a CPU
+ *     sees either the old jump or the new `mov`, whose immediate is already
+ *     in place. Release order keeps the body stores before it.
+ *  3. Turning off is one 16-bit store of the original first two bytes. The
+ *     body is left as it is: a thread preempted between the `mov` and the
+ *     `call` (at +6) must still find the call there. For the same reason a
+ *     re-patch writes only bytes that differ, and those never include +6..10
+ *     of a sled that was patched before (id and target do not change).
+ * No instruction-cache flush is needed on x86 (coherent for self-modifying
+ * and cross-modifying stores; the CPUs fetch the new bytes once they are
+ * globally visible). */
+#include "patching.h"
+
+#include "xray/xray_interface.h"
+
+#include <string.h>
+
+/* The trampolines (lib/core/trampoline_x86_64.S). */
+extern void __xray_FunctionEntry(void);
+extern void __xray_FunctionExit(void);
+extern void __xray_FunctionTailExit(void);
+extern void __xray_ArgLoggerEntry(void);
+
+#define CALL_SLED_SIZE 11
+#define OP_CALL 0xE8
+#define OP_JMP 0xE9
+
+/* First two bytes of each sled, little-endian as stored by one 16-bit store. */
+#define BYTES_MOV_R10D 0xBA41u   /* 41 BA */
+#define BYTES_JMP_9 0x09EBu      /* EB 09 */
+#define BYTES_RET_NOP 0x2EC3u    /* C3 2E */
+#define BYTES_NOP2 0x9066u       /* 66 90 */
+#define BYTES_JMP_15 0x0FEBu     /* EB 0F */
+#define BYTES_JMP_20 0x14EBu     /* EB 14 */
+
+int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
+                        uintptr_t sled_address, uintptr_t target) {
+  uint8_t opcode;
+  switch (kind) {
+  case ENTRY:
+  case TAIL:
+  case LOG_ARGS_ENTRY: opcode = OP_CALL; break;
+  case EXIT: opcode = OP_JMP; break;
+  default: return -1;
+  }
+  int64_t rel = (int64_t)(target - (sled_address + CALL_SLED_SIZE));
+  if (rel < INT32_MIN || rel > INT32_MAX)
+    return -1;
+  int32_t rel32 = (int32_t)rel;
+  out[0] = 0x41;
+  out[1] = 0xBA;
+  memcpy(out + 2, &function_id, 4);
+  out[6] = opcode;
+  memcpy(out + 7, &rel32, 4);
+  return 0;
+}
+
+static uintptr_t trampoline_for(uint8_t kind) {
+  switch (kind) {
+  case ENTRY: return (uintptr_t)&__xray_FunctionEntry;
+  case EXIT: return (uintptr_t)&__xray_FunctionExit;
+  case TAIL: return (uintptr_t)&__xray_FunctionTailExit;
+  case LOG_ARGS_ENTRY: return (uintptr_t)&__xray_ArgLoggerEntry;
+  default: return 0;
+  }
+}
+
+static void store_first_two(uintptr_t address, uint16_t bytes) {
+  __atomic_store_n((volatile uint16_t *)address, bytes, __ATOMIC_RELEASE);
+}
+
+static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) {
+  unsigned char *p = (unsigned char *)sled->address;
+  if (!enable) {
+    store_first_two(sled->address, sled->kind == EXIT ? BYTES_RET_NOP : BYTES_JMP_9);
+    return 0;
+  }
+  uint8_t code[CALL_SLED_SIZE];
+  if (xr_encode_call_sled(code, sled->kind, id, sled->address,
+                          trampoline_for(sled->kind)))
+    return -1;
+  for (int i = 2; i < CALL_SLED_SIZE; i++) /* body: only bytes that differ */
+    if (((volatile unsigned char *)p)[i] != code[i])
+      ((volatile unsigned char *)p)[i] = code[i];
+  store_first_two(sled->address, BYTES_MOV_R10D);
+  return 0;
+}
+
+int xr_patch_sled(const struct xr_sled *sled, int32_t function_id, bool enable) {
+  switch (sled->kind) {
+  case ENTRY:
+  case EXIT:
+  case TAIL:
+  case LOG_ARGS_ENTRY:
+    return patch_call_sled(sled, function_id, enable);
+  case CUSTOM_EVENT:
+    store_first_two(sled->address, enable ? BYTES_NOP2
+                                          : sled->version == 0 ? BYTES_JMP_20 : BYTES_JMP_15);
+    return 0;
+  case TYPED_EVENT:
+    store_first_two(sled->address, enable ? BYTES_NOP2 : BYTES_JMP_20);
+    return 0;
+  default:
+    return -1;
+  }
+}

@@ -1,0 +1,272 @@
+/* __xray_patch and friends: which sleds to rewrite, and page protection.
+ *
+ * W^X: only the pages that hold the affected sleds change protection, merged
+ * into runs of adjacent pages; each run is made RWX (not just RW: other
+ * threads may be running code on those pages), its sleds are rewritten, and
+ * then exactly the protection it had before is restored. The original
+ * protections come from /proc/self/maps, read once (for the address range of
+ * the sleds) and cached: the runtime is the only one that changes them. So
+ * when a call returns no page is writable and executable. */
+#include "patching.h"
+
+#include "options.h"
+#include "report.h"
+#include "xray/xray_interface.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* One mapping of /proc/self/maps that holds sleds, with its protection. */
+struct prot_segment {
+  uintptr_t start, end;
+  int prot;
+};
+
+static struct {
+  struct prot_segment *v;
+  size_t count, capacity;
+  bool loaded;
+} segments;
+
+/* Set while a patching call runs; a concurrent call returns ONGOING. */
+static int patching_busy;
+
+static size_t sled_size(uint8_t kind) {
+  switch (kind) {
+  case CUSTOM_EVENT: return 17;
+  case TYPED_EVENT: return 22;
+  default: return 11;
+  }
+}
+
+static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
+  if (segments.count == segments.capacity) {
+    size_t cap = segments.capacity ? segments.capacity * 2 : 256;
+    void *m = mmap(NULL, cap * sizeof(struct prot_segment), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      return false;
+    if (segments.v) {
+      memcpy(m, segments.v, segments.count * sizeof(struct prot_segment));
+      munmap(segments.v, segments.capacity * sizeof(struct prot_segment));
+    }
+    segments.v = m;
+    segments.capacity = cap;
+  }
+  segments.v[segments.count++] = (struct prot_segment){start, end, prot};
+  return true;
+}
+
+static uintptr_t parse_hex(const char **s) {
+  uintptr_t v = 0;
+  for (;; (*s)++) {
+    char c = **s;
+    unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16u;
+    if (d == 16)
+      return v;
+    v = v * 16 + d;
+  }
+}
+
+/* "start-end rwxp ..." -> segment, kept if it intersects [lo, hi). */
+static bool parse_maps_line(const char *line, uintptr_t lo, uintptr_t hi) {
+  const char *s = line;
+  uintptr_t start = parse_hex(&s);
+  if (*s++ != '-')
+    return true;
+  uintptr_t end = parse_hex(&s);
+  if (*s++ != ' ' || end <= lo || start >= hi)
+    return true;
+  int prot = (s[0] == 'r' ? PROT_READ : 0) | (s[1] == 'w' ? PROT_WRITE : 0) |
+             (s[2] == 'x' ? PROT_EXEC : 0);
+  return add_segment(start, end, prot);
+}
+
+/* Reads the protections of the mappings that intersect [lo, hi). */
+static bool load_segments(uintptr_t lo, uintptr_t hi) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char buf[8192];
+  size_t have = 0;
+  bool ok = true;
+  for (;;) {
+    ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    have += (size_t)n;
+    buf[have] = '\0';
+    char *line = buf, *nl;
+    while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+      *nl = '\0';
+      ok = ok && parse_maps_line(line, lo, hi);
+      line = nl + 1;
+    }
+    have -= (size_t)(line - buf);
+    memmove(buf, line, have);
+    if (have == sizeof buf - 1) /* absurdly long line: skip it */
+      have = 0;
+  }
+  close(fd);
+  return ok && segments.count > 0;
+}
+
+/* Applies `prot` (or, when restore is set, each mapping's own protection) to
+ * the parts of [start, end) that are mapped. Returns 0 or -1. */
+static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
+  for (size_t i = 0; i < segments.count; i++) {
+    const struct prot_segment *seg = &segments.v[i];
+    uintptr_t a = start > seg->start ? start : seg->start;
+    uintptr_t b = end < seg->end ? end : seg->end;
+    if (a >= b)
+      continue;
+    int prot = restore ? seg->prot : PROT_READ | PROT_WRITE | PROT_EXEC;
+    if (mprotect((void *)a, b - a, prot)) {
+      xr_report(XR_ERROR, "cannot change the protection of code pages %#lx-%#lx "
+                          "(mprotect: %s); XRay patching failed",
+                (unsigned long)a, (unsigned long)b, strerror(errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A run of pages and the sleds [first, last) that lie on them. */
+struct run {
+  uintptr_t start, end;
+  size_t first, last;
+  int32_t first_id; /* function id of sleds[first] */
+};
+
+static int rewrite_run(const struct run *r, bool enable, size_t *failed) {
+  if (protect_run(r->start, r->end, false))
+    return -1;
+  const struct xr_sled_map *m = &xr_self_map;
+  int32_t id = r->first_id;
+  for (size_t i = r->first; i < r->last; i++) {
+    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
+      id++;
+    if (xr_patch_sled(&m->sleds[i], id, enable))
+      (*failed)++;
+  }
+  return protect_run(r->start, r->end, true);
+}
+
+static size_t page_size(void) {
+  uint64_t override = xr_flags.xray_page_size_override;
+  if (override == 0)
+    return (size_t)sysconf(_SC_PAGESIZE);
+  if (override & (override - 1)) {
+    static int once;
+    xr_report_once(&once, XR_ERROR, "xray_page_size_override=%llu is not a power "
+                                    "of two; XRay patching failed",
+                   (unsigned long long)override);
+    return 0;
+  }
+  return (size_t)override;
+}
+
+/* Rewrites every sled of functions first_id..last_id (valid ids). */
+static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
+                                            bool enable) {
+  const struct xr_sled_map *m = &xr_self_map;
+  size_t page = page_size();
+  if (page == 0)
+    return FAILED;
+  if (!segments.loaded) {
+    uintptr_t lo = m->min_sled & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (m->max_sled + 22 + page - 1) & ~(uintptr_t)(page - 1);
+    if (!load_segments(lo, hi)) {
+      xr_report(XR_ERROR, "cannot read /proc/self/maps: XRay patching failed");
+      segments.count = 0;
+      return FAILED;
+    }
+    segments.loaded = true;
+  }
+
+  size_t begin = m->functions[first_id - 1].first_sled;
+  size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
+  struct run r = {0, 0, begin, begin, first_id};
+  int32_t id = first_id;
+  size_t failed = 0;
+  for (size_t i = begin; i < end; i++) {
+    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
+      id++;
+    const struct xr_sled *s = &m->sleds[i];
+    uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
+    if (r.last > r.first && lo >= r.start && lo <= r.end) {
+      if (hi > r.end)
+        r.end = hi; /* same or next page: grow the run */
+    } else {
+      if (r.last > r.first && rewrite_run(&r, enable, &failed))
+        return FAILED;
+      r = (struct run){lo, hi, i, i, id};
+    }
+    r.last = i + 1;
+  }
+  if (r.last > r.first && rewrite_run(&r, enable, &failed))
+    return FAILED;
+  if (failed) {
+    xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach)", failed,
+              enable ? "patched" : "unpatched");
+    return FAILED;
+  }
+  return SUCCESS;
+}
+
+/* Common door of every patching call: initialisation, id check, the
+ * one-at-a-time flag (always cleared before returning). */
+static XRayPatchingStatus control(int32_t first_id, int32_t last_id, bool enable) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
+    return ONGOING;
+  XRayPatchingStatus status;
+  int32_t max = (int32_t)xr_self_map.function_count;
+  if (first_id < 1 || last_id > max || first_id > last_id) {
+    xr_report(XR_INFO, "invalid function id range %d..%d (valid: 1..%d)", first_id,
+              last_id, max);
+    status = FAILED;
+  } else {
+    status = rewrite_functions(first_id, last_id, enable);
+  }
+  __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
+  return status;
+}
+
+XRayPatchingStatus __xray_patch(void) {
+  return control(1, (int32_t)xr_self_map.function_count, true);
+}
+XRayPatchingStatus __xray_unpatch(void) {
+  return control(1, (int32_t)xr_self_map.function_count, false);
+}
+XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
+  return control(FuncId, FuncId, true);
+}
+XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
+  return control(FuncId, FuncId, false);
+}
+XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
+  return control(FirstId, LastId, true);
+}
+XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
+  return control(FirstId, LastId, false);
+}
+
+uintptr_t __xray_function_address(int32_t FuncId) {
+  if (!xr_runtime_initialized() || FuncId < 1 ||
+      (size_t)FuncId > xr_self_map.function_count)
+    return 0;
+  return xr_self_map.functions[FuncId - 1].address;
+}
+
+size_t __xray_max_function_id(void) {
+  return xr_runtime_initialized() ? xr_self_map.function_count : 0;
+}

@@ -1,0 +1,534 @@
+/* XRay trampolines for x86-64 (System V). The patched sleds call (or, for
+ * function exit, jump to) these; they save what is live at that point, read
+ * the handler slot of lib/core/handlers.h and call the handler.
+ *
+ * Every trampoline tries, in order:
+ *   1. the LEAN slot (built-in modes, compiled -mgeneral-regs-only): only the
+ *      general caller-saved registers that are live are saved;
+ *   2. the FULL slot (users' handlers, any C code): general registers, vector
+ *      registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
+ *      stack where it can hold values;
+ *   3. neither: return at once.
+ * A slot is re-read after saving, so a handler removed meanwhile is skipped
+ * (never called through NULL).
+ *
+ * Flags. pushfq+popfq costs about 17 cycles here (popfq is microcoded; a
+ * push/pop pair costs under 1), more than the whole lean path. Arithmetic
+ * flags are dead at every entry, exit and tail sled: the sled is the first
+ * instruction of a function, replaces a `ret`, or sits right before an
+ * unconditional tail `jmp` (checked on clang 13-19 output). So the early exit
+ * and the lean paths of those trampolines use `cmp` freely and do not save
+ * rflags; DF is never changed (the ABI keeps it clear across calls). The full
+ * paths still save rflags, as users may expect. Event sleds sit anywhere in a
+ * function body and the compiler does not treat them as calls, so the event
+ * trampolines preserve rflags on every path (their early exit tests with
+ * `jrcxz`, which reads no flags).
+ *
+ * Alignment (rsp mod 16 on arrival, xray-abi.md 2.4): entry, tail and
+ * arg-logger 0 (two calls deep from an aligned frame); exit 8 (jumped to with
+ * the function's return address on top); custom/typed events unknown (compilers
+ * 13-19 get it wrong in different places), so those realign dynamically.
+ *
+ * Every function has CFI so gdb and C++ exception unwinding walk through it.
+ * SPDX-License-Identifier: MIT */
+
+#define SLOT_ARG0 0
+#define SLOT_ARG1 8
+#define SLOT_CUSTOM 16
+#define SLOT_TYPED 24
+
+#define TYPE_ENTRY 0
+#define TYPE_EXIT 1
+#define TYPE_TAIL 2
+#define TYPE_LOG_ARGS_ENTRY 3
+
+        .text
+
+.macro PUSH_CFI reg
+        pushq \reg
+        .cfi_adjust_cfa_offset 8
+.endm
+.macro POP_CFI reg
+        popq \reg
+        .cfi_adjust_cfa_offset -8
+.endm
+
+/* The nine caller-saved general registers: live at entry, tail exit and
+ * arg-logger entry (arguments, %al = number of vector arguments, r10 static
+ * chain / our id, r11 indirect tail-call target). 72 bytes. */
+.macro SAVE_CALLER_GPRS
+        PUSH_CFI %rax
+        PUSH_CFI %rdi
+        PUSH_CFI %rsi
+        PUSH_CFI %rdx
+        PUSH_CFI %rcx
+        PUSH_CFI %r8
+        PUSH_CFI %r9
+        PUSH_CFI %r10
+        PUSH_CFI %r11
+.endm
+.macro RESTORE_CALLER_GPRS
+        POP_CFI %r11
+        POP_CFI %r10
+        POP_CFI %r9
+        POP_CFI %r8
+        POP_CFI %rcx
+        POP_CFI %rdx
+        POP_CFI %rsi
+        POP_CFI %rdi
+        POP_CFI %rax
+.endm
+
+/* Vector registers 0..n-1 to/from `n` 32-byte slots at off(%rsp): whole ymm
+ * registers when xr_vector_avx is set, else the xmm halves. Unaligned moves:
+ * the area is only 16-aligned in the entry/exit frames. Clobbers flags. */
+.macro SAVE_VECTORS off, n
+        cmpb $0, xr_vector_avx(%rip)
+        je 1f
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if \r < \n
+        vmovdqu %ymm\r, \off+32*\r(%rsp)
+        .endif
+        .endr
+        jmp 2f
+1:
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if \r < \n
+        movdqu %xmm\r, \off+32*\r(%rsp)
+        .endif
+        .endr
+2:
+.endm
+.macro RESTORE_VECTORS off, n
+        cmpb $0, xr_vector_avx(%rip)
+        je 1f
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if \r < \n
+        vmovdqu \off+32*\r(%rsp), %ymm\r
+        .endif
+        .endr
+        jmp 2f
+1:
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        .if \r < \n
+        movdqu \off+32*\r(%rsp), %xmm\r
+        .endif
+        .endr
+2:
+.endm
+
+/* x87 stack: values live in it (a long double return value, or anything at an
+ * event sled) are popped into 8 16-byte slots at off(%rsp) so the handler
+ * starts with the empty stack the ABI promises it; the count goes to
+ * off+128(%rsp). Depth comes from TOP in the status word (empty stack: TOP 0;
+ * one value: 7; ...). fstpt/fldt copy the 80-bit values exactly. Clobbers
+ * eax, ecx, edx and flags. */
+.macro X87_SPILL off
+        fnstsw %ax
+        movzwl %ax, %eax
+        shrl $11, %eax
+        negl %eax
+        andl $7, %eax
+        movl %eax, \off+128(%rsp)
+        xorl %ecx, %ecx
+1:      cmpl %eax, %ecx
+        jae 2f
+        movl %ecx, %edx
+        shll $4, %edx
+        fstpt \off(%rsp,%rdx)
+        incl %ecx
+        jmp 1b
+2:
+.endm
+.macro X87_RELOAD off
+        movl \off+128(%rsp), %ecx
+1:      testl %ecx, %ecx
+        jz 2f
+        decl %ecx
+        movl %ecx, %edx
+        shll $4, %edx
+        fldt \off(%rsp,%rdx)
+        jmp 1b
+2:
+.endm
+
+/* Entry-like trampolines (entry, tail exit): arrive with rsp = 0 mod 16.
+ *   no handler:  2 loads, 2 compares, ret.
+ *   lean:        + 9 pushes, 1 load, 3 moves, call, 9 pops (rflags not saved,
+ *                see the head comment).
+ *   full:        + pushfq/popfq, 9 pushes, 8 vector stores and loads
+ *                (ymm with AVX), call. */
+.macro ENTRY_LIKE_TRAMPOLINE name, type
+        .globl \name
+        .type \name,@function
+        .p2align 4
+\name:
+        .cfi_startproc
+        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
+        jne .L\name\()_lean
+        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
+        jne .L\name\()_full
+        ret
+
+.L\name\()_lean:
+        SAVE_CALLER_GPRS                 /* rsp = 8 mod 16 */
+        subq $8, %rsp                    /* rsp = 0 mod 16 at the call */
+        .cfi_adjust_cfa_offset 8
+        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        movl %r10d, %edi
+        movl $\type, %esi
+        call *%rax
+3:      addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        RESTORE_CALLER_GPRS
+        ret
+
+.L\name\()_full:
+        .cfi_def_cfa_offset 8
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        SAVE_CALLER_GPRS                 /* 80 bytes pushed: rsp = 0 mod 16 */
+        subq $256, %rsp                  /* ymm0-7 */
+        .cfi_adjust_cfa_offset 256
+        SAVE_VECTORS 0, 8
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        movl %r10d, %edi
+        movl $\type, %esi
+        call *%rax
+3:      RESTORE_VECTORS 0, 8
+        addq $256, %rsp
+        .cfi_adjust_cfa_offset -256
+        RESTORE_CALLER_GPRS
+        popfq
+        .cfi_adjust_cfa_offset -8
+        ret
+        .cfi_endproc
+        .size \name, .-\name
+.endm
+
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL
+
+/* __xray_ArgLoggerEntry: entry of an xray_log_args(1) function. Calls the
+ * arg1 handler with (id, LOG_ARGS_ENTRY, rdi); without one, the arg0 handler
+ * with (id, LOG_ARGS_ENTRY). Order: lean arg1, full arg1, lean arg0, full
+ * arg0. Budget as the entry trampoline, plus two compares. */
+        .globl __xray_ArgLoggerEntry
+        .type __xray_ArgLoggerEntry,@function
+        .p2align 4
+__xray_ArgLoggerEntry:
+        .cfi_startproc
+        cmpq $0, xr_handler_lean+SLOT_ARG1(%rip)
+        jne .Larg_lean
+        cmpq $0, xr_handler_full+SLOT_ARG1(%rip)
+        jne .Larg_full
+        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
+        jne .Larg_lean
+        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
+        jne .Larg_full
+        ret
+
+.Larg_lean:
+        SAVE_CALLER_GPRS
+        subq $8, %rsp
+        .cfi_adjust_cfa_offset 8
+        movq %rdi, %rdx                  /* the logged argument */
+        movl %r10d, %edi
+        movl $TYPE_LOG_ARGS_ENTRY, %esi
+        movq xr_handler_lean+SLOT_ARG1(%rip), %rax
+        testq %rax, %rax
+        jnz 1f
+        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 2f
+1:      call *%rax
+2:      addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        RESTORE_CALLER_GPRS
+        ret
+
+.Larg_full:
+        .cfi_def_cfa_offset 8
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        SAVE_CALLER_GPRS
+        subq $256, %rsp
+        .cfi_adjust_cfa_offset 256
+        SAVE_VECTORS 0, 8
+        movq %rdi, %rdx                  /* the logged argument */
+        movl %r10d, %edi
+        movl $TYPE_LOG_ARGS_ENTRY, %esi
+        movq xr_handler_full+SLOT_ARG1(%rip), %rax
+        testq %rax, %rax
+        jnz 1f
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 2f
+1:      call *%rax
+2:      RESTORE_VECTORS 0, 8
+        addq $256, %rsp
+        .cfi_adjust_cfa_offset -256
+        RESTORE_CALLER_GPRS
+        popfq
+        .cfi_adjust_cfa_offset -8
+        ret
+        .cfi_endproc
+        .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
+
+/* __xray_FunctionExit: jumped to from the exit sled with rsp = 8 mod 16 and
+ * the function's return address on top; returns to the function's caller.
+ * Live: rax, rdx, xmm0, xmm1 (ymm for vector returns), the x87 stack
+ * (long double returns).
+ *   no handler: 2 loads, 2 compares, ret.
+ *   lean:       + 3 pushes, 1 load, 2 moves, call, 3 pops.
+ *   full:       + pushfq/popfq, ymm0-1, x87 spill by depth. */
+        .globl __xray_FunctionExit
+        .type __xray_FunctionExit,@function
+        .p2align 4
+__xray_FunctionExit:
+        .cfi_startproc
+        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
+        jne .Lexit_lean
+        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
+        jne .Lexit_full
+        ret
+
+.Lexit_lean:
+        PUSH_CFI %rax
+        PUSH_CFI %rdx
+        subq $8, %rsp                    /* 24 bytes: rsp = 0 mod 16 */
+        .cfi_adjust_cfa_offset 8
+        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 1f
+        movl %r10d, %edi
+        movl $TYPE_EXIT, %esi
+        call *%rax
+1:      addq $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        POP_CFI %rdx
+        POP_CFI %rax
+        ret
+
+.Lexit_full:
+        .cfi_def_cfa_offset 8
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        PUSH_CFI %rax
+        PUSH_CFI %rdx                       /* rsp = 0 mod 16 */
+        subq $208, %rsp                  /* ymm0-1 at 0, x87 at 64..208 */
+        .cfi_adjust_cfa_offset 208
+        SAVE_VECTORS 0, 2
+        X87_SPILL 64
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 1f
+        movl %r10d, %edi
+        movl $TYPE_EXIT, %esi
+        call *%rax
+1:      X87_RELOAD 64
+        RESTORE_VECTORS 0, 2
+        addq $208, %rsp
+        .cfi_adjust_cfa_offset -208
+        POP_CFI %rdx
+        POP_CFI %rax
+        popfq
+        .cfi_adjust_cfa_offset -8
+        ret
+        .cfi_endproc
+        .size __xray_FunctionExit, .-__xray_FunctionExit
+
+/* Event trampolines: called from anywhere in a function body with unknown
+ * stack alignment; every register may be live. Both paths keep rflags and
+ * all caller-saved general registers, build an rbp frame and realign rsp to
+ * 32 before calling (compiler-rt 14 does not realign and its FDR handler
+ * crashes on a custom event from a frameless leaf function).
+ *   no handler: push rcx, 2 loads, 2 jrcxz, pop rcx, ret (no flag change).
+ *   lean:       + pushfq/popfq, 9 pushes, and, call.
+ *   full:       + ymm0-15 (xmm without AVX) and the x87 stack.
+ * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
+.macro EVENT_TRAMPOLINE name, slot, zext
+        .globl \name
+        .type \name,@function
+        .p2align 4
+\name:
+        .cfi_startproc
+        PUSH_CFI %rcx
+        movq xr_handler_lean+\slot(%rip), %rcx
+        jrcxz 1f
+        jmp .L\name\()_lean
+1:      movq xr_handler_full+\slot(%rip), %rcx
+        jrcxz 2f
+        jmp .L\name\()_full
+2:      POP_CFI %rcx
+        ret
+
+.L\name\()_lean:
+        .cfi_def_cfa_offset 16
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        PUSH_CFI %rbp
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rax
+        pushq %rdx
+        pushq %rsi
+        pushq %rdi
+        pushq %r8
+        pushq %r9
+        pushq %r10
+        pushq %r11                       /* 64 bytes below rbp */
+        andq $-16, %rsp
+        .if \zext
+        movzwl %di, %edi
+        .endif
+        movq xr_handler_lean+\slot(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        call *%rax
+3:      leaq -64(%rbp), %rsp
+        popq %r11
+        popq %r10
+        popq %r9
+        popq %r8
+        popq %rdi
+        popq %rsi
+        popq %rdx
+        popq %rax
+        popq %rbp
+        .cfi_def_cfa %rsp, 24
+        .cfi_restore %rbp
+        popfq
+        .cfi_adjust_cfa_offset -8
+        POP_CFI %rcx
+        ret
+
+.L\name\()_full:
+        .cfi_def_cfa_offset 16
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        PUSH_CFI %rbp
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rax
+        pushq %rdx
+        pushq %rsi
+        pushq %rdi
+        pushq %r8
+        pushq %r9
+        pushq %r10
+        pushq %r11
+        andq $-32, %rsp
+        subq $672, %rsp                  /* ymm0-15 at 0, x87 at 512..656 */
+        SAVE_VECTORS 0, 16
+        X87_SPILL 512
+        movq -32(%rbp), %rdi             /* eax/ecx/edx were used above */
+        movq -24(%rbp), %rsi
+        movq -16(%rbp), %rdx
+        .if \zext
+        movzwl %di, %edi
+        .endif
+        movq xr_handler_full+\slot(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        call *%rax
+3:      X87_RELOAD 512
+        RESTORE_VECTORS 0, 16
+        leaq -64(%rbp), %rsp
+        popq %r11
+        popq %r10
+        popq %r9
+        popq %r8
+        popq %rdi
+        popq %rsi
+        popq %rdx
+        popq %rax
+        popq %rbp
+        .cfi_def_cfa %rsp, 24
+        .cfi_restore %rbp
+        popfq
+        .cfi_adjust_cfa_offset -8
+        POP_CFI %rcx
+        ret
+        .cfi_endproc
+        .size \name, .-\name
+.endm
+
+/* __xray_CustomEvent(void *ptr, size_t size) */
+EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0
+/* __xray_TypedEvent(uint16_t type, const void *ptr, size_t size) */
+EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1
+
+/* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
+ * Slow-path helper for lean handlers: saves the whole vector and x87 state
+ * (XSAVE of the user components the OS enabled, else FXSAVE: x87, MXCSR,
+ * xmm0-15), gives fn a clean x87 stack (fninit), calls fn(arg), restores.
+ * Costs a few hundred cycles; only for paths that make system calls. */
+        .globl xr_call_preserving_vectors
+        .hidden xr_call_preserving_vectors
+        .type xr_call_preserving_vectors,@function
+        .p2align 4
+xr_call_preserving_vectors:
+        .cfi_startproc
+        PUSH_CFI %rbp
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rbx
+        .cfi_offset %rbx, -24
+        pushq %r12
+        .cfi_offset %r12, -32
+        movq %rdi, %rbx
+        movq %rsi, %r12
+        movl xr_xsave_size(%rip), %eax
+        testl %eax, %eax
+        jz .Lcpv_fxsave
+        subq %rax, %rsp
+        andq $-64, %rsp
+        xorl %ecx, %ecx                  /* XRSTOR needs a zeroed header */
+        movq %rcx, 512(%rsp)
+        movq %rcx, 520(%rsp)
+        movq %rcx, 528(%rsp)
+        movq %rcx, 536(%rsp)
+        movq %rcx, 544(%rsp)
+        movq %rcx, 552(%rsp)
+        movq %rcx, 560(%rsp)
+        movq %rcx, 568(%rsp)
+        movl xr_xsave_mask(%rip), %eax
+        movl xr_xsave_mask+4(%rip), %edx
+        xsave (%rsp)
+        fninit
+        movq %r12, %rdi
+        call *%rbx
+        movl xr_xsave_mask(%rip), %eax
+        movl xr_xsave_mask+4(%rip), %edx
+        xrstor (%rsp)
+        jmp .Lcpv_done
+.Lcpv_fxsave:
+        subq $512, %rsp
+        andq $-16, %rsp
+        fxsave64 (%rsp)
+        fninit
+        movq %r12, %rdi
+        call *%rbx
+        fxrstor64 (%rsp)
+.Lcpv_done:
+        leaq -16(%rbp), %rsp
+        popq %r12
+        .cfi_restore %r12
+        popq %rbx
+        .cfi_restore %rbx
+        popq %rbp
+        .cfi_def_cfa %rsp, 8
+        .cfi_restore %rbp
+        ret
+        .cfi_endproc
+        .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
+
+        .section .note.GNU-stack,"",@progbits

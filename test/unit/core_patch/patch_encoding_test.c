@@ -1,0 +1,166 @@
+/* Sled byte encodings (xray-abi.md 2.1) and the in-place rewrite of each
+ * sled kind by xr_patch_sled, on writable copies of real unpatched sleds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/patching.h"
+
+enum { ENTRY = 0, EXIT = 1, TAIL = 2, LOG_ARGS = 3, CUSTOM = 4, TYPED = 5 };
+
+extern void __xray_FunctionEntry(void);
+extern void __xray_FunctionExit(void);
+extern void __xray_FunctionTailExit(void);
+extern void __xray_ArgLoggerEntry(void);
+
+static void expect_bytes(const uint8_t *got, const uint8_t *want, size_t n) {
+  assert_memory_equal(got, want, n);
+}
+
+static void test_entry_bytes(void **s) {
+  (void)s;
+  uint8_t out[11];
+  assert_int_equal(xr_encode_call_sled(out, ENTRY, 5, 0x1000, 0x2000), 0);
+  /* rel32 = 0x2000 - (0x1000 + 11) = 0xff5 */
+  const uint8_t want[11] = {0x41, 0xBA, 5, 0, 0, 0, 0xE8, 0xF5, 0x0F, 0, 0};
+  expect_bytes(out, want, 11);
+}
+
+static void test_exit_bytes(void **s) {
+  (void)s;
+  uint8_t out[11];
+  assert_int_equal(xr_encode_call_sled(out, EXIT, 0x01020304, 0x2000, 0x1000), 0);
+  /* rel32 = 0x1000 - 0x200b = -0x100b = 0xffffeff5; exit jumps (E9) */
+  const uint8_t want[11] = {0x41, 0xBA, 4, 3, 2, 1, 0xE9, 0xF5, 0xEF, 0xFF, 0xFF};
+  expect_bytes(out, want, 11);
+}
+
+static void test_tail_and_log_args_call(void **s) {
+  (void)s;
+  uint8_t out[11];
+  const uint8_t want[11] = {0x41, 0xBA, 0xFF, 0xFF, 0xFF, 0x0F, 0xE8, 0, 0, 0, 0};
+  assert_int_equal(xr_encode_call_sled(out, TAIL, 0x0FFFFFFF, 0x5000, 0x500B), 0);
+  expect_bytes(out, want, 11);
+  assert_int_equal(xr_encode_call_sled(out, LOG_ARGS, 0x0FFFFFFF, 0x5000, 0x500B), 0);
+  expect_bytes(out, want, 11);
+}
+
+static void test_rel32_range(void **s) {
+  (void)s;
+  uint8_t out[11];
+  uintptr_t sled = (uintptr_t)0x100000000ull;
+  assert_int_equal(xr_encode_call_sled(out, ENTRY, 1, sled, sled + 11 + 0x7FFFFFFFu), 0);
+  const uint8_t far_fwd[4] = {0xFF, 0xFF, 0xFF, 0x7F};
+  expect_bytes(out + 7, far_fwd, 4);
+  assert_int_equal(xr_encode_call_sled(out, ENTRY, 1, sled, sled + 11 - 0x80000000u), 0);
+  const uint8_t far_back[4] = {0, 0, 0, 0x80};
+  expect_bytes(out + 7, far_back, 4);
+  assert_int_equal(xr_encode_call_sled(out, ENTRY, 1, sled, sled + 11 + 0x80000000u), -1);
+  assert_int_equal(xr_encode_call_sled(out, EXIT, 1, sled, sled + 10 - 0x80000000u), -1);
+}
+
+static void test_non_call_kinds_refused(void **s) {
+  (void)s;
+  uint8_t out[11];
+  assert_int_equal(xr_encode_call_sled(out, CUSTOM, 1, 0x1000, 0x2000), -1);
+  assert_int_equal(xr_encode_call_sled(out, TYPED, 1, 0x1000, 0x2000), -1);
+  assert_int_equal(xr_encode_call_sled(out, 9, 1, 0x1000, 0x2000), -1);
+}
+
+/* Writable stand-ins for code, 2-aligned like real sleds and within rel32
+ * reach of the trampolines (same executable). */
+static uint8_t code[64] __attribute__((aligned(16)));
+
+static const uint8_t unpatched_entry[11] = {0xEB, 0x09, 0x66, 0x0F, 0x1F, 0x84, 0, 0, 2, 0, 0};
+static const uint8_t unpatched_exit[11] = {0xC3, 0x2E, 0x66, 0x0F, 0x1F, 0x84, 0, 0, 2, 0, 0};
+
+static void check_call_sled(uint8_t kind, const uint8_t *unpatched, uint8_t opcode,
+                            void (*trampoline)(void)) {
+  uint8_t *sled = code + 2;
+  memcpy(sled, unpatched, 11);
+  struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, kind, 0, 2};
+  assert_int_equal(xr_patch_sled(&d, 42, true), 0);
+  int32_t rel = (int32_t)((uintptr_t)trampoline - ((uintptr_t)sled + 11));
+  uint8_t want[11] = {0x41, 0xBA, 42, 0, 0, 0, opcode};
+  memcpy(want + 7, &rel, 4);
+  expect_bytes(sled, want, 11);
+  /* Off again: only the first two bytes change back; the body stays for
+   * threads that may sit between the mov and the call. */
+  assert_int_equal(xr_patch_sled(&d, 42, false), 0);
+  memcpy(want, unpatched, 2);
+  expect_bytes(sled, want, 11);
+  /* And on again. */
+  assert_int_equal(xr_patch_sled(&d, 42, true), 0);
+  assert_int_equal(sled[0], 0x41);
+  assert_int_equal(sled[1], 0xBA);
+}
+
+static void test_patch_entry_sled(void **s) {
+  (void)s;
+  check_call_sled(ENTRY, unpatched_entry, 0xE8, __xray_FunctionEntry);
+}
+static void test_patch_exit_sled(void **s) {
+  (void)s;
+  check_call_sled(EXIT, unpatched_exit, 0xE9, __xray_FunctionExit);
+}
+static void test_patch_tail_sled(void **s) {
+  (void)s;
+  check_call_sled(TAIL, unpatched_entry, 0xE8, __xray_FunctionTailExit);
+}
+static void test_patch_log_args_sled(void **s) {
+  (void)s;
+  check_call_sled(LOG_ARGS, unpatched_entry, 0xE8, __xray_ArgLoggerEntry);
+}
+
+static void check_event_sled(uint8_t kind, uint8_t version, uint8_t jump) {
+  uint8_t *sled = code + 4;
+  memset(code, 0xCC, sizeof code);
+  sled[0] = 0xEB;
+  sled[1] = jump;
+  struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, kind, 0, version};
+  assert_int_equal(xr_patch_sled(&d, 7, true), 0);
+  assert_int_equal(sled[0], 0x66);
+  assert_int_equal(sled[1], 0x90);
+  assert_int_equal(sled[2], 0xCC); /* nothing else touched */
+  assert_int_equal(code[3], 0xCC);
+  assert_int_equal(xr_patch_sled(&d, 7, false), 0);
+  assert_int_equal(sled[0], 0xEB);
+  assert_int_equal(sled[1], jump);
+  assert_int_equal(sled[2], 0xCC);
+}
+
+static void test_patch_event_sleds(void **s) {
+  (void)s;
+  check_event_sled(CUSTOM, 2, 0x0F);
+  check_event_sled(CUSTOM, 1, 0x0F);
+  check_event_sled(CUSTOM, 0, 0x14);
+  check_event_sled(TYPED, 2, 0x14);
+}
+
+static void test_unknown_kind_refused(void **s) {
+  (void)s;
+  memset(code, 0xCC, sizeof code);
+  struct xr_sled d = {(uintptr_t)code, (uintptr_t)code, 6, 0, 2};
+  assert_int_equal(xr_patch_sled(&d, 1, true), -1);
+  assert_int_equal(code[0], 0xCC);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_entry_bytes),
+      cmocka_unit_test(test_exit_bytes),
+      cmocka_unit_test(test_tail_and_log_args_call),
+      cmocka_unit_test(test_rel32_range),
+      cmocka_unit_test(test_non_call_kinds_refused),
+      cmocka_unit_test(test_patch_entry_sled),
+      cmocka_unit_test(test_patch_exit_sled),
+      cmocka_unit_test(test_patch_tail_sled),
+      cmocka_unit_test(test_patch_log_args_sled),
+      cmocka_unit_test(test_patch_event_sleds),
+      cmocka_unit_test(test_unknown_kind_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
