@@ -21,12 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TEMPORARY: handlers.c lands from another branch; a weak reference keeps
- * the archive linkable until then. Remove once it is on main. */
-#pragma weak xr_handler_install
+/* Our installs are always full handlers (users' code; built-in modes
+ * install their own lean ones). */
 static void install(enum xr_slot slot, void *fn) {
-  if (xr_handler_install)
-    xr_handler_install(slot, fn, 0);
+  xr_handler_install(slot, fn, 0);
 }
 
 enum { XR_USER_MODES_MAX = 16, XR_MODE_NAME_MAX = 128 };
@@ -127,6 +125,15 @@ static void select_locked(const char *name, const struct XRayLogImpl *impl,
   }
 }
 
+/* Hook for the "selected but nothing patched" hint (docs / mode rooms may
+ * refine the wording): a mode that is selected without patch_premain
+ * records nothing until the program calls __xray_patch(). */
+static void hint_selected_without_patching(const char *mode) {
+  xr_report(XR_INFO, "mode '%s' selected; nothing is recorded until the "
+            "program calls __xray_patch() (or set patch_premain=true in "
+            "XRAY_OPTIONS)", mode);
+}
+
 /* ---- public API ------------------------------------------------------ */
 
 XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
@@ -140,7 +147,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     return XRAY_INCOMPLETE_IMPL;
   }
   XRayLogRegisterStatus status = XRAY_REGISTRATION_OK;
-  bool start = false;
+  bool start = false, started_pending = false;
   pthread_mutex_lock(&lock);
   const char *name;
   struct XRayLogImpl existing;
@@ -159,6 +166,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     if (pending_mode[0] && strcmp(pending_mode, mode) == 0) {
       pending_mode[0] = 0;
       select_locked(m->name, &m->impl, false);
+      started_pending = true;
       start = xr_flags.patch_premain;
       if (start) {
         env_started = true;
@@ -172,6 +180,8 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
     if (s != XRAY_LOG_INITIALIZED)
       xr_report(XR_ERROR, "mode '%s' (xray_mode) failed to initialise "
                 "(status %d)", mode, (int)s);
+  } else if (started_pending) {
+    hint_selected_without_patching(mode);
   }
   return status;
 }
@@ -356,15 +366,6 @@ static void flush_env_mode_at_exit(void) {
   XRayLogInitStatus f = __xray_log_finalize();
   if (f == XRAY_LOG_FINALIZED)
     __xray_log_flushLog();
-}
-
-/* Hook for the "selected but nothing patched" hint (docs / mode rooms may
- * refine the wording): a mode that is selected without patch_premain
- * records nothing until the program calls __xray_patch(). */
-static void hint_selected_without_patching(const char *mode) {
-  xr_report(XR_INFO, "mode '%s' selected; nothing is recorded until the "
-            "program calls __xray_patch() (or set patch_premain=true in "
-            "XRAY_OPTIONS)", mode);
 }
 
 static void report_unknown_mode(const char *mode) {

@@ -1,0 +1,356 @@
+/* Basic mode glue: the XRayLogImpl "xray-basic", its state machine, the
+ * registry of recording threads and the hooks (thread exit, fork, exit).
+ *
+ * States: UNINITIALIZED --init--> INITIALIZED --finalize--> FINALIZED
+ * --flush--> UNINITIALIZED (a later init starts a new generation and a new
+ * file). Finalize stops recording at once; flush writes every registered
+ * thread's pending records (the caller's included), closes the file and
+ * reports statistics at verbosity >= 1. At exit an initialised mode is
+ * finalized and flushed, however it was started.
+ *
+ * Locks, always taken in this order: control_lock (state changes),
+ * threads_lock (the list of registered threads), the writer's lock. The hot
+ * path takes none of them except the writer's, when a buffer is full. */
+#include "basic/basic_internal.h"
+#include "core/clock.h"
+#include "core/handlers.h"
+#include "core/log_registry.h"
+#include "core/report.h"
+#include "core/thread.h"
+
+#include <cpuid.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Frames tracked beyond max_stack_depth, so that an exit skipped by longjmp
+ * below the depth limit can still be matched to its frame. */
+#define XR_BASIC_EXTRA_FRAMES 4096u
+
+volatile uint32_t xr_basic_epoch = 1;
+bool xr_basic_use_rdtscp;
+
+static xr_basic_lock control_lock, threads_lock;
+static enum XRayLogInitStatus state = XRAY_LOG_UNINITIALIZED;
+static uint32_t generation;
+static struct xr_basic_options options;
+static uint64_t threshold_ticks;
+static struct xr_basic_thread *threads; /* registered, under threads_lock */
+static bool hooks_registered, membarrier_registered;
+
+/* Statistics of threads that exited since init, under threads_lock. */
+static struct {
+  uint64_t dropped_nested, unmatched_exits, unwound;
+} gone;
+
+/* ---- threads --------------------------------------------------------- */
+
+static void *map_zeroed(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void unmap_buffers(struct xr_basic_thread *t) {
+  if (t->buf != NULL)
+    munmap(t->buf, t->buf_bytes);
+  if (t->frames != NULL)
+    munmap(t->frames, t->frames_bytes);
+  t->buf = NULL;
+  t->frames = NULL;
+  t->capacity = 0;
+  t->frame_capacity = 0;
+}
+
+static void link_thread(struct xr_basic_thread *t) {
+  t->prev = NULL;
+  t->next = threads;
+  if (threads != NULL)
+    threads->prev = t;
+  threads = t;
+  t->registered = 1;
+}
+
+static void unlink_thread(struct xr_basic_thread *t) {
+  if (t->prev != NULL)
+    t->prev->next = t->next;
+  else
+    threads = t->next;
+  if (t->next != NULL)
+    t->next->prev = t->prev;
+  t->next = t->prev = NULL;
+  t->registered = 0;
+}
+
+void xr_basic_prepare_cb(void *arg) {
+  static int mmap_failed_once;
+  struct xr_basic_prepare *p = arg;
+  struct xr_basic_thread *t = p->t;
+  if (!t->registered) {
+    xr_basic_lock_take(&threads_lock);
+    /* Checked under the lock a flusher holds while it walks the list: a
+     * thread registered here is either seen by that flusher or sees the
+     * stopped epoch. */
+    bool recording = xr_basic_epoch == p->epoch;
+    if (recording)
+      link_thread(t);
+    xr_basic_lock_release(&threads_lock);
+    if (!recording)
+      return;
+    xr_thread_arm();
+  }
+  uint32_t capacity = (uint32_t)options.thread_buffer_size;
+  uint32_t frames = (uint32_t)options.max_stack_depth + XR_BASIC_EXTRA_FRAMES;
+  if (t->buf == NULL || t->capacity != capacity ||
+      t->frame_capacity != frames) {
+    unmap_buffers(t);
+    t->buf_bytes = (size_t)capacity * sizeof(struct xr_basic_record);
+    t->frames_bytes = (size_t)frames * sizeof(struct xr_basic_frame);
+    t->buf = map_zeroed(t->buf_bytes);
+    t->frames = map_zeroed(t->frames_bytes);
+    if (t->buf == NULL || t->frames == NULL) {
+      unmap_buffers(t);
+      t->exited = 1; /* never try again on this thread */
+      xr_report_once(&mmap_failed_once, XR_ERROR,
+                     "basic mode: cannot map %zu bytes for a thread buffer; "
+                     "that thread is not recorded", t->buf_bytes);
+      return;
+    }
+    t->capacity = capacity;
+    t->frame_capacity = frames;
+  }
+  t->used = 0;
+  t->spilled = 0;
+  t->depth = 0;
+  t->max_depth = (uint32_t)options.max_stack_depth;
+  t->threshold_ticks = threshold_ticks;
+  t->ids = xr_basic_ids(xr_tid(), xr_pid());
+  t->spill = xr_basic_spill_lean;
+  t->epoch = p->epoch;
+  p->ok = true;
+}
+
+void xr_basic_spill_cb(void *arg) {
+  struct xr_basic_thread *t = arg;
+  if (t->used > 0)
+    xr_basic_writer_append(t->buf, t->used);
+  t->spilled += t->used;
+  t->used = 0;
+}
+
+void xr_basic_stop_recording(void) {
+  __atomic_or_fetch(&xr_basic_epoch, 1u, __ATOMIC_SEQ_CST);
+}
+
+/* Thread exit (run by core with xr_in_handler set): write what is left. */
+static void on_thread_exit(void) {
+  struct xr_basic_thread *t = &xr_basic_tls;
+  if (!t->registered)
+    return;
+  t->exited = 1; /* events after this (other destructors) are dropped */
+  t->epoch = 0;
+  xr_basic_lock_take(&threads_lock);
+  xr_basic_spill_cb(t);
+  gone.dropped_nested += t->dropped_nested;
+  gone.unmatched_exits += t->unmatched_exits;
+  gone.unwound += t->unwound;
+  unlink_thread(t);
+  xr_basic_lock_release(&threads_lock);
+  unmap_buffers(t);
+}
+
+/* Fork child: only the forking thread lives on. Its buffered records belong
+ * to the parent (which writes them); the calls on its stack were entered in
+ * the parent, so their exits are not written here either. The child gets
+ * its own file at its first write, with its own pid in every record. */
+static void on_fork_child(void) {
+  control_lock.held = 0;
+  threads_lock.held = 0;
+  xr_basic_writer_after_fork();
+  threads = NULL;
+  gone.dropped_nested = gone.unmatched_exits = gone.unwound = 0;
+  struct xr_basic_thread *t = &xr_basic_tls;
+  if (!t->registered)
+    return;
+  link_thread(t);
+  t->used = 0;
+  t->spilled = 0;
+  uint32_t tracked = t->depth < t->frame_capacity ? t->depth : t->frame_capacity;
+  for (uint32_t i = 0; i < tracked; i++)
+    t->frames[i].recorded = 0;
+  t->ids = xr_basic_ids(xr_tid(), xr_pid());
+  t->dropped_nested = t->unmatched_exits = t->unwound = 0;
+}
+
+/* ---- the mode ---------------------------------------------------------- */
+
+static bool cpu_has_rdtscp(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0x80000001u, &a, &b, &c, &d))
+    return false;
+  return (d >> 27) & 1u;
+}
+
+static XRayLogInitStatus basic_finalize(void);
+static XRayLogFlushStatus basic_flush(void);
+
+static void at_exit(void) {
+  if (basic_finalize() == XRAY_LOG_FINALIZED)
+    basic_flush();
+}
+
+static void register_hooks_once(void) {
+  if (hooks_registered)
+    return;
+  hooks_registered = true;
+  if (xr_thread_on_exit(on_thread_exit) != 0)
+    xr_report(XR_ERROR, "basic mode: no thread-exit hook left; records of "
+              "threads that exit before the flush may be lost");
+  if (xr_thread_on_fork_child(on_fork_child) != 0)
+    xr_report(XR_ERROR, "basic mode: no fork hook left; a child may "
+              "write its parent's records again");
+  atexit(at_exit);
+  membarrier_registered =
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+
+static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
+                                    void *config, size_t config_size) {
+  (void)buffer_size;
+  (void)max_buffers;
+  xr_basic_lock_take(&control_lock);
+  if (state != XRAY_LOG_UNINITIALIZED) {
+    enum XRayLogInitStatus s = state;
+    xr_basic_lock_release(&control_lock);
+    xr_report(XR_INFO, "basic mode: already initialized (state %d); "
+              "finalize and flush before initializing again", (int)s);
+    return s;
+  }
+  xr_clock_init();
+  xr_basic_use_rdtscp = xr_clock.using_tsc && cpu_has_rdtscp();
+  xr_basic_options_load(&options, config, config_size);
+  threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
+  if (options.func_duration_threshold_us == 0)
+    threshold_ticks = 0;
+  register_hooks_once();
+  xr_basic_writer_reset();
+  generation++;
+  uint32_t epoch = generation * 2;
+  if (epoch == 0)
+    epoch = generation = 2; /* wrapped: 0 means "never set up" */
+  __atomic_store_n(&xr_basic_epoch, epoch, __ATOMIC_SEQ_CST);
+  /* As compiler-rt: basic mode records no custom or typed events. */
+  xr_handler_install(XR_SLOT_CUSTOM, NULL, 0);
+  xr_handler_install(XR_SLOT_TYPED, NULL, 0);
+  xr_handler_install(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1,
+                     XR_HANDLER_LEAN);
+  xr_handler_install(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
+                     XR_HANDLER_LEAN);
+  state = XRAY_LOG_INITIALIZED;
+  xr_basic_lock_release(&control_lock);
+  xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
+            "max_stack_depth=%d thread_buffer_size=%d, clock %s%s)",
+            (int)options.func_duration_threshold_us,
+            (int)options.max_stack_depth, (int)options.thread_buffer_size,
+            xr_clock.source ? xr_clock.source : "?",
+            xr_basic_use_rdtscp ? ", rdtscp" : "");
+  return XRAY_LOG_INITIALIZED;
+}
+
+static void remove_handler_if_ours(enum xr_slot slot, void *fn) {
+  if (xr_handler_lean[slot] == fn)
+    xr_handler_install(slot, NULL, XR_HANDLER_LEAN);
+}
+
+static XRayLogInitStatus basic_finalize(void) {
+  xr_basic_lock_take(&control_lock);
+  if (state != XRAY_LOG_INITIALIZED) {
+    enum XRayLogInitStatus s = state;
+    xr_basic_lock_release(&control_lock);
+    return s;
+  }
+  xr_basic_stop_recording();
+  remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
+  remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
+  state = XRAY_LOG_FINALIZED;
+  xr_basic_lock_release(&control_lock);
+  return XRAY_LOG_FINALIZED;
+}
+
+/* After the epoch is stopped: make every thread's busy := 1 visible (or
+ * let it see the stopped epoch) before busy flags are read. */
+static void quiesce(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (membarrier_registered &&
+      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0)
+    return;
+  /* No membarrier: store buffers drain within nanoseconds; wait 1 ms. */
+  struct timespec ts = {0, 1000000};
+  nanosleep(&ts, NULL);
+}
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Waits (bounded) until t is outside the handler. */
+static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ms) {
+  while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+    if (now_ms() > deadline_ms)
+      return false;
+    sched_yield();
+  }
+  return true;
+}
+
+static XRayLogFlushStatus basic_flush(void) {
+  xr_basic_lock_take(&control_lock);
+  if (state != XRAY_LOG_FINALIZED) {
+    xr_basic_lock_release(&control_lock);
+    return XRAY_LOG_NOT_FLUSHING;
+  }
+  quiesce();
+  uint64_t deadline = now_ms() + 2000;
+  uint64_t dropped = 0, unmatched = 0, unwound = 0, stuck = 0;
+  xr_basic_lock_take(&threads_lock);
+  for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
+    if (!wait_idle(t, deadline)) {
+      stuck++; /* e.g. stopped in a signal handler: leave its buffer */
+      continue;
+    }
+    xr_basic_spill_cb(t);
+    dropped += t->dropped_nested;
+    unmatched += t->unmatched_exits;
+    unwound += t->unwound;
+    t->dropped_nested = t->unmatched_exits = t->unwound = 0;
+  }
+  dropped += gone.dropped_nested;
+  unmatched += gone.unmatched_exits;
+  unwound += gone.unwound;
+  gone.dropped_nested = gone.unmatched_exits = gone.unwound = 0;
+  xr_basic_lock_release(&threads_lock);
+  xr_basic_writer_close();
+  const char *path = xr_basic_writer_path();
+  xr_report(XR_INFO, "basic mode: wrote %llu records to %s",
+            (unsigned long long)xr_basic_writer_records(),
+            path[0] ? path : "(no file: nothing recorded)");
+  xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
+            "without entries, %llu calls closed by unwinding",
+            (unsigned long long)dropped, (unsigned long long)unmatched,
+            (unsigned long long)unwound);
+  if (stuck > 0)
+    xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
+              "their buffers were not written", (unsigned long long)stuck);
+  state = XRAY_LOG_UNINITIALIZED;
+  xr_basic_lock_release(&control_lock);
+  return XRAY_LOG_FLUSHED;
+}
+
+const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
+                                          xr_basic_handle_arg0, basic_flush};

@@ -1,0 +1,426 @@
+#!/usr/bin/env bash
+# The benchmark: our libxray.a against compiler-rt's XRay runtime, on the very
+# same instrumented object files. See test/bench/README.md and
+# docs/performance.md for the method; `run.sh --help` for the options.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+
+usage() {
+  cat <<'EOF'
+usage: test/bench/run.sh [options]
+
+Builds the benchmark programs once, links the same objects with our runtime
+("ours") and with compiler-rt's ("crt"), runs both interleaved in fresh
+processes, checks that every run recorded every event, and prints per
+scenario both medians, the ratio ours/crt, the spread and the target.
+
+  --quick            10x fewer calls, 3 runs: a smoke test (figures noisy)
+  --runs N           runs per side and scenario (default 7)
+  --scenario NAME    only this scenario; repeat or comma-separate for several.
+                     Names: unpatched noop basic fdr profiling patch fdr-2t
+                     floor (default: all)
+  --check-only       run each scenario once per side with few calls and
+                     check event counts (plus llvm-xray and W^X checks);
+                     no timing. Exit status 1 if a check of ours failed.
+  --no-callgrind     skip the callgrind instruction counts
+  --lib PATH         our libxray.a (default: $XRAY_LIB, else built with
+                     cmake into WORK/runtime)
+  --crt-dir DIR      compiler-rt's lib dir (default:
+                     $(clang -print-resource-dir)/lib/linux)
+  --work DIR         build and scratch directory (default: build-bench/)
+  --logs DIR         where the runs write their logs (default: a fresh
+                     directory on /dev/shm, removed at the end)
+  -h, --help         this text
+
+Environment: XRAY_CLANG (default clang), LLVM_XRAY (default llvm-xray).
+EOF
+}
+
+RUNS=7
+QUICK=0
+CHECK_ONLY=0
+CALLGRIND=1
+SCENARIOS=()
+LIB=${XRAY_LIB:-}
+CRT_DIR=
+WORK=$ROOT/build-bench
+LOGS=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) QUICK=1; RUNS=3 ;;
+    --runs) RUNS=$2; shift ;;
+    --scenario) IFS=, read -r -a more <<<"$2"; SCENARIOS+=("${more[@]}"); shift ;;
+    --check-only) CHECK_ONLY=1 ;;
+    --no-callgrind) CALLGRIND=0 ;;
+    --lib) LIB=$2; shift ;;
+    --crt-dir) CRT_DIR=$2; shift ;;
+    --work) WORK=$2; shift ;;
+    --logs) LOGS=$2; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+
+ALL_SCENARIOS=(unpatched noop basic fdr profiling patch fdr-2t floor)
+[ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=("${ALL_SCENARIOS[@]}")
+for s in "${SCENARIOS[@]}"; do
+  [[ " ${ALL_SCENARIOS[*]} " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
+done
+
+CLANG=${XRAY_CLANG:-clang}
+LLVM_XRAY=${LLVM_XRAY:-llvm-xray}
+command -v "$CLANG" >/dev/null || { echo "run.sh: $CLANG not found" >&2; exit 2; }
+[ -n "$CRT_DIR" ] || CRT_DIR=$("$CLANG" -print-resource-dir)/lib/linux
+say() { echo "run.sh: $*" >&2; }
+
+# ---------------------------------------------------------------- calls
+# Calls per run, per scenario (for fdr-2t: per thread).
+calls_for() {
+  local full
+  case $1 in
+    unpatched) full=20000000 ;;
+    noop) full=5000000 ;;
+    basic) full=500000 ;;
+    fdr) full=2000000 ;;
+    fdr-2t) full=1000000 ;;
+    profiling) full=300000 ;;
+    floor) full=2000000 ;;
+    *) full=0 ;;
+  esac
+  if [ $CHECK_ONLY = 1 ]; then echo $(( full > 0 ? 10000 : 0 ))
+  elif [ $QUICK = 1 ]; then echo $(( full / 10 ))
+  else echo $full; fi
+}
+# The metrics a scenario prints, and each metric's target (ours/crt).
+metrics_for() {
+  case $1 in
+    unpatched) echo "unpatched noxray" ;;
+    fdr) echo "fdr fdr-flush" ;;
+    patch) echo "patch unpatch" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp" ;;
+    *) echo "$1" ;;
+  esac
+}
+target_for() {
+  case $1 in
+    unpatched) echo 1.02 ;;
+    noop) echo 0.50 ;;
+    basic) echo 0.10 ;;
+    fdr|fdr-2t) echo 0.15 ;;
+    fdr-flush) echo 0.05 ;;
+    profiling) echo 0.30 ;;
+    patch|unpatch) echo 1.00 ;;
+    *) echo - ;;
+  esac
+}
+
+# ---------------------------------------------------------------- build
+mkdir -p "$WORK/obj"
+OBJ=$WORK/obj
+if [ -z "$LIB" ]; then
+  say "building our runtime with cmake in $WORK/runtime"
+  if cmake -S "$ROOT" -B "$WORK/runtime" -DCMAKE_BUILD_TYPE=Release -DXRAY_BUILD_TESTS=OFF >"$WORK/cmake.log" 2>&1 &&
+     cmake --build "$WORK/runtime" -j2 --target xray >>"$WORK/cmake.log" 2>&1; then
+    LIB=$WORK/runtime/lib/libxray.a
+  else
+    say "our runtime did not build (see $WORK/cmake.log); measuring compiler-rt only"
+  fi
+fi
+CRT_ARCHIVES=()
+for a in xray xray-basic xray-fdr xray-profiling; do
+  f=$CRT_DIR/libclang_rt.$a-x86_64.a
+  [ -f "$f" ] && CRT_ARCHIVES+=("$f") || say "missing $f"
+done
+
+CFLAGS=(-O2 -gdwarf-4) # valgrind 3.19 cannot read DWARF 5
+XFLAGS=(-fxray-instrument -fxray-instruction-threshold=1)
+# Objects are compiled once; only the link differs between the two sides.
+say "compiling the benchmark objects in $OBJ"
+"$CLANG" "${CFLAGS[@]}" "${XFLAGS[@]}" -c "$HERE/bench_fn.c" -o "$OBJ/bench_fn.o"
+"$CLANG" "${CFLAGS[@]}" -DBENCH_PLAIN -c "$HERE/bench_fn.c" -o "$OBJ/bench_fn_plain.o"
+"$CLANG" "${CFLAGS[@]}" -I"$ROOT/include" -c "$HERE/bench_main.c" -o "$OBJ/bench_main.o"
+"$CLANG" "${CFLAGS[@]}" -I"$ROOT/include" -c "$HERE/bench_patch.c" -o "$OBJ/bench_patch.o"
+"$CLANG" -O2 -o "$OBJ/xray_count" "$HERE/xray_count.c"
+"$CLANG" -O2 -o "$OBJ/bench_floor" "$HERE/bench_floor.c"
+MANY=20000
+if [ ! -f "$OBJ/many.o" ] || [ "$HERE/run.sh" -nt "$OBJ/many.o" ]; then
+  say "generating and compiling $MANY instrumented functions"
+  awk -v n=$MANY 'BEGIN {
+    print "/* generated by test/bench/run.sh */"
+    for (i = 0; i < n; i++)
+      printf "__attribute__((noinline, xray_always_instrument)) int many_%d(int x) { return x + %d; }\n", i, i
+    print "int (*const many_table[])(int) = {"
+    for (i = 0; i < n; i++) printf "  many_%d,\n", i
+    print "};"
+    printf "const int many_count = %d;\n", n
+  }' >"$OBJ/many.c"
+  "$CLANG" -O1 "${XFLAGS[@]}" -c "$OBJ/many.c" -o "$OBJ/many.o"
+fi
+
+# link SIDE OUT OBJECTS...: the same objects, with one runtime or the other.
+link() {
+  local side=$1 out=$2; shift 2
+  if [ "$side" = ours ]; then
+    "$CLANG" -o "$out" "$@" -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive -lpthread
+  else
+    "$CLANG" -o "$out" "$@" -Wl,--whole-archive "${CRT_ARCHIVES[@]}" -Wl,--no-whole-archive \
+      -lpthread -lrt -lm -ldl
+  fi
+}
+SIDES=()
+for side in ours crt; do
+  [ $side = ours ] && [ -z "$LIB" ] && continue
+  if link $side "$OBJ/bench.$side" "$OBJ/bench_main.o" "$OBJ/bench_fn.o" "$OBJ/bench_fn_plain.o" \
+       2>"$WORK/link.$side.log" &&
+     link $side "$OBJ/patch.$side" "$OBJ/bench_patch.o" "$OBJ/many.o" 2>>"$WORK/link.$side.log"; then
+    SIDES+=($side)
+  else
+    say "link with $side failed (see $WORK/link.$side.log):"
+    head -5 "$WORK/link.$side.log" >&2
+  fi
+done
+[ ${#SIDES[@]} -gt 0 ] || { say "nothing to measure"; exit 1; }
+
+# ---------------------------------------------------------------- runs
+if [ -z "$LOGS" ]; then
+  LOGS=$(mktemp -d "${TMPDIR_BENCH:-/dev/shm}/xray-bench.XXXXXX")
+  trap 'rm -rf "$LOGS"' EXIT
+fi
+RESULTS=$WORK/results.txt   # scenario side metric value unit
+CHECKS=$WORK/checks.txt     # scenario side ok|FAIL message
+NOTES=$WORK/notes.txt       # side: stderr line (distinct)
+: >"$RESULTS"; : >"$CHECKS"; : >"$NOTES"
+
+# run_one SIDE SCENARIO RUN: one fresh process; records metrics and checks.
+run_one() {
+  local side=$1 sc=$2 r=$3 calls dir prog out rc
+  calls=$(calls_for "$sc")
+  dir=$LOGS/$sc.$side.$r
+  rm -rf "$dir"; mkdir -p "$dir"
+  out=$dir/stdout
+  local env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0")
+  case $sc in
+    basic) env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
+                XRAY_BASIC_OPTIONS="func_duration_threshold_us=0") ;;
+  esac
+  case $sc in
+    floor) prog=("$OBJ/bench_floor" "$calls") ;;
+    patch) prog=("$OBJ/patch.$side") ;;
+    *) prog=("$OBJ/bench.$side" "$sc" "$calls") ;;
+  esac
+  rc=0
+  (cd "$dir" && env "${env[@]}" timeout 300 "${prog[@]}" >"$out" 2>"$dir/stderr") || rc=$?
+  sed -e "s/^==[0-9]*==//" "$dir/stderr" | awk -v side="$side" '{ print side ": " $0 }' >>"$NOTES"
+  local problems=()
+  [ $rc = 0 ] || problems+=("exit status $rc")
+  while read -r _ what; do problems+=("$what"); done < <(grep '^F ' "$out" || true)
+  if grep -q '^E ' "$out"; then
+    local files=("$dir"/*.*) logf=
+    for f in "${files[@]}"; do
+      case ${f##*/} in stdout|stderr|*.counted) ;; *) [ -f "$f" ] && logf=$f ;; esac
+    done
+    if [ -z "$logf" ]; then
+      problems+=("no log file written")
+    elif ! "$OBJ/xray_count" "$logf" >"$dir/stdout.counted" 2>"$dir/count.err"; then
+      problems+=("log unreadable: $(head -1 "$dir/count.err")")
+    else
+      while read -r _ what want; do
+        got=$(awk -v w="$what" '$1 == "E" && $2 == w { print $3 }' "$dir/stdout.counted")
+        [ "$got" = "$want" ] || problems+=("$what: log has ${got:-none}, expected $want")
+      done < <(grep '^E ' "$out")
+      [ $CHECK_ONLY = 1 ] && [ $sc != profiling ] && check_with_llvm_xray "$side" "$logf" "$out" problems
+    fi
+    rm -f "$logf"
+  fi
+  if [ $CHECK_ONLY = 1 ] && [ $sc = patch ]; then check_wx "$side" "$dir" problems; fi
+  if [ ${#problems[@]} = 0 ]; then
+    # Only runs that passed every check count.
+    awk -v sc="$sc" -v side="$side" '$1 == "M" { print sc, side, $2, $3, $4 }' "$out" >>"$RESULTS"
+    echo "$sc $side ok" >>"$CHECKS"
+  else
+    local IFS=';'
+    echo "$sc $side FAIL ${problems[*]}" >>"$CHECKS"
+  fi
+}
+
+# The real tool must agree: llvm-xray account counts the calls it matched.
+check_with_llvm_xray() {
+  local side=$1 logf=$2 out=$3
+  local -n probs=$4
+  command -v "$LLVM_XRAY" >/dev/null || return 0
+  local want got
+  want=$(awk '$1 == "E" && $2 == "enter" { print $3 }' "$out")
+  if ! got=$("$LLVM_XRAY" account -m "$OBJ/bench.$side" -format=csv "$logf" 2>"$logf.err" |
+             awk -F, 'NR > 1 { s += $2 } END { print s + 0 }'); then
+    probs+=("llvm-xray account failed: $(head -1 "$logf.err")")
+  elif [ "$got" != "$want" ]; then
+    probs+=("llvm-xray account: $got calls, expected $want")
+  fi
+  rm -f "$logf.err"
+}
+
+# W^X while patching: no mprotect may ask for write and execute at once.
+check_wx() {
+  local side=$1 dir=$2
+  local -n probs=$3
+  command -v strace >/dev/null || return 0
+  strace -f -e trace=mprotect -o "$dir/strace" "$OBJ/patch.$side" >/dev/null 2>&1 || true
+  local n
+  n=$(grep -c 'PROT_WRITE|PROT_EXEC' "$dir/strace" || true)
+  [ "$n" = 0 ] || probs+=("W^X: $n mprotect calls with PROT_WRITE|PROT_EXEC")
+}
+
+runs=$RUNS
+[ $CHECK_ONLY = 1 ] && runs=1
+for sc in "${SCENARIOS[@]}"; do
+  sides=("${SIDES[@]}")
+  [ $sc = floor ] && sides=(floor)
+  say "scenario $sc: $runs run(s) per side, $(calls_for "$sc") calls"
+  for ((r = 1; r <= runs; r++)); do
+    # Alternate which side goes first, so neither always runs on a warmer machine.
+    if (( r % 2 == 0 )); then order=$(printf '%s\n' "${sides[@]}" | tac); else order=${sides[*]}; fi
+    for side in $order; do run_one "$side" "$sc" "$r"; done
+  done
+done
+
+# ---------------------------------------------------------------- report
+stats() { # values on stdin -> "median min max n"
+  sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "- - - 0"; exit }
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print m, v[1], v[NR], NR }'
+}
+values() { awk -v s="$1" -v m="$2" '$2 == s && $3 == m { print $4 }' "$RESULTS"; }
+unit_of() { awk -v m="$1" '$3 == m { print $5; exit }' "$RESULTS"; }
+check_of() { # scenario side -> ok | FAIL | -
+  awk -v sc="$1" -v s="$2" '$1 == sc && $2 == s { if ($3 != "ok") bad = 1; seen = 1 }
+    END { print seen ? (bad ? "FAIL" : "ok") : "-" }' "$CHECKS"
+}
+
+echo
+echo "== XRay runtime benchmark: ours / compiler-rt ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, Linux $(uname -r)"
+echo "ours: ${LIB:-not built}"
+echo "crt:  $CRT_DIR (${#CRT_ARCHIVES[@]} archives)"
+echo "runs per side: $runs, interleaved, fresh process each; figures are medians"
+echo
+if [ $CHECK_ONLY = 0 ]; then
+  printf '%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
+  for sc in "${SCENARIOS[@]}"; do
+    [ $sc = floor ] && continue
+    for m in $(metrics_for "$sc"); do
+      read -r om omin omax on <<<"$(values ours "$m" | stats)"
+      read -r cm cmin cmax cn <<<"$(values crt "$m" | stats)"
+      t=$(target_for "$m")
+      awk -v sc="$m" -v u="$(unit_of "$m")" -v om="$om" -v omin="$omin" -v omax="$omax" \
+          -v cm="$cm" -v cmin="$cmin" -v cmax="$cmax" -v t="$t" \
+          -v chk="$(check_of "$sc" ours)/$(check_of "$sc" crt)" 'BEGIN {
+        ratio = (om != "-" && cm != "-" && cm > 0) ? sprintf("%.3f", om / cm) : "-"
+        verdict = (ratio == "-" || t == "-") ? "n/a" : ((ratio + 0 <= t + 0) ? "met" : "NOT met")
+        os = (om != "-" && om > 0) ? sprintf("%.1f%%", 50 * (omax - omin) / om) : "-"
+        cs = (cm != "-" && cm > 0) ? sprintf("%.1f%%", 50 * (cmax - cmin) / cm) : "-"
+        printf "%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n", sc, u, om, cm, ratio, \
+          (t == "-" ? "-" : "<=" t), verdict, os, cs, chk }'
+    done
+  done
+  if [[ " ${SCENARIOS[*]} " == *" floor "* ]]; then
+    echo
+    echo "floors (plain C loops, no runtime; median of $runs):"
+    for m in $(metrics_for floor); do
+      read -r fm fmin fmax fn <<<"$(values floor "$m" | stats)"
+      printf '  %-24s %9s %s\n' "$m" "$fm" "$(unit_of "$m")"
+    done
+  fi
+fi
+
+# ---------------------------------------------------------------- callgrind
+# Instructions per event, counted only inside the timed loops
+# (--toggle-collect=timed_*), from the difference of two call counts so that
+# one-time set-up cancels out. User-space instructions only: system calls
+# (write, gettid, clock_gettime without vDSO under valgrind) count as one
+# instruction each.
+callgrind_ir() { # side scenario calls toggle -> total Ir
+  local side=$1 sc=$2 calls=$3 toggle=$4 dir
+  dir=$LOGS/cg.$sc.$side.$calls
+  rm -rf "$dir"; mkdir -p "$dir"
+  local env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0")
+  [ $sc = basic ] && env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
+                          XRAY_BASIC_OPTIONS="func_duration_threshold_us=0")
+  local prog=("$OBJ/bench.$side" "$sc" "$calls")
+  [ $sc = patch ] && prog=("$OBJ/patch.$side")
+  (cd "$dir" && env "${env[@]}" timeout 600 valgrind --tool=callgrind --smc-check=all \
+     --collect-atstart=no --toggle-collect="$toggle" --callgrind-out-file="$dir/cg.out" \
+     "${prog[@]}" >"$dir/stdout" 2>"$dir/stderr") || true
+  # (exit status ignored: under valgrind /proc/self/maps shows valgrind's own
+  # rwx mappings, which fails bench_patch's W^X check.)
+  [ -f "$dir/cg.out" ] || { echo -; return; }
+  [ $sc = patch ] || grep -q '^C ok' "$dir/stdout" || { echo -; return; }
+  awk '/^(summary|totals):/ { print $2; exit }' "$dir/cg.out"
+  rm -rf "$dir"
+}
+if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; then
+  echo
+  echo "callgrind: instructions per event in the timed loop ((Ir(2n) - Ir(n)) / events)"
+  printf '%-12s %10s %10s %7s\n' scenario ours crt ratio
+  n1=20000
+  [ $QUICK = 1 ] && n1=5000
+  for sc in "${SCENARIOS[@]}"; do
+    case $sc in floor) continue ;; esac
+    for m in $(metrics_for "$sc"); do
+      declare -A ir=()
+      for side in "${SIDES[@]}"; do
+        # A side whose timed runs failed their checks gets no count either.
+        [ "$(check_of "$sc" $side)" = ok ] || { ir[$side]=-; continue; }
+        case $m in
+          fdr-flush) continue ;;
+          patch|unpatch)
+            ir[$side]=$(callgrind_ir $side patch 0 "timed_$m") ;;
+          *)
+            toggle='timed_leaf'; per=2
+            case $m in
+              unpatched) per=1 ;;
+              noxray) toggle='timed_plain'; per=1 ;;
+              profiling) toggle='timed_tree'; per=8 ;;
+              fdr-2t) toggle='timed_thread'; per=4 ;;
+            esac
+            a=$(callgrind_ir $side "$sc" $n1 "$toggle")
+            b=$(callgrind_ir $side "$sc" $((2 * n1)) "$toggle")
+            if [ "$a" = - ] || [ "$b" = - ] || [ -z "$a" ] || [ -z "$b" ]; then ir[$side]=-
+            else ir[$side]=$(awk -v a="$a" -v b="$b" -v n=$n1 -v p=$per 'BEGIN { printf "%.1f", (b - a) / (n * p) }'); fi ;;
+        esac
+      done
+      [ $m = fdr-flush ] && continue
+      awk -v m="$m" -v o="${ir[ours]:--}" -v c="${ir[crt]:--}" 'BEGIN {
+        r = (o != "-" && c != "-" && c > 0) ? sprintf("%.3f", o / c) : "-"
+        printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (total Ir)" : "") }'
+      unset ir
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- checks
+echo
+echo "checks (every run: exit status, the program's own checks, event counts in the log):"
+fail_ours=0
+for sc in "${SCENARIOS[@]}"; do
+  for side in "${SIDES[@]}" floor; do
+    c=$(check_of "$sc" $side)
+    [ "$c" = - ] && continue
+    if [ "$c" = ok ]; then
+      printf '  %-10s %-5s ok (%s run(s))\n' "$sc" $side "$(awk -v sc="$sc" -v s=$side '$1 == sc && $2 == s' "$CHECKS" | wc -l)"
+    else
+      awk -v sc="$sc" -v s=$side '$1 == sc && $2 == s && $3 != "ok" { $1 = $2 = $3 = ""; print }' "$CHECKS" |
+        sort | uniq -c | sed "s/^/  $sc $side FAIL: /"
+      [ $side = ours ] && fail_ours=1
+    fi
+  done
+done
+if [ -s "$NOTES" ]; then
+  echo
+  echo "stderr of the runs (distinct lines, count):"
+  sort "$NOTES" | uniq -c | sort -rn | head -20 | sed 's/^/  /'
+fi
+exit $fail_ours
