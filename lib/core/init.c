@@ -19,9 +19,6 @@ static int init_state;
 static bool initialized; /* a map was found: the runtime works */
 static XR_TLS bool init_on_this_thread;
 
-/* Until lib/core/log_registry.c lands the registry may be absent: weak. */
-extern void xr_registry_start_from_flags(void) __attribute__((weak));
-
 bool xr_runtime_initialized(void) {
   return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
 }
@@ -43,8 +40,7 @@ void __xray_init(void) {
   xr_vector_state_init();
   if (xr_sled_map_load_self() == 0) {
     __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
-    if (xr_registry_start_from_flags)
-      xr_registry_start_from_flags();
+    xr_registry_start_from_flags();
     if (xr_flags.patch_premain) {
       XRayPatchingStatus s = __xray_patch();
       if (s != SUCCESS)

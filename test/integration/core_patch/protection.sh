@@ -1,0 +1,21 @@
+# Statuses (single function, range, bad ids, ONGOING, FAILED) and W^X: only
+# sled pages change protection, exactly restored, nothing left W+X; PIE and
+# -no-pie; xray_page_size_override.
+source "$XRAY_TEST_LIB_SH"
+for pie in -fPIE -no-pie; do
+  flags=("$pie")
+  [ "$pie" = -fPIE ] && flags+=(-pie)
+  xr_cc protection "$TEST_SRC_DIR/protection.c" -O2 "${flags[@]}"
+  ./protection >out.txt 2>err.txt || { cat err.txt >&2; fail "$pie: exited $?"; }
+  expect_file_eq "protection ($pie)" "$TEST_SRC_DIR/protection.expected" out.txt
+  # The one mprotect failure is reported (the user asked and it failed).
+  expect_eq "$pie: stderr lines" 1 "$(wc -l <err.txt)"
+  grep -q "cannot change the protection of code pages .*Permission denied" err.txt ||
+    fail "$pie: unexpected stderr: $(cat err.txt)"
+done
+# Page size override: a power of two works, anything else is FAILED.
+XRAY_OPTIONS=xray_page_size_override=8192 ./protection page-size >out.txt 2>err.txt
+expect_eq "override 8192" "patch 1 unpatch 1 wx 0" "$(tr '\n' ' ' <out.txt | sed 's/ $//')"
+XRAY_OPTIONS=xray_page_size_override=3000 ./protection page-size >out.txt 2>err.txt
+expect_eq "override 3000" "patch 3 unpatch 3 wx 0" "$(tr '\n' ' ' <out.txt | sed 's/ $//')"
+grep -q "power of two" err.txt || fail "no message for a bad page size: $(cat err.txt)"
