@@ -41,6 +41,16 @@ static XR_ALWAYS_INLINE uint64_t xr_now(void) {
  * meaningful. */
 XR_HIDDEN uint32_t xr_cpu_id(void);
 
+/* For tests: the CPU id read by one given method, if this CPU/libc/thread
+ * supports it (returns 0 and sets *cpu), else -1. */
+enum xr_cpu_id_method {
+  XR_CPU_ID_RSEQ = 1,
+  XR_CPU_ID_RDPID = 2,
+  XR_CPU_ID_RDTSCP = 3,
+  XR_CPU_ID_SCHED = 4
+};
+XR_HIDDEN int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu);
+
 /* Converts ticks of xr_now() to nanoseconds / microseconds to ticks. */
 XR_HIDDEN uint64_t xr_ticks_to_ns(uint64_t ticks);
 XR_HIDDEN uint64_t xr_us_to_ticks(uint64_t us);

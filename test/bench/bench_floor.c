@@ -3,7 +3,9 @@
  * Usage: bench_floor CALLS. Plain C loops, no XRay: a call of an empty
  * function, one rdtsc, one rdtscp, one clock_gettime, one gettid system call,
  * and an FDR-style pair of 8-byte records (enter + exit, each stamped with
- * its own rdtsc or rdtscp and stored as a 32-bit delta) into a 1 MiB ring.
+ * its own rdtsc or rdtscp and stored as a 32-bit delta) into a 1 MiB ring;
+ * and the register-saving pieces a trampoline may use: pushfq+popfq, and
+ * eight 32-byte (ymm) or 16-byte (xmm) stores and loads to the stack.
  * These bound what the modes can reach; docs/performance.md quotes them.
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -63,6 +65,37 @@ static void loop_gettid(long n) {
     s += syscall(SYS_gettid);
   sink = (uint64_t)s;
 }
+static void loop_pushf(long n) {
+  for (long i = 0; i < n; i++)
+    __asm__ volatile("pushfq\n\tpopfq" ::: "memory", "cc");
+}
+static void loop_save_ymm(long n) {
+  for (long i = 0; i < n; i++)
+    __asm__ volatile("sub $256, %%rsp\n\t"
+                     "vmovdqu %%ymm0, 0(%%rsp)\n\tvmovdqu %%ymm1, 32(%%rsp)\n\t"
+                     "vmovdqu %%ymm2, 64(%%rsp)\n\tvmovdqu %%ymm3, 96(%%rsp)\n\t"
+                     "vmovdqu %%ymm4, 128(%%rsp)\n\tvmovdqu %%ymm5, 160(%%rsp)\n\t"
+                     "vmovdqu %%ymm6, 192(%%rsp)\n\tvmovdqu %%ymm7, 224(%%rsp)\n\t"
+                     "vmovdqu 0(%%rsp), %%ymm0\n\tvmovdqu 32(%%rsp), %%ymm1\n\t"
+                     "vmovdqu 64(%%rsp), %%ymm2\n\tvmovdqu 96(%%rsp), %%ymm3\n\t"
+                     "vmovdqu 128(%%rsp), %%ymm4\n\tvmovdqu 160(%%rsp), %%ymm5\n\t"
+                     "vmovdqu 192(%%rsp), %%ymm6\n\tvmovdqu 224(%%rsp), %%ymm7\n\t"
+                     "add $256, %%rsp" ::: "memory");
+}
+static void loop_save_xmm(long n) {
+  for (long i = 0; i < n; i++)
+    __asm__ volatile("sub $128, %%rsp\n\t"
+                     "movdqu %%xmm0, 0(%%rsp)\n\tmovdqu %%xmm1, 16(%%rsp)\n\t"
+                     "movdqu %%xmm2, 32(%%rsp)\n\tmovdqu %%xmm3, 48(%%rsp)\n\t"
+                     "movdqu %%xmm4, 64(%%rsp)\n\tmovdqu %%xmm5, 80(%%rsp)\n\t"
+                     "movdqu %%xmm6, 96(%%rsp)\n\tmovdqu %%xmm7, 112(%%rsp)\n\t"
+                     "movdqu 0(%%rsp), %%xmm0\n\tmovdqu 16(%%rsp), %%xmm1\n\t"
+                     "movdqu 32(%%rsp), %%xmm2\n\tmovdqu 48(%%rsp), %%xmm3\n\t"
+                     "movdqu 64(%%rsp), %%xmm4\n\tmovdqu 80(%%rsp), %%xmm5\n\t"
+                     "movdqu 96(%%rsp), %%xmm6\n\tmovdqu 112(%%rsp), %%xmm7\n\t"
+                     "add $128, %%rsp" ::: "memory");
+}
+
 /* One "call" = enter record + exit record, as FDR writes them. */
 static void loop_pair_rdtsc(long n) {
   uint64_t last = __rdtsc();
@@ -111,6 +144,9 @@ int main(int argc, char **argv) {
   measure("floor-gettid", loop_gettid, n / 10 + 1, "ns/op");
   measure("floor-fdr-pair-rdtsc", loop_pair_rdtsc, n, "ns/call");
   measure("floor-fdr-pair-rdtscp", loop_pair_rdtscp, n, "ns/call");
+  measure("floor-pushfq-popfq", loop_pushf, n, "ns/op");
+  measure("floor-save-8ymm", loop_save_ymm, n, "ns/op");
+  measure("floor-save-8xmm", loop_save_xmm, n, "ns/op");
   printf("C ok\n");
   return 0;
 }

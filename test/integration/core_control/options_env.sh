@@ -56,5 +56,17 @@ expect_eq "help: program output" "mode (none), inits 0, config (none), events 0"
 expect_eq "help: header + 13 flags" 14 "$(wc -l <help.err)"
 grep -q "  xray_logfile_base (string, default 'xray-log.', current 'xray-log.'): " help.err || fail "help: $(cat help.err)"
 
+# The environment is read in .preinit_array also in -no-pie and -static
+# programs (environ is set there in the latter; envp is used in both).
+xr_cc nopie "$TEST_SRC_DIR/options_env.c" -no-pie
+run nopie nopie "patch_premain=true:xray_mode=counter"
+expect_eq "-no-pie" "$started" "$(cat nopie.out)"
+if xr_cc static "$TEST_SRC_DIR/options_env.c" -static 2>/dev/null; then
+  run static static "patch_premain=true:xray_mode=counter"
+  expect_eq "-static" "$started" "$(cat static.out)"
+else
+  note "no static libc: -static case skipped"
+fi
+
 ! grep -h "Unable to determine CPU frequency" ./*.err || fail "CPU frequency message"
 echo PASS

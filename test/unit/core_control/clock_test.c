@@ -104,6 +104,7 @@ static void cpu_id_matches_pinned_cpu(void **state) {
   cpu_set_t original;
   assert_int_equal(sched_getaffinity(0, sizeof original, &original), 0);
   int checked = 0;
+  unsigned methods_seen = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE && checked < 4; cpu++) {
     if (!CPU_ISSET(cpu, &original))
       continue;
@@ -112,10 +113,21 @@ static void cpu_id_matches_pinned_cpu(void **state) {
     CPU_SET(cpu, &one);
     assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
     assert_int_equal(xr_cpu_id(), (uint32_t)cpu);
+    /* Every method this machine supports agrees. */
+    for (int m = XR_CPU_ID_RSEQ; m <= XR_CPU_ID_SCHED; m++) {
+      uint32_t got;
+      if (xr_cpu_id_by((enum xr_cpu_id_method)m, &got) == 0) {
+        assert_int_equal(got, (uint32_t)cpu);
+        methods_seen |= 1u << m;
+      }
+    }
     checked++;
   }
   sched_setaffinity(0, sizeof original, &original);
   assert_true(checked > 0);
+  print_message("cpu id methods checked (bit 1 rseq, 2 rdpid, 3 rdtscp, 4 "
+                "sched_getcpu): 0x%x on %d cpus\n", methods_seen, checked);
+  assert_true(methods_seen & (1u << XR_CPU_ID_SCHED));
 }
 
 static void header_bits_and_frequency(void **state) {
