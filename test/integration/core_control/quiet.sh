@@ -14,7 +14,8 @@ option_sets=(
   "verbosity=0:patch_premain=false:xray_logfile_base=logs/q-"
   "xray_page_size_override=4096,patch_premain=1"
 )
-have_mode() { nm "$XRAY_LIB" 2>/dev/null | grep -q " [DRdr] $1\$"; }
+archive_symbols=$(nm "$XRAY_LIB" 2>/dev/null || true)
+have_mode() { grep -qE " [DRdrVv] $1\$" <<<"$archive_symbols"; }
 if have_mode xr_basic_impl; then
   option_sets+=("xray_mode=xray-basic xray_logfile_base=logs/b-"
                 "xray_naive_log=true patch_premain=true xray_logfile_base=logs/n-")
@@ -35,6 +36,10 @@ for opts in "${option_sets[@]}"; do
   cmp -s plain.$i.out xray.$i.out || { diff plain.$i.out xray.$i.out >&2; fail "stdout differs with XRAY_OPTIONS='$opts'"; }
   cmp -s plain.$i.err xray.$i.err || { diff plain.$i.err xray.$i.err >&2; fail "stderr differs with XRAY_OPTIONS='$opts'"; }
 done
+if have_mode xr_basic_impl; then
+  # The basic runs really recorded: one log per process (parent, child).
+  expect_eq "basic logs written quietly" 2 "$(ls logs | grep -c '^n-prog\.')"
+fi
 expect_eq "parent + child lines" 3 "$(wc -l <xray.1.out)" # parent, child, child exit
 note "$i option sets compared"
 echo PASS

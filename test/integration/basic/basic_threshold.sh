@@ -1,0 +1,25 @@
+# func_duration_threshold_us: with the default (5 us) the three ~2 ms calls
+# stay and the 100 tiny ones are erased; with 0 every call stays; the legacy
+# xray_naive_log_func_duration_threshold_us applies when XRAY_BASIC_OPTIONS
+# is unset.
+source "$TEST_SRC_DIR/basic_lib.sh"
+build threshold
+
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=default-" \
+  ./threshold >/dev/null
+expect_eq "default threshold" "sleepy 3" "$(counts threshold "$(only_file 'default-threshold.*')")"
+
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=zero-" \
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" ./threshold >/dev/null
+expect_eq "threshold 0" "sleepy 3
+tiny 100" "$(counts threshold "$(only_file 'zero-threshold.*')")"
+
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=legacy- xray_naive_log_func_duration_threshold_us=0" \
+  ./threshold >/dev/null
+expect_eq "legacy threshold 0" "sleepy 3
+tiny 100" "$(counts threshold "$(only_file 'legacy-threshold.*')")"
+
+# A threshold above every call: nothing recorded, so no file at all.
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=high-" \
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=10000000" ./threshold >/dev/null
+expect_eq "files when everything is erased" 0 "$(nfiles 'high-*')"
