@@ -13,9 +13,12 @@
 
 #include "core/options.h"
 
-/* The mode tables, declared by their modes' glue files. */
+/* The mode tables, defined by the modes (lib/basic, lib/fdr, lib/profiling). */
 #define XR_WEAK_TABLE(name) \
   XR_HIDDEN extern const struct xr_option_table name __attribute__((weak))
+XR_WEAK_TABLE(xr_basic_options_table);
+XR_WEAK_TABLE(xr_fdr_options_table);
+XR_WEAK_TABLE(xr_profiling_options_table);
 
 struct documented_table {
   const struct xr_option_table *table;
@@ -94,6 +97,15 @@ int main(void) {
       {&xr_flags_table,
        "Read once at start-up, before `main()`. Process-wide: patching, the "
        "mode to start, where logs go, how much the runtime says."},
+      {&xr_basic_options_table,
+       "Basic mode, read when it is initialised; then the configuration "
+       "string given to `__xray_log_init_mode(\"xray-basic\", ...)`."},
+      {&xr_fdr_options_table,
+       "FDR mode, read when it is initialised; then the configuration "
+       "string given to `__xray_log_init_mode(\"xray-fdr\", ...)`."},
+      {&xr_profiling_options_table,
+       "Profiling mode, read when it is initialised; then the configuration "
+       "string given to `__xray_log_init_mode(\"xray-profiling\", ...)`."},
   };
   for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
     if (tables[i].table)

@@ -121,9 +121,6 @@ XR_HIDDEN extern XR_TLS struct xr_basic_thread xr_basic_tls;
  * generation sends it to the slow path (set-up or drop). */
 XR_HIDDEN extern volatile uint32_t xr_basic_epoch;
 
-/* rdtscp gives TSC and CPU in one instruction; set at init when the clock is
- * the TSC and the CPU has rdtscp. Otherwise xr_now() + xr_cpu_id(). */
-XR_HIDDEN extern bool xr_basic_use_rdtscp;
 
 /* ---- hot path (basic_log_hot.c) ----------------------------------------- */
 

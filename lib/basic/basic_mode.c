@@ -18,7 +18,6 @@
 #include "core/report.h"
 #include "core/thread.h"
 
-#include <cpuid.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -32,7 +31,6 @@
 #define XR_BASIC_EXTRA_FRAMES 4096u
 
 volatile uint32_t xr_basic_epoch = 1;
-bool xr_basic_use_rdtscp;
 
 static xr_basic_lock control_lock, threads_lock;
 static enum XRayLogInitStatus state = XRAY_LOG_UNINITIALIZED;
@@ -195,13 +193,6 @@ static void on_fork_child(void) {
 
 /* ---- the mode ---------------------------------------------------------- */
 
-static bool cpu_has_rdtscp(void) {
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0x80000001u, &a, &b, &c, &d))
-    return false;
-  return (d >> 27) & 1u;
-}
-
 static XRayLogInitStatus basic_finalize(void);
 static XRayLogFlushStatus basic_flush(void);
 
@@ -238,7 +229,6 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
     return s;
   }
   xr_clock_init();
-  xr_basic_use_rdtscp = xr_clock.using_tsc && cpu_has_rdtscp();
   xr_basic_options_load(&options, config, config_size);
   threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
   if (options.func_duration_threshold_us == 0)
@@ -260,11 +250,10 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   state = XRAY_LOG_INITIALIZED;
   xr_basic_lock_release(&control_lock);
   xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
-            "max_stack_depth=%d thread_buffer_size=%d, clock %s%s)",
+            "max_stack_depth=%d thread_buffer_size=%d, clock %s)",
             (int)options.func_duration_threshold_us,
             (int)options.max_stack_depth, (int)options.thread_buffer_size,
-            xr_clock.source ? xr_clock.source : "?",
-            xr_basic_use_rdtscp ? ", rdtscp" : "");
+            xr_clock.source ? xr_clock.source : "?");
   return XRAY_LOG_INITIALIZED;
 }
 

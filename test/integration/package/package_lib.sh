@@ -3,8 +3,9 @@
 
 # While the runtime is being assembled, an archive without the control API
 # cannot run the consumer: skip rather than fail.
+ARCHIVE_SYMBOLS=$(nm "$XRAY_LIB" 2>/dev/null || true)
 for sym in __xray_set_handler __xray_patch __xray_function_address; do
-  nm "$XRAY_LIB" 2>/dev/null | grep -q " T $sym\$" || skip "libxray.a has no $sym yet"
+  grep -q " T $sym\$" <<<"$ARCHIVE_SYMBOLS" || skip "libxray.a has no $sym yet"
 done
 
 CONSUMER_SRC="$TEST_SRC_DIR/consumer"
@@ -27,9 +28,12 @@ install_runtime() {
 # compiler-rt's), and its own handler sees exact call counts.
 check_app() {
   local app=$1
-  "$XRAY_READELF" -S "$app" | grep -q xray_instr_map || fail "$app has no xray_instr_map"
-  nm "$app" | grep -q ' T __xray_patch$' || fail "$app lacks our __xray_patch"
-  if nm "$app" | grep -q '_ZN6__xray'; then fail "$app links compiler-rt's XRay runtime"; fi
+  "$XRAY_READELF" -S "$app" >sections.txt
+  grep -q xray_instr_map sections.txt || fail "$app has no xray_instr_map"
+  local symbols
+  symbols=$(nm "$app")
+  grep -q ' [Tt] __xray_patch$' <<<"$symbols" || fail "$app lacks our __xray_patch"
+  if grep -q '_ZN6__xray' <<<"$symbols"; then fail "$app links compiler-rt's XRay runtime"; fi
   local out
   out=$("$app" count) || fail "$app count exited with $?"
   expect_eq "$app count, first line" "result=180 functions=3" "$(sed -n 1p <<<"$out")"
@@ -41,6 +45,8 @@ check_app() {
 check_traced() {
   local app=$1
   [ -n "${LLVM_XRAY:-}" ] || { note "llvm-xray not found: traced run not checked"; return 0; }
+  grep -q ' [DdRrBbVv] xr_basic_impl$' <<<"$ARCHIVE_SYMBOLS" ||
+    { note "basic mode not in libxray.a yet: traced run not checked"; return 0; }
   rm -rf traced && mkdir traced
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=traced/log-" \
     XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" "$app" >traced/out ||
@@ -51,7 +57,7 @@ check_traced() {
   "$LLVM_XRAY" account -m "$app" -format=csv -sort=count -sortorder=dsc "$log" >traced/account.csv ||
     fail "llvm-xray account could not read $log"
   # csv: funcid,count,min,median,90%ile,99%ile,max,sum,debug,function
-  local leaf_count
-  leaf_count=$(awk -F, '$NF ~ /leaf/ {print $2}' traced/account.csv)
-  expect_eq "leaf calls in the basic log" 15 "$leaf_count"
+  local counts
+  counts=$(awk -F, 'NR > 1 {gsub(/"/, "", $NF); print $NF "=" $2}' traced/account.csv | sort | tr '\n' ' ')
+  expect_eq "calls in the basic log" "leaf=15 middle=2 top=1 " "$counts"
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# From a fresh clone to a picture of where the time went:
+#   1. builds and installs the runtime (cmake),
+#   2. builds docs/examples/calc.c instrumented, linked with it (pkg-config),
+#   3. traces it in FDR mode and prints `llvm-xray account`'s top functions,
+#   4. converts the trace to a Chrome trace (open it in Perfetto),
+#   5. profiles it in profiling mode and prints our report, with a
+#      flame-graph-ready folded file.
+# Everything goes to build/demo/ (override with XRAY_DEMO_DIR).
+# Needs: cmake, make, a C compiler, clang and llvm-xray (Debian: apt-get
+# install cmake build-essential clang llvm).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${XRAY_DEMO_DIR:-$ROOT/build/demo}
+RESULTS=$OUT/results
+START=$SECONDS
+STEPS=6
+step() { printf '\n[%d/%d %3ds] %s\n' "$1" $STEPS $((SECONDS - START)) "$2"; }
+die() { echo "demo: $*" >&2; exit 1; }
+# first_tool NAME...: the first of these commands found on PATH
+first_tool() {
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null 2>&1 && { command -v "$t"; return; }; done
+  return 1
+}
+
+CMAKE=$(first_tool cmake) || die "cmake not found (Debian: apt-get install cmake)"
+CLANG=${CLANG:-$(first_tool clang clang-14 clang-19 clang-16 clang-13)} ||
+  die "clang not found (Debian: apt-get install clang): gcc cannot build XRay-instrumented code"
+LLVM_XRAY=${LLVM_XRAY:-$(first_tool llvm-xray llvm-xray-14 llvm-xray-19 llvm-xray-16)} ||
+  die "llvm-xray not found (Debian: apt-get install llvm)"
+JOBS=${JOBS:-2}
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+
+step 1 "Building the runtime (libxray.a) in $OUT/runtime"
+"$CMAKE" -S "$ROOT" -B "$OUT/runtime" -DCMAKE_BUILD_TYPE=Release -DXRAY_BUILD_TESTS=OFF \
+  -DCMAKE_C_COMPILER="$CLANG" >"$OUT/cmake-configure.log" 2>&1 ||
+  { cat "$OUT/cmake-configure.log" >&2; die "cmake configure failed"; }
+"$CMAKE" --build "$OUT/runtime" -j"$JOBS" 2>&1 | sed -n 's/^\[ *\([0-9]*%\)\].*/  \1/p' | tr '\n' ' '
+[ "${PIPESTATUS[0]}" -eq 0 ] || die "build failed: run cmake --build $OUT/runtime to see why"
+echo
+"$CMAKE" --install "$OUT/runtime" --prefix "$OUT/prefix" >"$OUT/install.log" ||
+  die "install failed (see $OUT/install.log)"
+echo "  installed into $OUT/prefix"
+
+step 2 "Building the instrumented demo program (docs/examples/calc.c)"
+# -fxray-instruction-threshold=1 instruments even tiny functions, so the
+# picture shows every step of the parser.
+if command -v pkg-config >/dev/null 2>&1; then
+  export PKG_CONFIG_PATH="$OUT/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  XRAY_FLAGS=$(pkg-config --cflags --libs xray)
+  NO_DEPS=$(pkg-config --variable=xray_no_link_deps xray)
+  # The .pc file carries the spelling of the clang seen at configure time;
+  # this clang is that one, so the flags can be used as they are.
+  echo "  $CLANG -O2 -g -fxray-instruction-threshold=1 \$(pkg-config --cflags --libs xray) calc.c -o calc"
+else
+  NO_DEPS=-fnoxray-link-deps
+  "$CLANG" -fxray-instrument "$NO_DEPS" "-###" -x c /dev/null -o /dev/null >/dev/null 2>&1 ||
+    NO_DEPS=-fno-xray-link-deps
+  XRAY_FLAGS="-I$OUT/prefix/include -fxray-instrument $NO_DEPS -Wl,--whole-archive $OUT/prefix/lib/libxray.a -Wl,--no-whole-archive -lpthread"
+  echo "  $CLANG -O2 -g -fxray-instruction-threshold=1 $XRAY_FLAGS calc.c -o calc"
+fi
+# shellcheck disable=SC2086
+"$CLANG" -O2 -g -fxray-instruction-threshold=1 $XRAY_FLAGS "$ROOT/docs/examples/calc.c" \
+  -o "$OUT/calc" || die "could not build calc"
+FUNCS=$("$LLVM_XRAY" extract "$OUT/calc" | grep -c 'kind: function-enter' || true)
+echo "  $OUT/calc: $FUNCS instrumented functions"
+
+step 3 "Tracing calc in FDR mode (every call of 2 x 150 expressions)"
+# patch_premain=true: patch before main; the mode is initialised from
+# XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call;
+# enough buffers to hold the whole run.
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr xray_logfile_base=$RESULTS/fdr-" \
+XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=65536 buffer_max=256" \
+  "$OUT/calc" 150
+FDR_LOG=$(ls "$RESULTS"/fdr-calc.* 2>/dev/null | head -1)
+[ -n "$FDR_LOG" ] || die "no FDR log was written in $RESULTS"
+echo "  trace: $FDR_LOG ($(stat -c %s "$FDR_LOG") bytes)"
+
+step 4 "Top functions by total time (llvm-xray account)"
+"$LLVM_XRAY" account "$FDR_LOG" -m "$OUT/calc" -sort=sum -sortorder=dsc -top=12 \
+  >"$RESULTS/account.txt" || die "llvm-xray account failed"
+cat "$RESULTS/account.txt"
+
+step 5 "Converting the trace for Perfetto (llvm-xray convert, a few seconds)"
+"$LLVM_XRAY" convert "$FDR_LOG" -m "$OUT/calc" --symbolize \
+  --output-format=trace_event -o "$RESULTS/calc-trace.json" || die "llvm-xray convert failed"
+echo "  $RESULTS/calc-trace.json ($(stat -c %s "$RESULTS/calc-trace.json") bytes)"
+
+step 6 "Profiling calc (profiling mode, 2 x 3000 expressions)"
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$RESULTS/profile-" \
+  "$OUT/calc" 3000
+PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|report\|txt\)$' | head -1)
+[ -n "$PROFILE" ] || die "no profile was written in $RESULTS"
+REPORT=$(ls "$RESULTS"/profile-calc.*.report* 2>/dev/null | head -1 || true)
+FOLDED=$(ls "$RESULTS"/profile-calc.*.folded 2>/dev/null | head -1 || true)
+if [ -n "$REPORT" ]; then
+  head -n 30 "$REPORT"
+fi
+
+cat <<EOF
+
+Done in $((SECONDS - START)) s. Your files, in $RESULTS:
+
+  $(basename "$FDR_LOG")
+      the FDR trace (binary, XRay FDR format). Read it with llvm-xray:
+        $LLVM_XRAY account $FDR_LOG -m $OUT/calc
+        $LLVM_XRAY graph $FDR_LOG -m $OUT/calc -o calls.dot
+  account.txt
+      the table above.
+  calc-trace.json
+      a Chrome trace: open https://ui.perfetto.dev and drop the file on it
+      (or chrome://tracing -> Load). One row per thread, one bar per call.
+  $(basename "$PROFILE")
+      the profile (binary: per-thread call trees with counts and times).
+EOF
+if [ -n "$REPORT" ]; then
+  printf '  %s\n      our profiling report (text), the head of it is above.\n' "$(basename "$REPORT")"
+fi
+if [ -n "$FOLDED" ]; then
+  cat <<EOF
+  $(basename "$FOLDED")
+      folded stacks ("main;parse;parse_sum 1234" per line) for flame graphs:
+        flamegraph.pl $FOLDED > calc.svg      (github.com/brendangregg/FlameGraph)
+      or drop it on https://www.speedscope.app
+EOF
+fi
