@@ -36,9 +36,8 @@ NOINST static void slow_handler(int32_t id, XRayEntryType t) {
   (void)id;
   (void)t;
   atomic_fetch_add(&inside, 1);
-  volatile int spin = 0;
   for (int i = 0; i < 200; i++)
-    spin += i;
+    stress_sink += i; /* stay inside a while */
   atomic_fetch_add(&events, 1);
   atomic_fetch_sub(&inside, 1);
 }
