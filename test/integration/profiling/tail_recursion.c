@@ -8,6 +8,9 @@ static volatile int sink;
 NOINLINE int callee(int x) { sink += x; return x * 7 + 1; }
 NOINLINE int caller(int x) { return callee(x + 1); }
 NOINLINE int leaf(int x) { sink += x; return x; }
+/* arg-logging entry (sled kind 3): recorded as an ordinary entry; at -O2
+ * it tail-calls leaf, which becomes its sibling */
+__attribute__((xray_log_args(1))) NOINLINE int logged(int x) { return leaf(x); }
 NOINLINE int rec(int n);
 static int (*volatile rec_ptr)(int) = rec;
 NOINLINE int rec(int n) {
@@ -28,6 +31,8 @@ int main(int argc, char **argv) {
     sink += caller(i);
   sink += rec(4);
   sink += rec(1);
+  for (int i = 0; i < 3; i++)
+    sink += logged(i);
   __xray_log_finalize();
   return __xray_log_flushLog() == XRAY_LOG_FLUSHED ? 0 : 6;
 }
