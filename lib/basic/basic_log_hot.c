@@ -164,13 +164,18 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (XR_UNLIKELY(xr_in_handler)) {
-    t->dropped_nested++; /* a signal handler inside our handler, say */
+    /* A signal handler inside our handler, say. Relaxed atomics (plain
+     * moves on x86) because a flusher reads the counter. */
+    __atomic_store_n(&t->dropped_nested,
+                     __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     return;
   }
   xr_in_handler = 1;
-  t->busy = 1;
+  __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
   compiler_barrier();
-  uint32_t epoch = xr_basic_epoch;
+  /* Acquire pairs with init's store: the options it wrote are visible. */
+  uint32_t epoch = __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
   if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
