@@ -105,7 +105,7 @@ metrics_for() {
     unpatched) echo "unpatched noxray" ;;
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-split floor-tramp-gpr-ymm-flags" ;;
     *) echo "$1" ;;
   esac
 }
