@@ -6,10 +6,11 @@
  *
  * Budget per event in steady state: a guard test and set, one load of the
  * global epoch, one rdtsc and the CPU id (xr_cpu_id: an rseq TLS load), a
- * shadow-stack push or pop (a handful of loads and
- * stores in one frame), one 32-byte record (four 8-byte stores) or a rewind
- * (one subtraction), and the busy flag set and cleared. No system call, no
- * lock, no allocation, no loop (except when longjmp skipped exits).
+ * shadow-stack push or pop (a handful of loads and stores in one frame), one
+ * 32-byte record (four 8-byte stores) or a rewind (one subtraction), and the
+ * busy flag set and cleared. No system call, no lock, no allocation, no loop
+ * (except when longjmp skipped exits). Measured: ~60 ns per event on the
+ * development VM, two thirds of it the (trapped) rdtsc.
  *
  * Filtering (per thread, on the shadow stack):
  *  - entries at depth index >= max_depth are tracked but not written, and so
@@ -164,13 +165,18 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (XR_UNLIKELY(xr_in_handler)) {
-    t->dropped_nested++; /* a signal handler inside our handler, say */
+    /* A signal handler inside our handler, say. Relaxed atomics (plain
+     * moves on x86) because a flusher reads the counter. */
+    __atomic_store_n(&t->dropped_nested,
+                     __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     return;
   }
   xr_in_handler = 1;
-  t->busy = 1;
+  __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
   compiler_barrier();
-  uint32_t epoch = xr_basic_epoch;
+  /* Acquire pairs with init's store: the options it wrote are visible. */
+  uint32_t epoch = __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
   if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
