@@ -91,15 +91,16 @@ step 5 "Converting the trace for Perfetto (llvm-xray convert, a few seconds)"
 echo "  $RESULTS/calc-trace.json ($(stat -c %s "$RESULTS/calc-trace.json") bytes)"
 
 step 6 "Profiling calc (profiling mode, 2 x 3000 expressions)"
+# profiling_output: the binary profile plus folded stacks and the report.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$RESULTS/profile-" \
+XRAY_PROFILING_OPTIONS="profiling_output=xray+folded+report report_top=15" \
   "$OUT/calc" 3000
-PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|report\|txt\)$' | head -1)
+PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|txt\)$' | head -1)
 [ -n "$PROFILE" ] || die "no profile was written in $RESULTS"
-REPORT=$(ls "$RESULTS"/profile-calc.*.report* 2>/dev/null | head -1 || true)
+REPORT=$(ls "$RESULTS"/profile-calc.*.txt 2>/dev/null | head -1 || true)
 FOLDED=$(ls "$RESULTS"/profile-calc.*.folded 2>/dev/null | head -1 || true)
-if [ -n "$REPORT" ]; then
-  head -n 30 "$REPORT"
-fi
+[ -n "$REPORT" ] && [ -n "$FOLDED" ] || die "the profile's report and folded files are missing"
+cat "$REPORT"
 
 cat <<EOF
 
@@ -117,14 +118,12 @@ Done in $((SECONDS - START)) s. Your files, in $RESULTS:
   $(basename "$PROFILE")
       the profile (binary: per-thread call trees with counts and times).
 EOF
-if [ -n "$REPORT" ]; then
-  printf '  %s\n      our profiling report (text), the head of it is above.\n' "$(basename "$REPORT")"
-fi
-if [ -n "$FOLDED" ]; then
-  cat <<EOF
+cat <<EOF
+  $(basename "$REPORT")
+      our profiling report (text), printed above.
   $(basename "$FOLDED")
-      folded stacks ("main;parse;parse_sum 1234" per line) for flame graphs:
+      folded stacks ("run_worker;check_one;parse;parse_sum 1234" per line: the
+      time in ns spent in the last function of that path) for flame graphs:
         flamegraph.pl $FOLDED > calc.svg      (github.com/brendangregg/FlameGraph)
       or drop it on https://www.speedscope.app
 EOF
-fi
