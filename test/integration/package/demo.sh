@@ -16,8 +16,8 @@ cat demo.out >&2
 R=demo/results
 fdr=$(only_file "$R/fdr-calc.*")
 # calc checks itself: no mismatches, and the traced runs print its summary.
-grep -q 'calc: 300 expressions checked, 0 mismatches' demo.out || fail "FDR run of calc"
-grep -q 'calc: 6000 expressions checked, 0 mismatches' demo.out || fail "profiling run of calc"
+grep -q 'calc: 300 expressions checked on 1 thread, 0 mismatches' demo.out || fail "FDR run of calc"
+grep -q 'calc: 6000 expressions checked on 2 threads, 0 mismatches' demo.out || fail "profiling run of calc"
 # llvm-xray account read the FDR log: the recursive builtin_fib is there.
 grep -q 'builtin_fib' "$R/account.txt" || fail "account.txt lacks builtin_fib"
 # The Chrome trace is JSON with one complete event per call at least.
