@@ -40,8 +40,9 @@ static XR_ALWAYS_INLINE uint64_t read_clock(uint8_t *cpu) {
   return tsc;
 }
 
-void xr_basic_on_entry(struct xr_basic_thread *t, int32_t fid, unsigned type,
-                       uint64_t tsc, uint8_t cpu, uint64_t arg) {
+static XR_ALWAYS_INLINE void on_entry(struct xr_basic_thread *t, int32_t fid,
+                                      unsigned type, uint64_t tsc, uint8_t cpu,
+                                      uint64_t arg) {
   uint32_t d = t->depth++;
   if (XR_UNLIKELY(d >= t->frame_capacity))
     return; /* deeper than we track: counted only */
@@ -112,8 +113,8 @@ static XR_NOINLINE void exit_below_top(struct xr_basic_thread *t, int32_t fid,
   t->unmatched_exits++;
 }
 
-void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid, unsigned type,
-                      uint64_t tsc, uint8_t cpu) {
+static XR_ALWAYS_INLINE void on_exit(struct xr_basic_thread *t, int32_t fid,
+                                     unsigned type, uint64_t tsc, uint8_t cpu) {
   uint32_t d = t->depth;
   if (XR_UNLIKELY(d == 0)) {
     t->unmatched_exits++; /* entered before recording started */
@@ -130,6 +131,16 @@ void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid, unsigned type,
   }
   t->depth = d - 1;
   close_call(t, top, type, tsc, cpu);
+}
+
+/* Out-of-line entry points of the same logic, for the unit tests. */
+void xr_basic_on_entry(struct xr_basic_thread *t, int32_t fid, unsigned type,
+                       uint64_t tsc, uint8_t cpu, uint64_t arg) {
+  on_entry(t, fid, type, tsc, cpu, arg);
+}
+void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid, unsigned type,
+                      uint64_t tsc, uint8_t cpu) {
+  on_exit(t, fid, type, tsc, cpu);
 }
 
 void xr_basic_spill_lean(struct xr_basic_thread *t) {
@@ -153,20 +164,25 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (XR_UNLIKELY(xr_in_handler)) {
-    t->dropped_nested++; /* a signal handler inside our handler, say */
+    /* A signal handler inside our handler, say. Relaxed atomics (plain
+     * moves on x86) because a flusher reads the counter. */
+    __atomic_store_n(&t->dropped_nested,
+                     __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
     return;
   }
   xr_in_handler = 1;
-  t->busy = 1;
+  __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
   compiler_barrier();
-  uint32_t epoch = xr_basic_epoch;
+  /* Acquire pairs with init's store: the options it wrote are visible. */
+  uint32_t epoch = __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
   if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
     if (type == XR_BASIC_EXIT || type == XR_BASIC_TAIL)
-      xr_basic_on_exit(t, fid, type, tsc, cpu);
+      on_exit(t, fid, type, tsc, cpu);
     else
-      xr_basic_on_entry(t, fid, type, tsc, cpu, arg);
+      on_entry(t, fid, type, tsc, cpu, arg);
   }
   __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
   compiler_barrier();

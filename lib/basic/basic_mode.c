@@ -96,7 +96,8 @@ void xr_basic_prepare_cb(void *arg) {
     /* Checked under the lock a flusher holds while it walks the list: a
      * thread registered here is either seen by that flusher or sees the
      * stopped epoch. */
-    bool recording = xr_basic_epoch == p->epoch;
+    bool recording =
+        __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE) == p->epoch;
     if (recording)
       link_thread(t);
     xr_basic_lock_release(&threads_lock);
@@ -321,10 +322,10 @@ static XRayLogFlushStatus basic_flush(void) {
       continue;
     }
     xr_basic_spill_cb(t);
-    dropped += t->dropped_nested;
+    dropped += __atomic_exchange_n(&t->dropped_nested, 0, __ATOMIC_RELAXED);
     unmatched += t->unmatched_exits;
     unwound += t->unwound;
-    t->dropped_nested = t->unmatched_exits = t->unwound = 0;
+    t->unmatched_exits = t->unwound = 0;
   }
   dropped += gone.dropped_nested;
   unmatched += gone.unmatched_exits;

@@ -10,18 +10,47 @@
 void *volatile xr_handler_full[XR_SLOT_COUNT];
 void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static enum xr_path path_of(enum xr_slot slot) {
+  return xr_handler_lean[slot]   ? XR_PATH_LEAN
+         : xr_handler_full[slot] ? XR_PATH_FULL
+                                 : XR_PATH_NONE;
+}
+
+/* Points every trampoline at the path its slots call for. The arg-logging
+ * trampoline prefers an arg1 handler, then the arg0 one (lean before full
+ * for each), as its paths do. */
+static void refresh_dispatch(void) {
+  enum xr_path arg0 = path_of(XR_SLOT_ARG0), arg1 = path_of(XR_SLOT_ARG1);
+  const enum xr_path want[XR_T_COUNT] = {
+      [XR_T_ENTRY] = arg0, [XR_T_TAIL] = arg0, [XR_T_EXIT] = arg0,
+      [XR_T_ARG] = arg1 != XR_PATH_NONE ? arg1 : arg0,
+      [XR_T_CUSTOM] = path_of(XR_SLOT_CUSTOM),
+      [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
+  for (int t = 0; t < XR_T_COUNT; t++)
+    __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][want[t]],
+                     __ATOMIC_RELEASE);
+}
+
 /* Ordering: the new slot is stored before the other one is cleared, so a
  * switch between a lean and a full handler never drops events (for an
- * instant both are set; the trampolines then prefer the lean one). Release
- * stores publish the handler's state before its pointer. */
+ * instant both are set; the paths then prefer the lean one), and the slots
+ * before the dispatch pointers: a path re-reads its slot, so a dispatch that
+ * lags a removal only costs a wasted save. Release stores publish the
+ * handler's state before its pointer. The lock keeps concurrent installs
+ * from leaving a stale dispatch behind (cold path). */
 void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
   if ((unsigned)slot >= XR_SLOT_COUNT)
     return;
   xr_vector_state_init(); /* before any full path can run */
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
   void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
+  pthread_mutex_lock(&install_lock);
   __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
   __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
+  refresh_dispatch();
+  pthread_mutex_unlock(&install_lock);
 }
 
 /* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */

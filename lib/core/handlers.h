@@ -35,6 +35,18 @@ XR_HIDDEN void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags);
  * trampoline_x86_64.S. */
 XR_HIDDEN void xr_call_preserving_vectors(void (*fn)(void *), void *arg);
 
+/* Each trampoline starts with an indirect jump through its entry of
+ * xr_trampoline_dispatch to one of its three paths in xr_trampoline_paths
+ * (no handler / lean / full), so that the empty path touches no register and
+ * no flag. xr_handler_install keeps the pointers in step with the slots. */
+enum xr_trampoline {
+  XR_T_ENTRY, XR_T_TAIL, XR_T_EXIT, XR_T_ARG, XR_T_CUSTOM, XR_T_TYPED,
+  XR_T_COUNT
+};
+enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL };
+XR_HIDDEN extern void *volatile xr_trampoline_dispatch[XR_T_COUNT];
+XR_HIDDEN extern void *const xr_trampoline_paths[XR_T_COUNT][3];
+
 /* Vector state the trampolines save, decided once by xr_vector_state_init()
  * (lib/core/cpu_x86_64.c; idempotent) before any handler can run:
  * xr_vector_avx = 1 when the CPU has AVX and the OS enabled ymm state (cpuid +

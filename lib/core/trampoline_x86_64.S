@@ -2,27 +2,30 @@
  * function exit, jump to) these; they save what is live at that point, read
  * the handler slot of lib/core/handlers.h and call the handler.
  *
- * Every trampoline tries, in order:
- *   1. the LEAN slot (built-in modes, compiled -mgeneral-regs-only): only the
- *      general caller-saved registers that are live are saved;
- *   2. the FULL slot (users' handlers, any C code): general registers, vector
- *      registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
- *      stack where it can hold values;
- *   3. neither: return at once.
- * A slot is re-read after saving, so a handler removed meanwhile is skipped
- * (never called through NULL).
+ * Dispatch. Each trampoline starts with `jmp *xr_trampoline_dispatch[t]`:
+ * xr_handler_install (handlers.c) points it at one of three paths, from the
+ * slots of lib/core/handlers.h:
+ *   - NONE: return at once. Cost: one indirect jump (predicted) and `ret`;
+ *     no register, not even rflags, is touched.
+ *   - LEAN (built-in modes, compiled -mgeneral-regs-only): only the general
+ *     caller-saved registers that are live are saved.
+ *   - FULL (users' handlers, any C code): general registers, vector
+ *     registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
+ *     stack where it can hold values.
+ * A path re-reads its slot after saving, so a handler removed meanwhile is
+ * skipped (never called through NULL); a handler installed meanwhile may miss
+ * the events of that instant.
  *
  * Flags. pushfq+popfq costs about 17 cycles here (popfq is microcoded; a
  * push/pop pair costs under 1), more than the whole lean path. Arithmetic
  * flags are dead at every entry, exit and tail sled: the sled is the first
  * instruction of a function, replaces a `ret`, or sits right before an
- * unconditional tail `jmp` (checked on clang 13-19 output). So the early exit
- * and the lean paths of those trampolines use `cmp` freely and do not save
- * rflags; DF is never changed (the ABI keeps it clear across calls). The full
- * paths still save rflags, as users may expect. Event sleds sit anywhere in a
- * function body and the compiler does not treat them as calls, so the event
- * trampolines preserve rflags on every path (their early exit tests with
- * `jrcxz`, which reads no flags).
+ * unconditional tail `jmp` (checked on clang 13-19 output). So the lean
+ * paths of those trampolines do not save rflags: the lean handler (C code)
+ * may change the arithmetic flags, never DF (the ABI keeps it clear across
+ * calls). The full paths save rflags, as users may expect, and the NONE path
+ * touches nothing. Event sleds sit anywhere in a function body and the
+ * compiler does not treat them as calls, so both event paths save rflags.
  *
  * Alignment (rsp mod 16 on arrival, xray-abi.md 2.4): entry, tail and
  * arg-logger 0 (two calls deep from an aligned frame); exit 8 (jumped to with
@@ -36,6 +39,14 @@
 #define SLOT_ARG1 8
 #define SLOT_CUSTOM 16
 #define SLOT_TYPED 24
+
+/* Trampoline indexes of xr_trampoline_dispatch (handlers.h). */
+#define T_ENTRY 0
+#define T_TAIL 1
+#define T_EXIT 2
+#define T_ARG 3
+#define T_CUSTOM 4
+#define T_TYPED 5
 
 #define TYPE_ENTRY 0
 #define TYPE_EXIT 1
@@ -153,21 +164,19 @@
 .endm
 
 /* Entry-like trampolines (entry, tail exit): arrive with rsp = 0 mod 16.
- *   no handler:  2 loads, 2 compares, ret.
- *   lean:        + 9 pushes, 1 load, 3 moves, call, 9 pops (rflags not saved,
- *                see the head comment).
- *   full:        + pushfq/popfq, 9 pushes, 8 vector stores and loads
- *                (ymm with AVX), call. */
-.macro ENTRY_LIKE_TRAMPOLINE name, type
+ *   none:  indirect jmp, ret.
+ *   lean:  indirect jmp, 9 pushes, 1 load, 3 moves, call, 9 pops, ret
+ *          (rflags not saved, see the head comment).
+ *   full:  indirect jmp, pushfq/popfq, 9 pushes, 8 vector stores and loads
+ *          (ymm with AVX), call. */
+.macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
-        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
-        jne .L\name\()_lean
-        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
-        jne .L\name\()_full
+        jmp *xr_trampoline_dispatch+8*\index(%rip)
+.L\name\()_none:
         ret
 
 .L\name\()_lean:
@@ -210,26 +219,21 @@
         .size \name, .-\name
 .endm
 
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
 
 /* __xray_ArgLoggerEntry: entry of an xray_log_args(1) function. Calls the
  * arg1 handler with (id, LOG_ARGS_ENTRY, rdi); without one, the arg0 handler
  * with (id, LOG_ARGS_ENTRY). Order: lean arg1, full arg1, lean arg0, full
- * arg0. Budget as the entry trampoline, plus two compares. */
+ * arg0 (the dispatch pointer follows the same order). Budget as the entry
+ * trampoline, plus one load and test. */
         .globl __xray_ArgLoggerEntry
         .type __xray_ArgLoggerEntry,@function
         .p2align 4
 __xray_ArgLoggerEntry:
         .cfi_startproc
-        cmpq $0, xr_handler_lean+SLOT_ARG1(%rip)
-        jne .Larg_lean
-        cmpq $0, xr_handler_full+SLOT_ARG1(%rip)
-        jne .Larg_full
-        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
-        jne .Larg_lean
-        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
-        jne .Larg_full
+        jmp *xr_trampoline_dispatch+8*T_ARG(%rip)
+.Larg_none:
         ret
 
 .Larg_lean:
@@ -283,18 +287,16 @@ __xray_ArgLoggerEntry:
  * the function's return address on top; returns to the function's caller.
  * Live: rax, rdx, xmm0, xmm1 (ymm for vector returns), the x87 stack
  * (long double returns).
- *   no handler: 2 loads, 2 compares, ret.
- *   lean:       + 3 pushes, 1 load, 2 moves, call, 3 pops.
- *   full:       + pushfq/popfq, ymm0-1, x87 spill by depth. */
+ *   none: indirect jmp, ret.
+ *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
+ *   full: indirect jmp, pushfq/popfq, 2 pushes, ymm0-1, x87 spill by depth. */
         .globl __xray_FunctionExit
         .type __xray_FunctionExit,@function
         .p2align 4
 __xray_FunctionExit:
         .cfi_startproc
-        cmpq $0, xr_handler_lean+SLOT_ARG0(%rip)
-        jne .Lexit_lean
-        cmpq $0, xr_handler_full+SLOT_ARG0(%rip)
-        jne .Lexit_full
+        jmp *xr_trampoline_dispatch+8*T_EXIT(%rip)
+.Lexit_none:
         ret
 
 .Lexit_lean:
@@ -347,28 +349,34 @@ __xray_FunctionExit:
  * all caller-saved general registers, build an rbp frame and realign rsp to
  * 32 before calling (compiler-rt 14 does not realign and its FDR handler
  * crashes on a custom event from a frameless leaf function).
- *   no handler: push rcx, 2 loads, 2 jrcxz, pop rcx, ret (no flag change).
- *   lean:       + pushfq/popfq, 9 pushes, and, call.
- *   full:       + ymm0-15 (xmm without AVX) and the x87 stack.
+ *   none: indirect jmp, ret.
+ *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
+ *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
-.macro EVENT_TRAMPOLINE name, slot, zext
+.macro EVENT_TRAMPOLINE name, slot, zext, index, pushed
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
-        PUSH_CFI %rcx
-        movq xr_handler_lean+\slot(%rip), %rcx
-        jrcxz 1f
-        jmp .L\name\()_lean
-1:      movq xr_handler_full+\slot(%rip), %rcx
-        jrcxz 2f
-        jmp .L\name\()_full
-2:      POP_CFI %rcx
+        /* The sled pushed `pushed` argument registers before its call, and
+         * compilers emit no CFI for those pushes. Describe them here, as if
+         * they were part of this frame: the caller's stack pointer is above
+         * them and our return address sits below them. Then debuggers and
+         * unwinders recover the caller's real rsp and walk on correctly. */
+        .cfi_def_cfa_offset 8+8*\pushed
+        .cfi_offset %rip, -(8+8*\pushed)
+        .cfi_offset %rdi, -8
+        .cfi_offset %rsi, -16
+        .if \pushed == 3
+        .cfi_offset %rdx, -24
+        .endif
+        jmp *xr_trampoline_dispatch+8*\index(%rip)
+.L\name\()_none:
         ret
 
 .L\name\()_lean:
-        .cfi_def_cfa_offset 16
+        PUSH_CFI %rcx
         pushfq
         .cfi_adjust_cfa_offset 8
         PUSH_CFI %rbp
@@ -401,7 +409,7 @@ __xray_FunctionExit:
         popq %rdx
         popq %rax
         popq %rbp
-        .cfi_def_cfa %rsp, 24
+        .cfi_def_cfa %rsp, 24+8*\pushed
         .cfi_restore %rbp
         popfq
         .cfi_adjust_cfa_offset -8
@@ -409,7 +417,8 @@ __xray_FunctionExit:
         ret
 
 .L\name\()_full:
-        .cfi_def_cfa_offset 16
+        .cfi_def_cfa_offset 8+8*\pushed
+        PUSH_CFI %rcx
         pushfq
         .cfi_adjust_cfa_offset 8
         PUSH_CFI %rbp
@@ -450,7 +459,7 @@ __xray_FunctionExit:
         popq %rdx
         popq %rax
         popq %rbp
-        .cfi_def_cfa %rsp, 24
+        .cfi_def_cfa %rsp, 24+8*\pushed
         .cfi_restore %rbp
         popfq
         .cfi_adjust_cfa_offset -8
@@ -461,9 +470,9 @@ __xray_FunctionExit:
 .endm
 
 /* __xray_CustomEvent(void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0
+EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0, T_CUSTOM, 2
 /* __xray_TypedEvent(uint16_t type, const void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1
+EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1, T_TYPED, 3
 
 /* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
  * Slow-path helper for lean handlers: saves the whole vector and x87 state
@@ -530,5 +539,35 @@ xr_call_preserving_vectors:
         ret
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
+
+/* Paths of each trampoline, [T_*][NONE, LEAN, FULL], and the current one.
+ * Written only by xr_handler_install (handlers.c), under its lock. */
+        .section .data.rel.ro,"aw"
+        .p2align 3
+        .globl xr_trampoline_paths
+        .hidden xr_trampoline_paths
+        .type xr_trampoline_paths,@object
+xr_trampoline_paths:
+        .quad .L__xray_FunctionEntry_none, .L__xray_FunctionEntry_lean, .L__xray_FunctionEntry_full
+        .quad .L__xray_FunctionTailExit_none, .L__xray_FunctionTailExit_lean, .L__xray_FunctionTailExit_full
+        .quad .Lexit_none, .Lexit_lean, .Lexit_full
+        .quad .Larg_none, .Larg_lean, .Larg_full
+        .quad .L__xray_CustomEvent_none, .L__xray_CustomEvent_lean, .L__xray_CustomEvent_full
+        .quad .L__xray_TypedEvent_none, .L__xray_TypedEvent_lean, .L__xray_TypedEvent_full
+        .size xr_trampoline_paths, .-xr_trampoline_paths
+
+        .data
+        .p2align 6
+        .globl xr_trampoline_dispatch
+        .hidden xr_trampoline_dispatch
+        .type xr_trampoline_dispatch,@object
+xr_trampoline_dispatch:
+        .quad .L__xray_FunctionEntry_none
+        .quad .L__xray_FunctionTailExit_none
+        .quad .Lexit_none
+        .quad .Larg_none
+        .quad .L__xray_CustomEvent_none
+        .quad .L__xray_TypedEvent_none
+        .size xr_trampoline_dispatch, .-xr_trampoline_dispatch
 
         .section .note.GNU-stack,"",@progbits

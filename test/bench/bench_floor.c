@@ -5,7 +5,9 @@
  * and an FDR-style pair of 8-byte records (enter + exit, each stamped with
  * its own rdtsc or rdtscp and stored as a 32-bit delta) into a 1 MiB ring;
  * and the register-saving pieces a trampoline may use: pushfq+popfq, and
- * eight 32-byte (ymm) or 16-byte (xmm) stores and loads to the stack.
+ * eight 32-byte (ymm) or 16-byte (xmm) stores and loads to the stack; and
+ * one open+read+close of /proc/self/maps (what a patcher pays to learn page
+ * protections that way).
  * These bound what the modes can reach; docs/performance.md quotes them.
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -96,6 +99,16 @@ static void loop_save_xmm(long n) {
                      "add $128, %%rsp" ::: "memory");
 }
 
+static void loop_read_maps(long n) {
+  static char buf[65536];
+  for (long i = 0; i < n; i++) {
+    int fd = open("/proc/self/maps", O_RDONLY);
+    while (read(fd, buf, sizeof buf) > 0) {
+    }
+    close(fd);
+  }
+}
+
 /* One "call" = enter record + exit record, as FDR writes them. */
 static void loop_pair_rdtsc(long n) {
   uint64_t last = __rdtsc();
@@ -147,6 +160,7 @@ int main(int argc, char **argv) {
   measure("floor-pushfq-popfq", loop_pushf, n, "ns/op");
   measure("floor-save-8ymm", loop_save_ymm, n, "ns/op");
   measure("floor-save-8xmm", loop_save_xmm, n, "ns/op");
+  measure("floor-read-proc-maps", loop_read_maps, n / 1000 + 1, "ns/op");
   printf("C ok\n");
   return 0;
 }

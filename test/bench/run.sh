@@ -25,6 +25,9 @@ scenario both medians, the ratio ours/crt, the spread and the target.
                      check event counts (plus llvm-xray and W^X checks);
                      no timing. Exit status 1 if a check of ours failed.
   --no-callgrind     skip the callgrind instruction counts
+  --profile          also print, per scenario and side, where the timed
+                     loop's instructions go (callgrind self cost per
+                     function, per event)
   --lib PATH         our libxray.a (default: $XRAY_LIB, else built with
                      cmake into WORK/runtime)
   --crt-dir DIR      compiler-rt's lib dir (default:
@@ -42,6 +45,7 @@ RUNS=7
 QUICK=0
 CHECK_ONLY=0
 CALLGRIND=1
+PROFILE=0
 SCENARIOS=()
 LIB=${XRAY_LIB:-}
 CRT_DIR=
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
     --scenario) IFS=, read -r -a more <<<"$2"; SCENARIOS+=("${more[@]}"); shift ;;
     --check-only) CHECK_ONLY=1 ;;
     --no-callgrind) CALLGRIND=0 ;;
+    --profile) PROFILE=1 ;;
     --lib) LIB=$2; shift ;;
     --crt-dir) CRT_DIR=$2; shift ;;
     --work) WORK=$2; shift ;;
@@ -100,7 +105,7 @@ metrics_for() {
     unpatched) echo "unpatched noxray" ;;
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps" ;;
     *) echo "$1" ;;
   esac
 }
@@ -366,7 +371,7 @@ callgrind_ir() { # side scenario calls toggle -> total Ir
   [ -f "$dir/cg.out" ] || { echo -; return; }
   [ $sc = patch ] || grep -q '^C ok' "$dir/stdout" || { echo -; return; }
   awk '/^(summary|totals):/ { print $2; exit }' "$dir/cg.out"
-  rm -rf "$dir"
+  [ $PROFILE = 1 ] || rm -rf "$dir"
 }
 if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; then
   echo
@@ -404,6 +409,31 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
         r = (o != "-" && c != "-" && c > 0) ? sprintf("%.3f", o / c) : "-"
         printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (total Ir)" : "") }'
       unset ir
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- profile
+# Self instructions per event of each function the timed loop ran, from the
+# larger callgrind run of each scenario.
+if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
+  echo
+  echo "where the instructions go (callgrind self Ir per event in the timed loop, $((2 * n1)) calls + 1000 warm-up):"
+  for sc in "${SCENARIOS[@]}"; do
+    case $sc in floor|patch) continue ;; esac
+    per=2
+    case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
+    for side in "${SIDES[@]}"; do
+      f=$LOGS/cg.$sc.$side.$((2 * n1))/cg.out
+      [ -f "$f" ] || continue
+      echo "  $sc, $side:"
+      callgrind_annotate --inclusive=no "$f" 2>/dev/null |
+        awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
+          on && /^$/ && seen { exit }
+          on && $1 ~ /^[0-9,]+$/ {
+          seen = 1; ir = $1; gsub(",", "", ir); if (ir / ev < 0.5) next
+          fn = $0; sub(/^ *[0-9,]+ *\([^)]*\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^[^ ]*:/, "", fn)
+          printf "    %8.1f  %s\n", ir / ev, fn }'
     done
   done
 fi

@@ -46,7 +46,7 @@ for name in patch_premain xray_mode xray_logfile_base xray_page_size_override \
 done
 # Separators, names without values, unknown names, garbage everywhere.
 for s in ",,,,::::    \t\n" "patch_premain" "=true" ":::patch_premain=true:::" \
-         "$big=1" "patch_premain=true,,,,xray_mode=xray-fdr::::verbosity=0" \
+         "$big=1" "patch_premain=true,,,,xray_mode=xray-fdr::::verbosity=0,xray_logfile_base=bo-" \
          "$(garbage 200)" "$(garbage 2000)" "a=b=c=d" "help=maybe" \
          "verbosity=1 $(garbage 100) patch_premain=true"; do
   run_case XRAY_OPTIONS "$s"

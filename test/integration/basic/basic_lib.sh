@@ -37,7 +37,11 @@ nfiles() {
 
 # The compiler-rt reference runtime, for side-by-side checks (may be absent).
 REF_DIR="$("$XRAY_CLANG" -print-resource-dir)/lib/linux"
-have_ref() { [ -f "$REF_DIR/libclang_rt.xray-x86_64.a" ] && [ -f "$REF_DIR/libclang_rt.xray-basic-x86_64.a" ]; }
+# (not under sanitizers: compiler-rt's archives clash with their runtimes)
+have_ref() {
+  [ -z "${XRAY_TEST_SANITIZE:-}" ] &&
+  [ -f "$REF_DIR/libclang_rt.xray-x86_64.a" ] && [ -f "$REF_DIR/libclang_rt.xray-basic-x86_64.a" ]
+}
 build_ref() {
   local name=$1; shift
   "$XRAY_CLANG" -g -O1 "${XRAY_CFLAGS[@]}" "$PROGS/$name.c" "$@" -o "$name.ref" \

@@ -1,6 +1,8 @@
 /* Every status of the mode registry in every call order that matters,
  * printed one per line, with a user mode whose state machine follows the
- * built-in FDR mode's (xray-abi.md 3.5). */
+ * built-in FDR mode's (xray-abi.md 3.5). Built with -DSELECT_FIRST it runs
+ * the flow compiler-rt requires, and its output must be the same with
+ * compiler-rt's runtime as with ours. */
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +86,9 @@ NEVER int main(void) {
   cur = __xray_log_get_current_mode();
   printf("current after failures: %s\n", cur ? cur : "(none)");
 
+#ifdef SELECT_FIRST /* compiler-rt needs this; with it, both runtimes agree */
+  SHOW("select", __xray_log_select_mode("mine"));
+#endif
   SHOW("init_mode without select", __xray_log_init_mode("mine", "a=1"));
   printf("current: %s\n", __xray_log_get_current_mode());
   SHOW("init twice", __xray_log_init_mode("mine", "a=2"));

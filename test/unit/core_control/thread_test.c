@@ -121,7 +121,7 @@ static void exit_hook(void) {
   __atomic_add_fetch(&exit_calls, 1, __ATOMIC_RELAXED);
   if (xr_in_handler)
     __atomic_add_fetch(&exit_calls_in_handler, 1, __ATOMIC_RELAXED);
-  exiting_tid = xr_tid();
+  __atomic_store_n(&exiting_tid, xr_tid(), __ATOMIC_RELAXED);
 }
 
 static void *armed_thread(void *arg) {

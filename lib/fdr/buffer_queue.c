@@ -1,0 +1,244 @@
+/* FDR buffer queue and writer registry (see buffer_queue.h). Cold code:
+ * reached once per buffer (about every thousand events) and at control
+ * calls, always through xr_call_preserving_vectors from the lean handlers. */
+#include "fdr/buffer_queue.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define A_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define A_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
+                      size_t count) {
+  *q = (struct xr_fdr_queue){0};
+  if (buffer_size == 0 || count == 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  /* Layout: control array, then per buffer [prefix | data], 64-aligned. */
+  size_t stride = round_up(XR_FDR_PREFIX + buffer_size, 64);
+  size_t ctl = round_up(count * sizeof(struct xr_fdr_buffer), 4096);
+  if (stride < buffer_size || count > SIZE_MAX / sizeof(struct xr_fdr_buffer) ||
+      count > (SIZE_MAX - ctl) / stride) {
+    errno = EINVAL;
+    return -1;
+  }
+  size_t total = ctl + count * stride;
+  void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED)
+    return -1;
+  q->buffers = (struct xr_fdr_buffer *)m;
+  for (size_t i = 0; i < count; i++) {
+    struct xr_fdr_buffer *b = &q->buffers[i];
+    b->data = (uint8_t *)m + ctl + i * stride + XR_FDR_PREFIX;
+    b->index = (uint32_t)i;
+  }
+  q->count = count;
+  q->buffer_size = buffer_size;
+  q->stride = stride;
+  q->mapping = m;
+  q->mapping_size = total;
+  return 0;
+}
+
+void xr_fdr_queue_destroy(struct xr_fdr_queue *q) {
+  if (q->mapping)
+    munmap(q->mapping, q->mapping_size);
+  *q = (struct xr_fdr_queue){0};
+}
+
+struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q) {
+  /* Pick the free buffer released longest ago (never-used ones have seq 0
+   * and end the scan at once); a lost CAS means another thread took it:
+   * scan again, a bounded number of times, so this never blocks. */
+  for (int attempt = 0; attempt < 16; attempt++) {
+    struct xr_fdr_buffer *best = NULL;
+    uint64_t best_seq = UINT64_MAX;
+    for (size_t i = 0; i < q->count; i++) {
+      struct xr_fdr_buffer *b = &q->buffers[i];
+      if (A_LOAD(&b->state) != XR_FDR_BUFFER_FREE)
+        continue;
+      uint64_t seq = __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED);
+      if (seq < best_seq) {
+        best = b;
+        best_seq = seq;
+        if (seq == 0)
+          break;
+      }
+    }
+    if (!best)
+      return NULL;
+    uint32_t expected = XR_FDR_BUFFER_FREE;
+    if (__atomic_compare_exchange_n(&best->state, &expected,
+                                    XR_FDR_BUFFER_HELD, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      if (best->extents != 0)
+        __atomic_fetch_add(&q->overwritten, 1, __ATOMIC_RELAXED);
+      best->extents = 0;
+      return best;
+    }
+  }
+  return NULL;
+}
+
+void xr_fdr_queue_release(struct xr_fdr_queue *q, struct xr_fdr_buffer *b) {
+  uint64_t seq = __atomic_add_fetch(&q->release_counter, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&b->release_seq, seq, __ATOMIC_RELAXED);
+  /* Release order: the records and extents are visible before the buffer
+   * can be taken by another thread. */
+  A_STORE(&b->state, XR_FDR_BUFFER_FREE);
+}
+
+void xr_fdr_queue_reset(struct xr_fdr_queue *q) {
+  for (size_t i = 0; i < q->count; i++) {
+    q->buffers[i].extents = 0;
+    q->buffers[i].release_seq = 0;
+    A_STORE(&q->buffers[i].state, XR_FDR_BUFFER_FREE);
+  }
+  q->release_counter = 0;
+  q->overwritten = 0;
+}
+
+size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q, const void *p) {
+  if (q->count == 0)
+    return q->count;
+  const uint8_t *first = q->buffers[0].data - XR_FDR_PREFIX;
+  const uint8_t *at = (const uint8_t *)p;
+  if (at < first)
+    return q->count;
+  size_t i = (size_t)(at - first) / q->stride;
+  return i < q->count ? i : q->count;
+}
+
+size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q, size_t from) {
+  while (from < q->count && q->buffers[from].extents == 0)
+    from++;
+  return from;
+}
+
+/* ---- writer registry ------------------------------------------------- */
+
+enum { CHUNK_BYTES = 16384 };
+struct writer_chunk {
+  struct writer_chunk *next;
+  char pad[64 - sizeof(void *)];
+  struct xr_fdr_writer slots[CHUNK_BYTES / 64 - 1];
+};
+_Static_assert(sizeof(struct writer_chunk) == CHUNK_BYTES, "chunk size");
+
+static struct writer_chunk *chunks; /* atomic head of a push-only list */
+static int membarrier_mode;         /* 0 none, else the command to use */
+
+struct xr_fdr_writer *xr_fdr_writer_claim(void) {
+  for (;;) {
+    for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next) {
+      for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
+        struct xr_fdr_writer *w = &c->slots[i];
+        uint32_t expected = 0;
+        if (__atomic_load_n(&w->claimed, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&w->claimed, &expected, 1, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+          w->busy = 0; /* dropped stays: counts are per generation */
+          return w;
+        }
+      }
+    }
+    struct writer_chunk *c = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED)
+      return NULL;
+    c->next = A_LOAD(&chunks);
+    while (!__atomic_compare_exchange_n(&chunks, &c->next, c, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+  }
+}
+
+void xr_fdr_writer_free(struct xr_fdr_writer *w) {
+  w->busy = 0;
+  A_STORE(&w->claimed, 0);
+}
+
+void xr_fdr_writers_prepare(void) {
+  static int prepared;
+  if (__atomic_exchange_n(&prepared, 1, __ATOMIC_ACQ_REL))
+    return;
+  long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  int mode = 0;
+  if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+              0) == 0)
+    mode = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+  else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
+    mode = MEMBARRIER_CMD_GLOBAL;
+  __atomic_store_n(&membarrier_mode, mode, __ATOMIC_RELEASE);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
+  /* Ordering argument. A writer does: busy := 1; load epoch; write; busy := 0
+   * with only compiler barriers (no fence on the hot path). The caller has
+   * already changed the epoch. The membarrier makes every running thread
+   * execute a full fence, so after it returns either a writer's busy := 1 is
+   * visible here, or its epoch load comes after the change and it backs out
+   * without writing. Without membarrier, store buffers drain within
+   * microseconds; a short pause stands in for the fence. */
+  int mode = __atomic_load_n(&membarrier_mode, __ATOMIC_ACQUIRE);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (mode == 0 || syscall(SYS_membarrier, mode, 0, 0) != 0) {
+    struct timespec pause = {0, 200000};
+    nanosleep(&pause, NULL);
+  }
+  uint64_t deadline = now_ns() + timeout_ns;
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next) {
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
+      struct xr_fdr_writer *w = &c->slots[i];
+      for (unsigned spins = 0; A_LOAD(&w->busy); spins++) {
+        if (spins < 64) {
+          __builtin_ia32_pause();
+        } else if (now_ns() > deadline) {
+          return false;
+        } else {
+          sched_yield();
+        }
+      }
+    }
+  }
+  return true;
+}
+
+uint64_t xr_fdr_writers_dropped(void) {
+  uint64_t sum = 0;
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      sum += __atomic_load_n(&c->slots[i].dropped, __ATOMIC_RELAXED);
+  return sum;
+}
+
+void xr_fdr_writers_reset_dropped(void) {
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);
+}
+
+void xr_fdr_writers_fork_child(struct xr_fdr_writer *self) {
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      if (&c->slots[i] != self)
+        xr_fdr_writer_free(&c->slots[i]);
+}

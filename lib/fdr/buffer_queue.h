@@ -1,0 +1,92 @@
+/* FDR buffer queue and writer registry.
+ *
+ * Buffers: `count` buffers of `buffer_size` bytes, mmap'd once per
+ * generation. A thread holds at most one buffer at a time; acquisition picks
+ * a free buffer, never-used ones first, then the one released longest ago
+ * (its old data is overwritten: the queue keeps the most recent data, a
+ * flight recorder). When every buffer is held by some thread, acquisition
+ * fails and the caller drops its events. Lock-free: one CAS per acquisition,
+ * one release store per release; never blocks.
+ *
+ * Writers: one cache-line slot per tracing thread, from mmap'd chunks that
+ * are never unmapped, so a slot pointer stays valid for the life of the
+ * process whatever generation of buffers exists. A slot's `busy` flag is set
+ * while its owner is inside a handler; finalize waits for these flags only
+ * (xr_fdr_writers_quiesce). */
+#ifndef XR_FDR_BUFFER_QUEUE_H
+#define XR_FDR_BUFFER_QUEUE_H
+
+#include "core/common.h"
+
+enum { XR_FDR_BUFFER_FREE = 0, XR_FDR_BUFFER_HELD = 1 };
+
+/* Bytes reserved before each buffer's data so a BufferExtents record can be
+ * placed right in front of it when buffers are handed out in memory. */
+#define XR_FDR_PREFIX 16u
+
+struct xr_fdr_buffer {
+  uint8_t *data;            /* buffer_size bytes (XR_FDR_PREFIX before it) */
+  volatile uint64_t extents; /* bytes of records; stored by the holder */
+  uint32_t state;           /* XR_FDR_BUFFER_FREE / _HELD, atomic */
+  uint32_t index;
+  uint64_t release_seq;     /* 0 = never released; larger = released later */
+} __attribute__((aligned(64)));
+
+struct xr_fdr_queue {
+  struct xr_fdr_buffer *buffers;
+  size_t count;
+  size_t buffer_size;
+  size_t stride;            /* distance between two buffers' data */
+  void *mapping;
+  size_t mapping_size;
+  uint64_t release_counter; /* atomic */
+  uint64_t overwritten;     /* atomic: buffers re-acquired with old data */
+};
+
+/* Maps the buffers (all free, empty). Returns 0, or -1 with errno set
+ * (EINVAL for zero sizes or an overflowing total, ENOMEM from mmap). */
+XR_HIDDEN int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
+                                size_t count);
+/* Unmaps; q becomes empty. Only when no thread can touch the buffers. */
+XR_HIDDEN void xr_fdr_queue_destroy(struct xr_fdr_queue *q);
+
+/* Takes a free buffer (extents reset to 0), or NULL when all are held. */
+XR_HIDDEN struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q);
+/* Gives a held buffer back; its data stays until it is re-acquired. */
+XR_HIDDEN void xr_fdr_queue_release(struct xr_fdr_queue *q,
+                                    struct xr_fdr_buffer *b);
+/* Every buffer free and empty (fork child: the parent's data is not ours). */
+XR_HIDDEN void xr_fdr_queue_reset(struct xr_fdr_queue *q);
+/* Index of the buffer whose data (or prefix) starts at p, or q->count. */
+XR_HIDDEN size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q,
+                                       const void *p);
+/* Index of the first buffer at or after `from` with extents > 0, or
+ * q->count. */
+XR_HIDDEN size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q,
+                                        size_t from);
+
+struct xr_fdr_writer {
+  volatile uint32_t busy; /* owner is inside a handler */
+  uint32_t claimed;       /* atomic: slot owned by a live thread */
+  uint64_t dropped;       /* atomic: events dropped for want of a buffer */
+} __attribute__((aligned(64)));
+
+/* A free slot for the calling thread, or NULL (mmap failed). */
+XR_HIDDEN struct xr_fdr_writer *xr_fdr_writer_claim(void);
+XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
+
+/* Makes sure every writer that may have missed a flag flip made just before
+ * has finished its event: a process-wide memory barrier (membarrier), then
+ * waits, bounded by timeout_ns, while any slot is busy. Returns true when all
+ * were idle, false on timeout. */
+XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
+/* Registers for the cheap membarrier flavour; call once at init. */
+XR_HIDDEN void xr_fdr_writers_prepare(void);
+/* Sum of the dropped counters; reset_dropped zeroes them. */
+XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
+XR_HIDDEN void xr_fdr_writers_reset_dropped(void);
+/* In a fork child: every slot but `self` belongs to a thread that does not
+ * exist here; free them. */
+XR_HIDDEN void xr_fdr_writers_fork_child(struct xr_fdr_writer *self);
+
+#endif

@@ -1,0 +1,113 @@
+/* FDR per-thread controller: the state the lean handlers keep per thread, the
+ * read-mostly configuration they consult, and the slow paths they call
+ * through xr_call_preserving_vectors (fdr_controller_slow.c). */
+#ifndef XR_FDR_CONTROLLER_H
+#define XR_FDR_CONTROLLER_H
+
+#include "core/common.h"
+#include "fdr/buffer_queue.h"
+#include "fdr/fdr_records.h"
+#include "xray/xray_interface.h"
+
+/* Per thread, in initial-exec TLS. Valid only while `epoch` equals
+ * xr_fdr_hot.epoch; pointers into a buffer are never followed otherwise. */
+struct xr_fdr_thread {
+  uint8_t *cur;       /* next record goes here */
+  uint8_t *end;       /* records must end at or before this */
+  uint8_t *run_start; /* [run_start, cur) holds only plain enter records */
+  uint8_t *begin;     /* first byte of the buffer's data */
+  volatile uint64_t *extents; /* &buffer->extents */
+  uint64_t last_tsc;  /* TSC of the last record written (reader's base) */
+  uint64_t epoch;     /* xr_fdr_hot.epoch this state belongs to; 0 none */
+  struct xr_fdr_writer *writer; /* slot while the thread is known */
+  struct xr_fdr_buffer *buffer; /* held buffer, NULL when none */
+  uint32_t cpu;       /* CPU of the last NewCPUId */
+};
+XR_HIDDEN extern XR_TLS struct xr_fdr_thread xr_fdr_thread;
+
+/* Read on every event, written only by the control path. */
+struct xr_fdr_hot_config {
+  /* Odd: events of generation epoch/2 are accepted. Even: finalizing or
+   * uninitialised, events are dropped. Changes only under the mode's
+   * state machine. */
+  uint64_t epoch;
+  uint64_t threshold_ticks;  /* calls shorter than this are erased */
+  intptr_t rseq_cpu_offset;  /* %fs offset of rseq cpu_id; 0 unavailable */
+  int version;               /* 5, or 1 for the 2017 layout */
+  uint32_t max_event_size;   /* largest custom/typed payload that fits */
+} __attribute__((aligned(64)));
+XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
+
+/* The queue of the current generation (owned by fdr_mode.c). */
+XR_HIDDEN extern struct xr_fdr_queue xr_fdr_queue;
+
+/* The lean handlers (fdr_controller_hot.c). */
+XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type);
+XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
+                                  uint64_t arg);
+XR_HIDDEN void xr_fdr_handle_custom(void *data, size_t size);
+XR_HIDDEN void xr_fdr_handle_typed(uint16_t type, const void *data,
+                                   size_t size);
+
+/* Slow paths (fdr_controller_slow.c), called with vectors preserved. */
+struct xr_fdr_prepare_args {
+  struct xr_fdr_thread *thread;
+  uint64_t tsc;   /* timestamp of the event being written */
+  size_t need;    /* bytes the event needs, metadata included */
+  bool ok;        /* out: a buffer with `need` bytes is ready, busy set */
+};
+/* Claims a writer slot, joins the current generation, switches to a fresh
+ * buffer when the held one lacks `need` bytes; drops (and counts) when none
+ * is free. On success leaves the writer busy. */
+XR_HIDDEN void xr_fdr_prepare_slow(void *prepare_args);
+/* Non-TSC clock (CLOCK_MONOTONIC based), out: *(uint64_t *)arg. */
+XR_HIDDEN void xr_fdr_clock_slow(void *u64_out);
+/* CPU id without rseq, out: *(uint32_t *)arg. */
+XR_HIDDEN void xr_fdr_cpu_slow(void *u32_out);
+/* Counts an event dropped for a reason other than a missing buffer (an
+ * oversized or empty payload); arg is the thread state. */
+XR_HIDDEN void xr_fdr_count_drop_slow(void *thread);
+
+/* Short-call erasure. [run_start, cur) holds only plain enter records (8
+ * bytes each, nothing else was written since). An exit or tail exit of `id`
+ * at `tsc` looks for the newest enter of `id` among the last
+ * XR_FDR_REWIND_SCAN of them: the newest is the top of the stack; one deeper
+ * down means the frames above it were left without exits (longjmp, C++
+ * exception), and their enters go too. If the call lasted less than
+ * `threshold` ticks, returns the enter's position (the new cursor) and sets
+ * *last_tsc to the TSC of the record before it; else returns NULL and the
+ * exit must be written. Pure: reads the records, writes nothing. */
+enum { XR_FDR_REWIND_SCAN = 32 };
+static XR_ALWAYS_INLINE uint8_t *xr_fdr_rewind(uint8_t *run_start,
+                                               uint8_t *cur, int32_t id,
+                                               uint64_t tsc,
+                                               uint64_t threshold,
+                                               uint64_t *last_tsc) {
+  uint32_t want = (uint32_t)id & 0x0FFFFFFFu;
+  uint64_t record_tsc = *last_tsc; /* TSC of the record at r */
+  uint8_t *r = cur;
+  for (int n = 0; n < XR_FDR_REWIND_SCAN && r - run_start >= 8; n++) {
+    r -= 8;
+    uint64_t rec = xr_fdr_get64(r);
+    uint32_t delta = (uint32_t)(rec >> 32);
+    if (((uint32_t)rec >> 4) == want) {
+      if (tsc - record_tsc >= threshold) /* also when tsc went back */
+        return NULL;
+      *last_tsc = record_tsc - delta;
+      return r;
+    }
+    record_tsc -= delta;
+  }
+  return NULL;
+}
+
+/* Thread exit hook (registered by fdr_mode.c): gives the held buffer back
+ * and frees the writer slot. */
+XR_HIDDEN void xr_fdr_thread_exit(void);
+/* In a fork child: frees every other thread's slot and forgets the held
+ * buffer (the caller resets the queue and changes the epoch). */
+XR_HIDDEN void xr_fdr_thread_forget_after_fork(void);
+/* Finds the rseq cpu_id field of the calling thread; sets rseq_cpu_offset. */
+XR_HIDDEN void xr_fdr_detect_rseq(void);
+
+#endif

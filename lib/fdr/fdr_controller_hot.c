@@ -1,0 +1,194 @@
+/* FDR lean handlers: one per event kind, run straight from the trampolines.
+ *
+ * Compiled with -mgeneral-regs-only: no vector or x87 register, no libc
+ * call, no lock, no system call, no atomic read-modify-write. Anything else
+ * (a new buffer, the non-TSC clock) goes through xr_call_preserving_vectors.
+ *
+ * Budget of a function event with a buffer in hand (the common case): one
+ * rdtsc; TLS loads of the guard and the thread state; a store of the writer's
+ * busy flag; one load+compare of the global epoch; one compare for space;
+ * one load+compare of the rseq CPU id; one compare of the TSC delta; one
+ * 8-byte record store; stores of the cursor, the last TSC and the buffer's
+ * extents (a plain store is a release store on x86); the busy and guard
+ * stores. About 30 instructions, no fences: ~10 ns with the trampoline.
+ *
+ * Protocol with finalize (see xr_fdr_writers_quiesce): busy := 1, compiler
+ * barrier, check the epoch, write, publish extents, compiler barrier,
+ * busy := 0. A writer never follows a pointer into a buffer before the epoch
+ * check passed. */
+#include "core/clock.h"
+#include "core/handlers.h"
+#include "core/thread.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+
+XR_TLS struct xr_fdr_thread xr_fdr_thread;
+
+#define BARRIER() __asm__ volatile("" ::: "memory")
+
+static XR_ALWAYS_INLINE uint64_t fdr_now(void) {
+  if (XR_LIKELY(xr_clock.using_tsc)) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+  }
+  uint64_t now;
+  xr_call_preserving_vectors(xr_fdr_clock_slow, &now);
+  return now;
+}
+
+static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
+  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
+  uint32_t cpu;
+  if (XR_LIKELY(off != 0)) {
+    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
+    return cpu;
+  }
+  xr_call_preserving_vectors(xr_fdr_cpu_slow, &cpu);
+  return cpu;
+}
+
+/* Enters the buffer: returns true with the writer busy and at least `need`
+ * bytes free in the current generation's buffer. */
+static XR_ALWAYS_INLINE bool begin_write(struct xr_fdr_thread *t, uint64_t tsc,
+                                         size_t need) {
+  struct xr_fdr_writer *w = t->writer;
+  if (XR_LIKELY(w != NULL)) {
+    w->busy = 1;
+    BARRIER();
+    if (XR_LIKELY(t->epoch == *(volatile uint64_t *)&xr_fdr_hot.epoch &&
+                  (size_t)(t->end - t->cur) >= need))
+      return true;
+  }
+  struct xr_fdr_prepare_args args = {t, tsc, need, false};
+  xr_call_preserving_vectors(xr_fdr_prepare_slow, &args);
+  return args.ok;
+}
+
+static XR_ALWAYS_INLINE void end_write(struct xr_fdr_thread *t, uint8_t *p) {
+  t->cur = p;
+  *t->extents = (uint64_t)(p - t->begin);
+  BARRIER();
+  t->writer->busy = 0;
+}
+
+/* Writes NewCPUId when the thread moved, TSCWrap when the delta does not fit
+ * in 31 bits; returns the position for the event and its delta. */
+static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
+                                       uint64_t tsc, uint32_t *delta) {
+  uint32_t cpu = fdr_cpu();
+  if (XR_UNLIKELY(cpu != t->cpu)) {
+    t->cpu = cpu;
+    p = xr_fdr_new_cpu(p, (uint16_t)cpu, tsc);
+    t->run_start = p;
+    t->last_tsc = tsc;
+  }
+  uint64_t d = tsc - t->last_tsc;
+  if (XR_UNLIKELY(d > INT32_MAX)) {
+    p = xr_fdr_tsc_wrap(p, tsc);
+    t->run_start = p;
+    t->last_tsc = tsc;
+    d = 0;
+  }
+  *delta = (uint32_t)d;
+  return p;
+}
+
+static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
+                                            uint64_t arg) {
+  uint64_t tsc = fdr_now();
+  if (XR_UNLIKELY(xr_in_handler))
+    return;
+  xr_in_handler = 1;
+  BARRIER();
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + XR_FDR_FN_SIZE))) {
+    uint32_t delta;
+    uint8_t *p = stamp(t, t->cur, tsc, &delta);
+    switch (type) {
+    case ENTRY:
+      p = xr_fdr_function(p, id, XR_FDR_FN_ENTER, delta);
+      break;
+    case LOG_ARGS_ENTRY:
+      p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, delta);
+      p = xr_fdr_call_argument(p, arg);
+      t->run_start = p;
+      break;
+    default: { /* exit or tail exit: erase the call if it was short */
+      uint64_t threshold = xr_fdr_hot.threshold_ticks;
+      if (threshold != 0 && p != t->run_start) {
+        uint64_t last = t->last_tsc;
+        uint8_t *back =
+            xr_fdr_rewind(t->run_start, p, id, tsc, threshold, &last);
+        if (back) {
+          t->last_tsc = last;
+          end_write(t, back);
+          goto out;
+        }
+      }
+      p = xr_fdr_function(
+          p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
+          delta);
+      t->run_start = p;
+      break;
+    }
+    }
+    t->last_tsc = tsc;
+    end_write(t, p);
+  }
+out:
+  BARRIER();
+  xr_in_handler = 0;
+}
+
+void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type) {
+  /* An arg-logging entry reaching the arg0 handler has no argument. */
+  function_event(id, type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type,
+                 0);
+}
+
+void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
+  function_event(id, (unsigned)type, arg);
+}
+
+static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
+                                           const void *data, size_t size) {
+  uint64_t tsc = fdr_now();
+  if (XR_UNLIKELY(xr_in_handler))
+    return;
+  xr_in_handler = 1;
+  BARRIER();
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  /* Empty events are invalid for readers; oversized ones fit no buffer;
+   * version 1 has no typed events. */
+  if (XR_UNLIKELY(size == 0 || size > xr_fdr_hot.max_event_size ||
+                  (typed && xr_fdr_hot.version < 5))) {
+    xr_call_preserving_vectors(xr_fdr_count_drop_slow, t);
+  } else if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + size))) {
+    uint32_t delta;
+    uint8_t *p = stamp(t, t->cur, tsc, &delta);
+    if (typed) {
+      p = xr_fdr_typed_event(p, (int32_t)size, (int32_t)delta, event_type);
+    } else if (xr_fdr_hot.version >= 5) {
+      p = xr_fdr_custom_event(p, (int32_t)size, (int32_t)delta);
+    } else {
+      /* v1 marker: absolute TSC; the reader's running TSC is unchanged. */
+      p = xr_fdr_custom_event_v1(p, (int32_t)size, tsc);
+      tsc = t->last_tsc;
+    }
+    p = xr_fdr_copy(p, data, size);
+    t->run_start = p;
+    t->last_tsc = tsc;
+    end_write(t, p);
+  }
+  BARRIER();
+  xr_in_handler = 0;
+}
+
+void xr_fdr_handle_custom(void *data, size_t size) {
+  payload_event(false, 0, data, size);
+}
+
+void xr_fdr_handle_typed(uint16_t type, const void *data, size_t size) {
+  payload_event(true, type, data, size);
+}

@@ -1,0 +1,159 @@
+/* FDR controller slow paths: joining a generation, switching buffers,
+ * counting drops, thread exit. Reached from the lean handlers through
+ * xr_call_preserving_vectors, so ordinary C and libc are fine here. */
+#include "core/clock.h"
+#include "core/thread.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+
+#include <stddef.h>
+#include <time.h>
+
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static uint64_t load_epoch(void) {
+  return __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
+}
+
+static size_t capacity(void) {
+  /* Version 1 keeps 16 bytes at the end for the EndOfBuffer record. */
+  return xr_fdr_queue.buffer_size -
+         (xr_fdr_hot.version < 2 ? XR_FDR_META_SIZE : 0);
+}
+
+static size_t preamble_size(void) {
+  return xr_fdr_hot.version >= 3 ? XR_FDR_PREAMBLE_V5 : XR_FDR_PREAMBLE_V1;
+}
+
+static uint32_t current_cpu(void) {
+  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
+  if (off != 0) {
+    uint32_t cpu;
+    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
+    return cpu;
+  }
+  return xr_cpu_id();
+}
+
+static void count_drop(struct xr_fdr_thread *t) {
+  if (t->writer)
+    __atomic_fetch_add(&t->writer->dropped, 1, __ATOMIC_RELAXED);
+}
+
+void xr_fdr_prepare_slow(void *arg) {
+  struct xr_fdr_prepare_args *a = arg;
+  struct xr_fdr_thread *t = a->thread;
+  a->ok = false;
+  if (!t->writer) {
+    if (!(load_epoch() & 1))
+      return; /* not tracing: no need to know this thread */
+    t->writer = xr_fdr_writer_claim();
+    if (!t->writer)
+      return;
+    xr_thread_arm();
+  }
+  struct xr_fdr_writer *w = t->writer;
+  w->busy = 1;
+  /* A real fence here (slow path): busy is visible before the epoch is read,
+   * even where membarrier is unavailable. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  uint64_t epoch = load_epoch();
+  if (!(epoch & 1))
+    goto idle; /* finalizing or stopped: drop quietly */
+  if (t->epoch != epoch) {
+    /* A new generation: the old buffer belonged to an old queue. */
+    t->epoch = epoch;
+    t->buffer = NULL;
+    t->cur = t->end = t->begin = t->run_start = NULL;
+  }
+  if (t->buffer && (size_t)(t->end - t->cur) >= a->need) {
+    a->ok = true;
+    return;
+  }
+  size_t cap = capacity();
+  if (a->need > cap - preamble_size()) {
+    count_drop(t); /* can never fit; keep the current buffer */
+    goto idle;
+  }
+  if (t->buffer) {
+    xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
+    t->buffer = NULL;
+    t->cur = t->end = NULL;
+  }
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&xr_fdr_queue);
+  if (!b) {
+    count_drop(t);
+    goto idle;
+  }
+  struct timespec wall;
+  clock_gettime(CLOCK_MONOTONIC, &wall);
+  uint32_t cpu = current_cpu();
+  uint8_t *p = xr_fdr_preamble(b->data, xr_fdr_hot.version, xr_tid(), xr_pid(),
+                               wall.tv_sec, (int32_t)(wall.tv_nsec / 1000),
+                               (uint16_t)cpu, a->tsc);
+  t->buffer = b;
+  t->begin = b->data;
+  t->end = b->data + cap;
+  t->cur = t->run_start = p;
+  t->extents = &b->extents;
+  t->cpu = cpu;
+  t->last_tsc = a->tsc;
+  b->extents = (uint64_t)(p - b->data);
+  a->ok = true;
+  return;
+idle:
+  __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+}
+
+void xr_fdr_clock_slow(void *out) { *(uint64_t *)out = xr_clock_fallback_now(); }
+
+void xr_fdr_cpu_slow(void *out) { *(uint32_t *)out = xr_cpu_id(); }
+
+void xr_fdr_count_drop_slow(void *thread) {
+  struct xr_fdr_thread *t = thread;
+  if (!t->writer && (load_epoch() & 1)) {
+    t->writer = xr_fdr_writer_claim();
+    if (t->writer)
+      xr_thread_arm();
+  }
+  count_drop(t);
+}
+
+void xr_fdr_thread_exit(void) {
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  struct xr_fdr_writer *w = t->writer;
+  if (!w)
+    return;
+  w->busy = 1;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (t->buffer && t->epoch == load_epoch())
+    xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
+  /* Otherwise the buffer stays held: finalize has run, and flush writes
+   * held buffers as they are. */
+  t->buffer = NULL;
+  t->cur = t->end = t->begin = t->run_start = NULL;
+  t->epoch = 0;
+  t->writer = NULL;
+  xr_fdr_writer_free(w);
+}
+
+void xr_fdr_thread_forget_after_fork(void) {
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  xr_fdr_writers_fork_child(t->writer);
+  t->buffer = NULL;
+  t->cur = t->end = t->begin = t->run_start = NULL;
+  t->epoch = 0;
+}
+
+void xr_fdr_detect_rseq(void) {
+  intptr_t off = 0;
+  if (&__rseq_size != NULL && &__rseq_offset != NULL && __rseq_size >= 8) {
+    intptr_t cpu_field = (intptr_t)__rseq_offset + 4; /* struct rseq.cpu_id */
+    int32_t cpu;
+    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(cpu_field));
+    if (cpu >= 0 && cpu_field != 0)
+      off = cpu_field;
+  }
+  xr_fdr_hot.rseq_cpu_offset = off;
+}

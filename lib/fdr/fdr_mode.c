@@ -1,0 +1,331 @@
+/* FDR mode glue: options, the init/finalize/flush state machine, handler
+ * installation, the file writer and the in-memory buffer iterator.
+ *
+ * States (XRayLogInitStatus): UNINITIALIZED -init-> INITIALIZED
+ * -finalize-> FINALIZED -flush-> UNINITIALIZED (re-init allowed). A call in
+ * the wrong state returns the current state (init, finalize) or
+ * XRAY_LOG_NOT_FLUSHING (flush), as compiler-rt does. */
+#include "core/clock.h"
+#include "core/handlers.h"
+#include "core/log_registry.h"
+#include "core/options.h"
+#include "core/output.h"
+#include "core/report.h"
+#include "core/thread.h"
+#include "fdr/buffer_queue.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fdr_options {
+  int32_t func_duration_threshold_us;
+  int32_t grace_period_ms;
+  int32_t buffer_size;
+  int32_t buffer_max;
+  bool no_file_flush;
+  int32_t format_version;
+};
+
+#define OPT(name, type, def, min, max, help)                                   \
+  {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help}
+static const struct xr_option fdr_option_rows[] = {
+    OPT(func_duration_threshold_us, XR_OPT_INT, "5", 0, 1000000000,
+        "calls shorter than this many microseconds are erased"),
+    OPT(grace_period_ms, XR_OPT_INT, "100", 0, 3600000,
+        "longest wait at finalize for threads still writing an event"),
+    OPT(buffer_size, XR_OPT_INT, "16384", 128, 1 << 30,
+        "bytes per buffer"),
+    OPT(buffer_max, XR_OPT_INT, "100", 1, 1 << 24, "number of buffers"),
+    OPT(no_file_flush, XR_OPT_BOOL, "false", 0, 0,
+        "flush writes no file (buffers only via __xray_log_process_buffers)"),
+    OPT(format_version, XR_OPT_INT, "5", 1, 5,
+        "file format: 5 (llvm-xray 7+) or 1 (the 2017 layout)"),
+};
+XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
+    "XRAY_FDR_OPTIONS", fdr_option_rows, XR_ARRAY_SIZE(fdr_option_rows)};
+
+struct xr_fdr_hot_config xr_fdr_hot;
+struct xr_fdr_queue xr_fdr_queue;
+
+static int state = XRAY_LOG_UNINITIALIZED; /* atomic */
+static int flushing;                       /* atomic */
+static struct fdr_options options;
+static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
+static uint8_t file_header[XR_FDR_FILE_HEADER_SIZE];
+
+enum { CONFIG_MAX = 4096 };
+
+static int load_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
+static void set_state(int s) { __atomic_store_n(&state, s, __ATOMIC_RELEASE); }
+
+/* Defaults -> XRAY_FDR_OPTIONS (or, when that is unset or empty, the legacy
+ * xray_fdr_log_* flags) -> the deprecated log_init sizes -> the config
+ * string. Returns the number of bad values (each already reported). */
+static int load_options(size_t sizes_buffer, size_t sizes_max,
+                        const char *config) {
+  xr_options_set_defaults(&xr_fdr_options_table, &options);
+  int bad = 0;
+  const char *env = xr_getenv("XRAY_FDR_OPTIONS");
+  if (env && *env) {
+    bad += xr_options_parse(&xr_fdr_options_table, &options, env,
+                            "XRAY_FDR_OPTIONS");
+  } else {
+    options.func_duration_threshold_us =
+        xr_flags.xray_fdr_log_func_duration_threshold_us;
+    options.grace_period_ms = xr_flags.xray_fdr_log_grace_period_ms;
+  }
+  if (sizes_buffer || sizes_max) {
+    if (sizes_buffer < 128 || sizes_buffer > (1u << 30) || sizes_max < 1 ||
+        sizes_max > (1u << 24)) {
+      xr_report(XR_ERROR,
+                "xray-fdr: log_init sizes out of range (buffer size %zu, "
+                "buffers %zu)",
+                sizes_buffer, sizes_max);
+      bad++;
+    } else {
+      options.buffer_size = (int32_t)sizes_buffer;
+      options.buffer_max = (int32_t)sizes_max;
+    }
+  }
+  if (config)
+    bad += xr_options_parse(&xr_fdr_options_table, &options, config,
+                            "xray-fdr config");
+  if (options.format_version != 5 && options.format_version != 1) {
+    xr_report(XR_ERROR,
+              "xray-fdr: format_version=%d is not supported (use 5 or 1)",
+              (int)options.format_version);
+    bad++;
+  }
+  return bad;
+}
+
+static void install_handlers(bool on) {
+  xr_handler_install(XR_SLOT_ARG0, on ? (void *)xr_fdr_handle_arg0 : NULL,
+                     XR_HANDLER_LEAN);
+  xr_handler_install(XR_SLOT_ARG1, on ? (void *)xr_fdr_handle_arg1 : NULL,
+                     XR_HANDLER_LEAN);
+  xr_handler_install(XR_SLOT_CUSTOM, on ? (void *)xr_fdr_handle_custom : NULL,
+                     XR_HANDLER_LEAN);
+  xr_handler_install(XR_SLOT_TYPED, on ? (void *)xr_fdr_handle_typed : NULL,
+                     XR_HANDLER_LEAN);
+}
+
+static void fork_child(void) {
+  xr_fdr_thread_forget_after_fork();
+  if (load_state() == XRAY_LOG_INITIALIZED) {
+    /* The parent's events are the parent's: start empty, new epoch. */
+    xr_fdr_queue_reset(&xr_fdr_queue);
+    xr_fdr_writers_reset_dropped();
+    __atomic_add_fetch(&xr_fdr_hot.epoch, 2, __ATOMIC_SEQ_CST);
+  }
+}
+
+static XRayBuffer fdr_iterator(XRayBuffer previous);
+
+static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
+                                  void *args, size_t args_size) {
+  int expected = XRAY_LOG_UNINITIALIZED;
+  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_INITIALIZING,
+                                   false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    xr_report(XR_ERROR, "xray-fdr: cannot initialise: already initialised "
+                        "(finalize and flush first)");
+    return (XRayLogInitStatus)expected;
+  }
+  /* A deprecated call passes sizes (and an old options struct we ignore);
+   * a current one passes a config string in args. */
+  char config[CONFIG_MAX];
+  const char *config_text = NULL;
+  if (buffer_size == 0 && buffer_max == 0 && args != NULL) {
+    const char *text = args;
+    size_t limit = args_size ? args_size : SIZE_MAX;
+    size_t n = 0;
+    while (n < limit && n < CONFIG_MAX && text[n] != '\0')
+      n++;
+    if (n == CONFIG_MAX) {
+      xr_report(XR_ERROR, "xray-fdr: config string longer than %d bytes",
+                CONFIG_MAX - 1);
+      set_state(XRAY_LOG_UNINITIALIZED);
+      return XRAY_LOG_UNINITIALIZED;
+    }
+    memcpy(config, text, n);
+    config[n] = '\0';
+    config_text = config;
+  } else if (buffer_size == 0 && buffer_max == 0) {
+    xr_report(XR_ERROR, "xray-fdr: no configuration given to log_init");
+    set_state(XRAY_LOG_UNINITIALIZED);
+    return XRAY_LOG_UNINITIALIZED;
+  }
+  if (load_options(buffer_size, buffer_max, config_text) != 0) {
+    xr_report(XR_ERROR, "xray-fdr: bad configuration; not initialised");
+    set_state(XRAY_LOG_UNINITIALIZED);
+    return XRAY_LOG_UNINITIALIZED;
+  }
+
+  /* Fresh buffers for this generation. The old ones go only if finalize saw
+   * every writer leave them; otherwise they are left mapped (a straggler
+   * may still be inside) and only their address is forgotten. */
+  if (queue_quiescent)
+    xr_fdr_queue_destroy(&xr_fdr_queue);
+  if (xr_fdr_queue_init(&xr_fdr_queue, (size_t)options.buffer_size,
+                        (size_t)options.buffer_max) != 0) {
+    xr_report(XR_ERROR,
+              "xray-fdr: cannot map %d buffers of %d bytes: %s; not "
+              "initialised",
+              (int)options.buffer_max, (int)options.buffer_size,
+              strerror(errno));
+    set_state(XRAY_LOG_UNINITIALIZED);
+    return XRAY_LOG_UNINITIALIZED;
+  }
+  queue_quiescent = true;
+
+  xr_clock_init();
+  xr_fdr_writers_prepare();
+  xr_fdr_writers_reset_dropped();
+  xr_fdr_detect_rseq();
+  int version = options.format_version;
+  size_t cap = (size_t)options.buffer_size - (version < 2 ? XR_FDR_META_SIZE : 0);
+  size_t preamble = version >= 3 ? XR_FDR_PREAMBLE_V5 : XR_FDR_PREAMBLE_V1;
+  xr_fdr_hot.version = version;
+  xr_fdr_hot.threshold_ticks =
+      xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
+  xr_fdr_hot.max_event_size =
+      cap > preamble + 2 * XR_FDR_META_SIZE
+          ? (uint32_t)(cap - preamble - 2 * XR_FDR_META_SIZE)
+          : 0;
+  xr_fdr_file_header(file_header, (uint16_t)version, xr_clock.constant_tsc,
+                     xr_clock.nonstop_tsc, xr_clock.frequency_hz,
+                     (uint64_t)options.buffer_size);
+
+  static bool hooks_registered;
+  if (!hooks_registered) {
+    hooks_registered = true;
+    xr_thread_on_exit(xr_fdr_thread_exit);
+    xr_thread_on_fork_child(fork_child);
+  }
+
+  /* Open the gate (epoch becomes odd, a new value: threads holding state of
+   * an older generation notice and start over), then install handlers. */
+  __atomic_add_fetch(&xr_fdr_hot.epoch, 1, __ATOMIC_SEQ_CST);
+  __xray_log_set_buffer_iterator(fdr_iterator);
+  install_handlers(true);
+  set_state(XRAY_LOG_INITIALIZED);
+  xr_report(XR_INFO,
+            "xray-fdr: initialised: %d buffers of %d bytes, threshold %d us, "
+            "format version %d",
+            (int)options.buffer_max, (int)options.buffer_size,
+            (int)options.func_duration_threshold_us, version);
+  return XRAY_LOG_INITIALIZED;
+}
+
+static XRayLogInitStatus fdr_finalize(void) {
+  int expected = XRAY_LOG_INITIALIZED;
+  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
+                                   false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return (XRayLogInitStatus)expected;
+  /* Close the gate (epoch becomes even), stop calling us, then wait only for
+   * threads caught in the middle of an event. */
+  __atomic_add_fetch(&xr_fdr_hot.epoch, 1, __ATOMIC_SEQ_CST);
+  install_handlers(false);
+  uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
+  /* The caller may itself be inside a handler (a signal handler or an
+   * instrumented function calling finalize): its own slot is not waited on. */
+  struct xr_fdr_writer *self = xr_fdr_thread.writer;
+  uint32_t self_busy = self ? self->busy : 0;
+  if (self)
+    self->busy = 0;
+  queue_quiescent = xr_fdr_writers_quiesce(bound_ms * 1000000u);
+  if (self)
+    self->busy = self_busy;
+  if (!queue_quiescent)
+    xr_report(XR_INFO, "xray-fdr: a thread was still writing after %d ms; "
+                       "its last event may be incomplete",
+              (int)bound_ms);
+  xr_fdr_file_header(file_header, (uint16_t)xr_fdr_hot.version,
+                     xr_clock.constant_tsc, xr_clock.nonstop_tsc,
+                     xr_clock.frequency_hz, (uint64_t)options.buffer_size);
+  set_state(XRAY_LOG_FINALIZED);
+  return XRAY_LOG_FINALIZED;
+}
+
+/* The bytes that represent buffer i in a file: v5 prefixes BufferExtents
+ * (in the reserved bytes before the data), v1 appends EndOfBuffer (in the
+ * bytes kept free at the end). Only after finalize. */
+static XRayBuffer buffer_bytes(size_t i) {
+  struct xr_fdr_buffer *b = &xr_fdr_queue.buffers[i];
+  uint64_t extents = b->extents;
+  if (xr_fdr_hot.version >= 2) {
+    xr_fdr_buffer_extents(b->data - XR_FDR_PREFIX, extents);
+    return (XRayBuffer){b->data - XR_FDR_PREFIX, XR_FDR_PREFIX + extents};
+  }
+  xr_fdr_end_of_buffer(b->data + extents);
+  return (XRayBuffer){b->data, extents + XR_FDR_META_SIZE};
+}
+
+static XRayBuffer fdr_iterator(XRayBuffer previous) {
+  if (load_state() != XRAY_LOG_FINALIZED)
+    return (XRayBuffer){NULL, 0};
+  if (previous.Data == NULL)
+    return (XRayBuffer){file_header, sizeof file_header};
+  size_t from = 0;
+  if (previous.Data != file_header) {
+    size_t i = xr_fdr_queue_index_of(&xr_fdr_queue, previous.Data);
+    if (i >= xr_fdr_queue.count)
+      return (XRayBuffer){NULL, 0};
+    from = i + 1;
+  }
+  size_t next = xr_fdr_queue_next_used(&xr_fdr_queue, from);
+  if (next >= xr_fdr_queue.count)
+    return (XRayBuffer){NULL, 0};
+  return buffer_bytes(next);
+}
+
+static void write_file(void) {
+  char path[1024];
+  int fd = xr_open_log_file(path, sizeof path);
+  if (fd < 0)
+    return; /* reported by xr_open_log_file */
+  int failed = xr_write_all(fd, file_header, sizeof file_header);
+  for (size_t i = xr_fdr_queue_next_used(&xr_fdr_queue, 0);
+       failed == 0 && i < xr_fdr_queue.count;
+       i = xr_fdr_queue_next_used(&xr_fdr_queue, i + 1)) {
+    XRayBuffer b = buffer_bytes(i);
+    failed = xr_write_all(fd, b.Data, b.Size);
+  }
+  if (failed)
+    xr_report(XR_ERROR, "xray-fdr: writing '%s' failed: %s", path,
+              strerror(errno));
+  close(fd);
+}
+
+static XRayLogFlushStatus fdr_flush(void) {
+  if (load_state() != XRAY_LOG_FINALIZED)
+    return XRAY_LOG_NOT_FLUSHING;
+  if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL))
+    return XRAY_LOG_NOT_FLUSHING;
+  /* Keep our own handlers from running if a signal arrives mid-flush. */
+  uint8_t guard = xr_in_handler;
+  xr_in_handler = 1;
+  __xray_log_remove_buffer_iterator();
+  if (!options.no_file_flush)
+    write_file();
+  uint64_t dropped = xr_fdr_writers_dropped();
+  uint64_t overwritten =
+      __atomic_load_n(&xr_fdr_queue.overwritten, __ATOMIC_RELAXED);
+  if (dropped || overwritten)
+    xr_report(XR_INFO,
+              "xray-fdr: %llu events dropped (no free buffer or too large), "
+              "%llu buffers overwritten (oldest data lost)",
+              (unsigned long long)dropped, (unsigned long long)overwritten);
+  xr_in_handler = guard;
+  set_state(XRAY_LOG_UNINITIALIZED);
+  __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+  return XRAY_LOG_FLUSHED;
+}
+
+const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize,
+                                        xr_fdr_handle_arg0, fdr_flush};

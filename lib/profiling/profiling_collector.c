@@ -1,0 +1,225 @@
+/* Thread registry, posting and adoption of call tries. See
+ * profiling_collector.h for the protocol. */
+#include "profiling/profiling_collector.h"
+#include "core/clock.h"
+#include "core/thread.h"
+
+#include <sched.h>
+#include <time.h>
+#include <sys/mman.h>
+
+XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
+                                            .failed_gen = XR_PROF_NO_GEN};
+uint32_t xr_prof_active_gen;
+struct xr_trie_config xr_prof_trie_config;
+uint64_t xr_prof_lost_events;
+
+/* Retries for threads found inside a handler at finalize. */
+#define XR_COLLECT_ROUNDS 45
+
+static int lock_word;
+static struct xr_prof_thread *registry; /* live threads that made a trie */
+static struct xr_trie *posted;          /* newest first */
+static struct xr_trie **collected;      /* result of xr_prof_collect */
+static size_t collected_bytes;
+
+static void lock(void) {
+  while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE) != 0)
+    while (__atomic_load_n(&lock_word, __ATOMIC_RELAXED) != 0)
+      sched_yield();
+}
+static void unlock(void) { __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE); }
+
+/* Caller holds the lock. */
+static void post_locked(struct xr_trie *t) {
+  xr_trie_close_all(t, xr_now());
+  t->next_posted = posted;
+  posted = t;
+}
+
+/* Takes the thread's trie away from it; exactly one of the owner and the
+ * collector gets it (atomic exchange). */
+static struct xr_trie *take(struct xr_prof_thread *p) {
+  return __atomic_exchange_n(&p->trie, NULL, __ATOMIC_ACQ_REL);
+}
+
+static void register_locked(struct xr_prof_thread *p) {
+  p->prev = NULL;
+  p->next = registry;
+  if (registry != NULL)
+    registry->prev = p;
+  registry = p;
+  p->registered = true;
+}
+
+static void unregister_locked(struct xr_prof_thread *p) {
+  if (!p->registered)
+    return;
+  if (p->prev != NULL)
+    p->prev->next = p->next;
+  else
+    registry = p->next;
+  if (p->next != NULL)
+    p->next->prev = p->prev;
+  p->next = p->prev = NULL;
+  p->registered = false;
+}
+
+static void on_thread_exit(void) {
+  struct xr_prof_thread *p = &xr_prof_tls;
+  lock();
+  struct xr_trie *t = take(p);
+  if (t != NULL)
+    post_locked(t);
+  unregister_locked(p); /* its TLS is about to go away */
+  p->gen_tag = XR_PROF_NO_GEN;
+  unlock();
+}
+
+/* In a fork child only the forking thread exists: forget the others (their
+ * tries belong to the parent's profile) and the posted tries, which the
+ * parent writes. The forking thread keeps its trie and open calls. */
+static void on_fork_child(void) {
+  lock_word = 0;
+  struct xr_prof_thread *self = &xr_prof_tls;
+  registry = NULL;
+  if (self->registered) {
+    self->registered = false;
+    register_locked(self);
+  }
+  posted = NULL; /* copies of the parent's memory; left mapped */
+}
+
+void xr_prof_collector_setup(void) {
+  static int done;
+  if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  xr_thread_on_exit(on_thread_exit);
+  xr_thread_on_fork_child(on_fork_child);
+}
+
+static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
+  struct xr_trie_config cfg = xr_prof_trie_config;
+  struct xr_trie *t = xr_trie_create(&cfg);
+  if (t == NULL) {
+    p->failed_gen = gen;
+    return;
+  }
+  t->grow = xr_prof_lean_grow;
+  t->gen = gen;
+  t->tid = xr_tid();
+  p->in_handler = &xr_in_handler;
+  lock();
+  if (!p->registered)
+    register_locked(p);
+  unlock();
+  xr_thread_arm();
+  p->trie_gen = gen;
+  __atomic_store_n(&p->trie, t, __ATOMIC_RELEASE);
+}
+
+void xr_prof_thread_refresh(void *arg) {
+  struct xr_prof_thread *p = arg;
+  uint32_t gen = __atomic_load_n(&xr_prof_active_gen, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&p->trie, __ATOMIC_ACQUIRE) != NULL &&
+      (gen == 0 || p->trie_gen != gen)) {
+    lock();
+    struct xr_trie *t = take(p);
+    if (t != NULL)
+      post_locked(t);
+    unlock();
+  }
+  p->gen_tag = XR_PROF_NO_GEN;
+  if (gen == 0)
+    return;
+  if (p->trie == NULL && p->failed_gen != gen)
+    make_trie(p, gen);
+  if (p->trie != NULL && p->trie_gen == gen)
+    p->gen_tag = gen;
+  else
+    __atomic_fetch_add(&xr_prof_lost_events, 1, __ATOMIC_RELAXED);
+}
+
+void xr_prof_collector_reset(void) {
+  lock();
+  struct xr_trie *t = posted;
+  posted = NULL;
+  struct xr_trie **c = collected;
+  size_t cb = collected_bytes;
+  collected = NULL;
+  collected_bytes = 0;
+  unlock();
+  while (t != NULL) {
+    struct xr_trie *next = t->next_posted;
+    xr_trie_destroy(t);
+    t = next;
+  }
+  if (c != NULL)
+    munmap(c, cb);
+}
+
+size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
+                       uint64_t *not_collected) {
+  *out = NULL;
+  *not_collected = 0;
+  struct xr_prof_thread *self = &xr_prof_tls;
+  lock();
+  struct xr_trie *own = take(self);
+  if (own != NULL)
+    post_locked(own);
+  self->gen_tag = XR_PROF_NO_GEN;
+  /* Idle threads: not inside a handler now, and (grace period passed) not
+   * about to use the trie, because their next event sees the session ended
+   * and goes to the slow path, which finds the trie taken. A thread busy in
+   * a handler is retried a few times with the lock released: it is usually
+   * on its way to post the trie itself (which needs the lock). */
+  for (int round = 0;; round++) {
+    uint64_t busy = 0;
+    for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {
+      struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_ACQUIRE);
+      if (p == self || t == NULL || p->trie_gen != gen)
+        continue;
+      if (__atomic_load_n(p->in_handler, __ATOMIC_ACQUIRE) != 0) {
+        busy++;
+        continue;
+      }
+      t = take(p);
+      if (t != NULL)
+        post_locked(t);
+    }
+    if (busy == 0 || round == XR_COLLECT_ROUNDS) {
+      *not_collected = busy;
+      break;
+    }
+    unlock();
+    /* 0.1 ms doubling to 12.8 ms: about 0.5 s in all, needed only when a
+     * thread was preempted inside its handler on a loaded machine */
+    long ns = 100000L << (round < 7 ? round : 7);
+    struct timespec pause = {0, ns};
+    nanosleep(&pause, NULL);
+    lock();
+  }
+  /* oldest first: the order threads finished in */
+  size_t n = 0;
+  for (struct xr_trie *t = posted; t != NULL; t = t->next_posted)
+    n += t->gen == gen;
+  size_t bytes = (n + 1) * sizeof(struct xr_trie *);
+  struct xr_trie **arr = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (arr == MAP_FAILED) {
+    unlock();
+    *not_collected += n;
+    return 0;
+  }
+  size_t i = n;
+  for (struct xr_trie *t = posted; t != NULL; t = t->next_posted)
+    if (t->gen == gen)
+      arr[--i] = t;
+  if (collected != NULL)
+    munmap(collected, collected_bytes);
+  collected = arr;
+  collected_bytes = bytes;
+  unlock();
+  *out = arr;
+  return n;
+}

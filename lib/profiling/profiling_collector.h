@@ -1,0 +1,67 @@
+/* Collector: where each thread's call trie lives while it records, and how
+ * tries reach the mode at finalize.
+ *
+ * A thread makes its trie at its first event of a profiling session
+ * (generation). It hands the trie over ("posts" it) at thread exit, or at its
+ * first event after finalize. Finalize posts the caller's trie and adopts the
+ * tries of threads that are alive but idle (not inside a handler), so a
+ * thread blocked at exit still counts. Open calls of a posted trie are
+ * closed at the time of posting.
+ *
+ * Locking: one spin lock guards the thread registry and the posted list; it
+ * is taken only on slow paths (first event of a thread, thread exit,
+ * finalize), always with the caller's xr_in_handler set, so a signal handler
+ * on the same thread never re-enters it. */
+#ifndef XR_PROFILING_COLLECTOR_H
+#define XR_PROFILING_COLLECTOR_H
+
+#include "profiling/call_trie.h"
+
+#define XR_PROF_NO_GEN UINT32_MAX
+
+/* Per-thread state, in initial-exec TLS. */
+struct xr_prof_thread {
+  struct xr_trie *trie;  /* owned by this thread until posted or adopted */
+  uint32_t gen_tag;      /* == xr_prof_active_gen iff trie is usable now */
+  uint32_t trie_gen;     /* generation of trie (read without touching it) */
+  uint32_t failed_gen;   /* generation in which making a trie failed */
+  uint8_t *in_handler;   /* this thread's xr_in_handler, for the collector */
+  struct xr_prof_thread *next, *prev; /* registry, under the lock */
+  bool registered;
+};
+XR_HIDDEN extern XR_TLS struct xr_prof_thread xr_prof_tls;
+
+/* Generation being recorded; 0 when no session records. Written by the mode
+ * glue (release), read by the handlers (relaxed: a stale value sends the
+ * thread to the slow path, which re-reads it with acquire). */
+XR_HIDDEN extern uint32_t xr_prof_active_gen;
+
+/* Session parameters, set by init before xr_prof_active_gen. */
+XR_HIDDEN extern struct xr_trie_config xr_prof_trie_config;
+
+/* Events lost because a thread could not get a trie (no memory). */
+XR_HIDDEN extern uint64_t xr_prof_lost_events;
+
+/* Slow path of the handlers (arg: the thread's struct xr_prof_thread), run
+ * through xr_call_preserving_vectors: posts a trie of an ended session and
+ * makes one for the active session. Afterwards gen_tag == active gen iff the
+ * thread can record. */
+XR_HIDDEN void xr_prof_thread_refresh(void *arg);
+
+/* Lean arena growth for tries used by handlers (profiling_hot.c). */
+XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
+
+/* Registers the thread-exit and fork hooks (idempotent). */
+XR_HIDDEN void xr_prof_collector_setup(void);
+
+/* Frees tries of ended sessions still held by the collector. */
+XR_HIDDEN void xr_prof_collector_reset(void);
+
+/* Finalize's part: posts the calling thread's trie, adopts idle threads'
+ * tries of generation gen, and returns the posted tries of gen in *out
+ * (array owned by the collector, valid until xr_prof_collector_reset).
+ * *not_collected counts threads that were busy and could not be adopted. */
+XR_HIDDEN size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
+                                 uint64_t *not_collected);
+
+#endif

@@ -1,0 +1,103 @@
+/* The xray-profiling option table and its checks. Defaults of compiler-rt's
+ * options are compiler-rt 14's (xray-abi.md 4.3); the meaning of the three
+ * allocator sizes is ours (docs/profiling-mode.md). */
+#include "profiling/profiling_options.h"
+#include "core/report.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define F(field) offsetof(struct xr_profiling_flags, field)
+
+static const struct xr_option options[] = {
+    {"per_thread_allocator_max", XR_OPT_UPTR, F(per_thread_allocator_max), 0,
+     "16384", 1024, (int64_t)1 << 30,
+     "bytes a thread's call trie grows by at a time (a chunk of nodes)"},
+    {"global_allocator_max", XR_OPT_UPTR, F(global_allocator_max), 0,
+     "33554432", 4096, (int64_t)1 << 40,
+     "bytes of call-trie nodes all threads together may hold"},
+    {"stack_allocator_max", XR_OPT_UPTR, F(stack_allocator_max), 0, "2097152",
+     4096, (int64_t)1 << 32,
+     "bytes of shadow stack per thread (32 per open call)"},
+    {"grace_period_ms", XR_OPT_INT, F(grace_period_ms), 0, "1", 0, 60000,
+     "wait at finalize for threads inside a handler to leave it"},
+    {"no_flush", XR_OPT_BOOL, F(no_flush), 0, "false", 0, 0,
+     "flush writes no file (data stays reachable in memory until flush)"},
+    {"buffers_max", XR_OPT_INT, F(buffers_max), 0, "128", 1, 1 << 20,
+     "accepted for compatibility with compiler-rt; unused"},
+    {"max_depth", XR_OPT_INT, F(max_depth), 0, "1024", 1, 1 << 20,
+     "deepest call path recorded; deeper calls count in their ancestor"},
+    {"report_top", XR_OPT_INT, F(report_top), 0, "30", 1, 1 << 20,
+     "rows of the report (profiling_output=report)"},
+    {"profiling_output", XR_OPT_STRING, F(profiling_output), 64, "xray", 0, 0,
+     "files to write: xray, folded, report (several: 'xray,folded' quoted, or "
+     "xray+folded)"},
+    {"folded_value", XR_OPT_STRING, F(folded_value), 16, "time", 0, 0,
+     "value of a folded line: time (local ns) or calls"},
+};
+
+const struct xr_option_table xr_profiling_options_table = {
+    "XRAY_PROFILING_OPTIONS", options, XR_ARRAY_SIZE(options)};
+
+/* "xray,folded" / "xray+report" / "folded|report" -> bits; 0 if a word is
+ * unknown or none is given. */
+static unsigned parse_outputs(const char *s) {
+  unsigned bits = 0;
+  while (*s != '\0') {
+    size_t n = strcspn(s, ",+|; ");
+    if (n == 4 && strncmp(s, "xray", 4) == 0)
+      bits |= XR_PROF_OUT_XRAY;
+    else if (n == 6 && strncmp(s, "folded", 6) == 0)
+      bits |= XR_PROF_OUT_FOLDED;
+    else if (n == 6 && strncmp(s, "report", 6) == 0)
+      bits |= XR_PROF_OUT_REPORT;
+    else if (n != 0)
+      return 0;
+    s += n;
+    if (*s != '\0')
+      s++;
+  }
+  return bits;
+}
+
+int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
+                            size_t config_size, unsigned *outputs,
+                            bool *folded_calls) {
+  const struct xr_option_table *table = &xr_profiling_options_table;
+  xr_options_set_defaults(table, f);
+  xr_options_parse(table, f, xr_getenv("XRAY_PROFILING_OPTIONS"),
+                   "XRAY_PROFILING_OPTIONS");
+  if (config != NULL) {
+    char text[4096];
+    size_t n = config_size != 0 ? config_size : strnlen(config, sizeof(text));
+    if (n >= sizeof(text)) {
+      xr_report(XR_ERROR, "xray-profiling config: longer than %zu bytes; "
+                "ignored", sizeof(text) - 1);
+      n = 0;
+    }
+    memcpy(text, config, n);
+    text[n] = '\0';
+    xr_options_parse(table, f, text, "xray-profiling config");
+  }
+  *outputs = parse_outputs(f->profiling_output);
+  if (*outputs == 0) {
+    xr_report(XR_ERROR, "xray-profiling: profiling_output '%s' is not a list "
+              "of xray, folded, report; writing xray", f->profiling_output);
+    *outputs = XR_PROF_OUT_XRAY;
+  }
+  *folded_calls = false;
+  if (strcmp(f->folded_value, "calls") == 0)
+    *folded_calls = true;
+  else if (strcmp(f->folded_value, "time") != 0)
+    xr_report(XR_ERROR, "xray-profiling: folded_value '%s' is neither time "
+              "nor calls; using time", f->folded_value);
+  if (f->per_thread_allocator_max > f->global_allocator_max) {
+    xr_report(XR_ERROR, "xray-profiling: per_thread_allocator_max (%llu) is "
+              "larger than global_allocator_max (%llu): no thread could "
+              "record; not starting",
+              (unsigned long long)f->per_thread_allocator_max,
+              (unsigned long long)f->global_allocator_max);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,35 @@
+/* XRAY_PROFILING_OPTIONS / the xray-profiling config string. */
+#ifndef XR_PROFILING_OPTIONS_H
+#define XR_PROFILING_OPTIONS_H
+
+#include "core/options.h"
+
+#define XR_PROF_OUT_XRAY 1u
+#define XR_PROF_OUT_FOLDED 2u
+#define XR_PROF_OUT_REPORT 4u
+
+struct xr_profiling_flags {
+  uint64_t per_thread_allocator_max;
+  uint64_t global_allocator_max;
+  uint64_t stack_allocator_max;
+  int32_t grace_period_ms;
+  bool no_flush;
+  int32_t buffers_max;
+  int32_t max_depth;
+  int32_t report_top;
+  char profiling_output[64];
+  char folded_value[16];
+};
+
+XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;
+
+/* Defaults, then XRAY_PROFILING_OPTIONS, then config (config_size bytes, or a
+ * NUL-terminated string when config_size is 0; NULL: none). Bad values are
+ * reported and keep their defaults. Fills *outputs (XR_PROF_OUT_* bits) and
+ * *folded_calls from the two word options. Returns 0, or -1 when the
+ * combination cannot work (reported; the mode then refuses to start). */
+XR_HIDDEN int xr_profiling_flags_load(struct xr_profiling_flags *f,
+                                      const void *config, size_t config_size,
+                                      unsigned *outputs, bool *folded_calls);
+
+#endif

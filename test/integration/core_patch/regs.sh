@@ -1,0 +1,10 @@
+# Register preservation at every trampoline, for a full (user) handler that
+# clobbers all it may (GPRs, ymm/xmm 0-15, the 8 x87 registers, flags), a
+# lean-style handler, and no handler.
+source "$XRAY_TEST_LIB_SH"
+"$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
+  -o regs "${XRAY_LDFLAGS[@]}"
+./regs >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "exited $?"; }
+grep -v '^avx ' out.txt >cases.txt
+expect_file_eq "register preservation" "$TEST_SRC_DIR/regs.expected" cases.txt
+note "$(grep '^avx ' out.txt)"

@@ -1,0 +1,29 @@
+# Buffer exhaustion and recycling: dropped events are counted and reported
+# (verbosity 1), the file stays readable; threads exiting mid-trace return
+# their buffers, and the oldest data is overwritten first.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/fdr_lib.sh"
+fdr_prog exhaust
+rm -f xray-log.exhaust.*
+XRAY_OPTIONS=verbosity=1 ./exhaust "func_duration_threshold_us=0 buffer_max=3" 4 500 2>stderr.txt
+f=$(only_file "xray-log.exhaust.*")
+# 3 threads x 501 calls recorded; the 4th thread's 1002 events dropped
+expect_eq "recorded" "work:1503/1503" "$(fdr_calls "$f" exhaust)"
+expect_eq "threads in the file" 3 "$(fdr_dump_count "$f" '^<Thread ID')"
+grep -q "xray-fdr: 1002 events dropped" stderr.txt || { cat stderr.txt >&2; fail "drop count message"; }
+# quiet at verbosity 0
+rm -f xray-log.exhaust.*
+./exhaust "func_duration_threshold_us=0 buffer_max=3" 4 10 2>stderr0.txt
+expect_eq "verbosity 0 is quiet" "" "$(cat stderr0.txt)"
+
+fdr_prog thread_exit
+# 12 threads, 4 buffers: 200 calls (3200 bytes) fit one buffer each; a
+# thread's buffer goes back at its exit and the next thread takes the one
+# released longest ago, so the last 4 threads' calls remain, none dropped.
+rm -f xray-log.thread_exit.*
+XRAY_OPTIONS=verbosity=1 ./thread_exit "func_duration_threshold_us=0 buffer_max=4" 12 200 2>stderr.txt
+f=$(only_file "xray-log.thread_exit.*")
+expect_eq "kept: the last 4 threads" "work:800/800" "$(fdr_calls "$f" thread_exit)"
+grep -q "xray-fdr: 0 events dropped .* 8 buffers overwritten" stderr.txt || { cat stderr.txt >&2; fail "overwrite message"; }
+expect_eq "threads in the file" 4 "$(fdr_dump_count "$f" '^<Thread ID')"
+echo "buffers: ok"

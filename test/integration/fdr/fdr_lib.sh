@@ -1,0 +1,52 @@
+# Helpers of the FDR integration tests (sourced after lib.sh).
+need_llvm_xray
+
+# fdr_counts TRACE BINARY: "name:count ..." of every function llvm-xray
+# account finds, sorted by name, on one line.
+fdr_counts() {
+  "$LLVM_XRAY" account -m "$2" -format=csv "$1" |
+    awk -F, 'NR > 1 { gsub(/"/, "", $NF); print $NF ":" $2 }' | sort | paste -sd' ' -
+}
+# fdr_calls TRACE [BINARY]: "name:enters/exits ..." from the YAML records
+# (enter-with-arg counts as enter, tail exit as exit), sorted by name. Works
+# for several concurrent threads, where llvm-xray 14's account gives up
+# (it wants TSCs to grow across threads in its per-thread record order).
+fdr_calls() {
+  fdr_yaml "$@" | awk '
+    /kind: function-/ {
+      match($0, /function: [^,]*/); name = substr($0, RSTART + 10, RLENGTH - 10)
+      gsub(/\x27/, "", name)
+      if ($0 ~ /kind: function-enter/) enters[name]++; else exits[name]++
+      seen[name] = 1
+    }
+    END { for (n in seen) printf "%s:%d/%d\n", n, enters[n], exits[n] }' |
+    sort | paste -sd' ' -
+}
+# fdr_dump_count TRACE PATTERN: number of fdr-dump lines matching PATTERN.
+fdr_dump_count() {
+  "$LLVM_XRAY" fdr-dump "$1" | grep -c -E "$2" || true
+}
+# fdr_yaml TRACE [BINARY]: the trace as llvm-xray YAML (symbolized with a binary).
+fdr_yaml() {
+  if [ $# -gt 1 ]; then
+    "$LLVM_XRAY" convert -f yaml -m "$2" --symbolize "$1"
+  else
+    "$LLVM_XRAY" convert -f yaml "$1"
+  fi
+}
+# fdr_header_field TRACE OFFSET SIZE: little-endian unsigned field of a file.
+fdr_header_field() {
+  od -A n -t u"$3" -j "$2" -N "$3" "$1" | tr -d ' '
+}
+# xr_cc_ref OUT SRC...: the same program linked with compiler-rt's runtime
+# (the clang driver adds it), for side-by-side checks.
+xr_cc_ref() {
+  local out=$1; shift
+  "$XRAY_CLANG" -g -O1 -fxray-instrument -fxray-instruction-threshold=1 \
+    -I"$XRAY_INCLUDE" "$@" -o "$out" 2>/dev/null
+}
+# fdr_prog NAME [FLAGS...]: builds progs/NAME.c into ./NAME
+fdr_prog() {
+  local name=$1; shift
+  xr_cc "$name" "$TEST_SRC_DIR/progs/$name.c" -I"$TEST_SRC_DIR/progs" "$@"
+}

@@ -1,0 +1,15 @@
+# Skipped exits (longjmp) neither corrupt the erasure of short calls nor
+# stop recording.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/fdr_lib.sh"
+fdr_prog longjmp
+rm -f xray-log.longjmp.*
+./longjmp "func_duration_threshold_us=100"
+f=$(only_file "xray-log.longjmp.*")
+expect_eq "at 100 us only the slow calls remain" "slow:3" "$(fdr_counts "$f" longjmp)"
+# threshold 0: every record, inner() entered 3000 times and never exited
+rm -f xray-log.longjmp.*
+./longjmp "func_duration_threshold_us=0"
+f=$(only_file "xray-log.longjmp.*")
+expect_eq "at 0 every record" "inner:3000/0 outer:3000/3000 quick:30/30 slow:3/3" "$(fdr_calls "$f" longjmp)"
+echo "longjmp: ok"

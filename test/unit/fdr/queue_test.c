@@ -1,0 +1,237 @@
+/* buffer_queue.c: sizes, exhaustion, the flight-recorder order, overwrite
+ * counts, concurrent acquire/release from several threads, and the writer
+ * registry (claim/free, quiesce waiting only for busy writers). */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fdr/buffer_queue.h"
+
+static void bad_sizes_are_refused(void **s) {
+  (void)s;
+  struct xr_fdr_queue q;
+  errno = 0;
+  assert_int_equal(xr_fdr_queue_init(&q, 0, 4), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(xr_fdr_queue_init(&q, 256, 0), -1);
+  assert_int_equal(errno, EINVAL);
+  errno = 0;
+  assert_int_equal(xr_fdr_queue_init(&q, SIZE_MAX / 2, 4), -1);
+  assert_int_equal(errno, EINVAL);
+  /* representable but far beyond the address space: mmap says no */
+  assert_int_equal(xr_fdr_queue_init(&q, 1u << 30, 1u << 24), -1);
+  assert_null(q.buffers);
+}
+
+static void layout_and_exhaustion(void **s) {
+  (void)s;
+  struct xr_fdr_queue q;
+  assert_int_equal(xr_fdr_queue_init(&q, 200, 3), 0);
+  assert_int_equal(q.count, 3);
+  struct xr_fdr_buffer *b[3];
+  for (int i = 0; i < 3; i++) {
+    b[i] = xr_fdr_queue_acquire(&q);
+    assert_non_null(b[i]);
+    assert_int_equal(b[i]->extents, 0);
+    /* 16 reserved bytes before the data, writable */
+    memset(b[i]->data - XR_FDR_PREFIX, 0xAB, XR_FDR_PREFIX + 200);
+    assert_int_equal(xr_fdr_queue_index_of(&q, b[i]->data), b[i]->index);
+    assert_int_equal(xr_fdr_queue_index_of(&q, b[i]->data - XR_FDR_PREFIX),
+                     b[i]->index);
+  }
+  assert_true(b[0] != b[1] && b[1] != b[2] && b[0] != b[2]);
+  /* never-used buffers go first, in order */
+  assert_int_equal(b[0]->index, 0);
+  assert_int_equal(b[1]->index, 1);
+  assert_int_equal(b[2]->index, 2);
+  /* all held: acquisition fails at once, never blocks */
+  assert_null(xr_fdr_queue_acquire(&q));
+  assert_int_equal(xr_fdr_queue_next_used(&q, 0), 3);
+  b[1]->extents = 40;
+  assert_int_equal(xr_fdr_queue_next_used(&q, 0), 1);
+  assert_int_equal(xr_fdr_queue_next_used(&q, 2), 3);
+  xr_fdr_queue_destroy(&q);
+  assert_null(q.buffers);
+}
+
+static void oldest_release_is_overwritten_first(void **s) {
+  (void)s;
+  struct xr_fdr_queue q;
+  assert_int_equal(xr_fdr_queue_init(&q, 256, 3), 0);
+  struct xr_fdr_buffer *a = xr_fdr_queue_acquire(&q);
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&q);
+  struct xr_fdr_buffer *c = xr_fdr_queue_acquire(&q);
+  a->extents = 10;
+  b->extents = 20;
+  c->extents = 30;
+  xr_fdr_queue_release(&q, b); /* released first */
+  xr_fdr_queue_release(&q, c);
+  xr_fdr_queue_release(&q, a);
+  assert_int_equal(q.overwritten, 0);
+  /* the one released longest ago is re-used, its data dropped */
+  assert_ptr_equal(xr_fdr_queue_acquire(&q), b);
+  assert_int_equal(b->extents, 0);
+  assert_int_equal(q.overwritten, 1);
+  assert_ptr_equal(xr_fdr_queue_acquire(&q), c);
+  assert_int_equal(q.overwritten, 2);
+  /* a released empty buffer costs no overwrite */
+  c->extents = 0;
+  xr_fdr_queue_release(&q, c);
+  assert_ptr_equal(xr_fdr_queue_acquire(&q), a);
+  assert_ptr_equal(xr_fdr_queue_acquire(&q), c);
+  assert_int_equal(q.overwritten, 3);
+  assert_null(xr_fdr_queue_acquire(&q));
+  /* reset: everything free and empty, counters cleared */
+  xr_fdr_queue_reset(&q);
+  assert_int_equal(q.overwritten, 0);
+  assert_int_equal(xr_fdr_queue_next_used(&q, 0), 3);
+  assert_ptr_equal(xr_fdr_queue_acquire(&q), a);
+  xr_fdr_queue_destroy(&q);
+}
+
+/* Several threads acquire, fill the whole buffer with their own byte, check
+ * nobody else wrote into it, and release, many times. With fewer buffers
+ * than threads some acquisitions fail; each success and failure is counted
+ * and the totals must add up. */
+enum { THREADS = 6, ROUNDS = 3000, NBUF = 4, BSIZE = 512 };
+static struct xr_fdr_queue shared_q;
+static int ok_count[THREADS], fail_count[THREADS], corrupt;
+
+static void *hammer(void *arg) {
+  int me = (int)(intptr_t)arg;
+  for (int r = 0; r < ROUNDS; r++) {
+    struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&shared_q);
+    if (!b) {
+      fail_count[me]++;
+      sched_yield();
+      continue;
+    }
+    ok_count[me]++;
+    memset(b->data, me + 1, BSIZE);
+    b->extents = BSIZE;
+    for (int i = 0; i < BSIZE; i += 61)
+      if (b->data[i] != me + 1)
+        __atomic_add_fetch(&corrupt, 1, __ATOMIC_RELAXED);
+    if (b->data[BSIZE - 1] != me + 1)
+      __atomic_add_fetch(&corrupt, 1, __ATOMIC_RELAXED);
+    xr_fdr_queue_release(&shared_q, b);
+  }
+  return NULL;
+}
+
+static void concurrent_acquire_release(void **s) {
+  (void)s;
+  assert_int_equal(xr_fdr_queue_init(&shared_q, BSIZE, NBUF), 0);
+  pthread_t t[THREADS];
+  for (int i = 0; i < THREADS; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, hammer, (void *)(intptr_t)i),
+                     0);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(t[i], NULL);
+  assert_int_equal(corrupt, 0);
+  int ok = 0;
+  for (int i = 0; i < THREADS; i++) {
+    assert_int_equal(ok_count[i] + fail_count[i], ROUNDS);
+    ok += ok_count[i];
+  }
+  assert_true(ok > 0);
+  /* every successful acquisition but the first NBUF overwrote data */
+  assert_int_equal(shared_q.overwritten, ok - NBUF);
+  /* all released: every buffer can be taken once more, then none */
+  for (int i = 0; i < NBUF; i++)
+    assert_non_null(xr_fdr_queue_acquire(&shared_q));
+  assert_null(xr_fdr_queue_acquire(&shared_q));
+  xr_fdr_queue_destroy(&shared_q);
+}
+
+static void writers_claim_and_free(void **s) {
+  (void)s;
+  xr_fdr_writers_prepare();
+  struct xr_fdr_writer *w[300];
+  for (int i = 0; i < 300; i++) { /* more than one chunk */
+    w[i] = xr_fdr_writer_claim();
+    assert_non_null(w[i]);
+    for (int j = 0; j < i; j++)
+      assert_ptr_not_equal(w[i], w[j]);
+  }
+  __atomic_add_fetch(&w[3]->dropped, 5, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&w[299]->dropped, 2, __ATOMIC_RELAXED);
+  assert_int_equal(xr_fdr_writers_dropped(), 7);
+  /* counts survive the slot being freed and re-claimed */
+  xr_fdr_writer_free(w[3]);
+  w[3] = xr_fdr_writer_claim();
+  assert_non_null(w[3]);
+  assert_int_equal(xr_fdr_writers_dropped(), 7);
+  xr_fdr_writers_reset_dropped();
+  assert_int_equal(xr_fdr_writers_dropped(), 0);
+  /* all idle: quiesce returns at once */
+  assert_true(xr_fdr_writers_quiesce(1000000));
+  /* a busy slot that never clears: quiesce gives up at its bound */
+  w[7]->busy = 1;
+  assert_false(xr_fdr_writers_quiesce(2000000));
+  w[7]->busy = 0;
+  /* fork child: every slot but ours is freed */
+  xr_fdr_writers_fork_child(w[0]);
+  struct xr_fdr_writer *first = xr_fdr_writer_claim();
+  assert_ptr_not_equal(first, w[0]);
+  for (int i = 0; i < 300; i++)
+    if (w[i] != w[0])
+      xr_fdr_writer_free(w[i]);
+  xr_fdr_writer_free(w[0]);
+}
+
+/* A writer inside an event: quiesce must not return before it leaves. The
+ * writer leaves once the quiescer has started and a few yields later; the
+ * quiescer records the busy flag it sees when quiesce returns. */
+static struct xr_fdr_writer *busy_writer;
+static int quiesce_started;
+static uint32_t busy_seen_at_return = 99;
+static void *leave_later(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&quiesce_started, __ATOMIC_ACQUIRE))
+    sched_yield();
+  for (int i = 0; i < 100; i++)
+    sched_yield();
+  __atomic_store_n(&busy_writer->busy, 0, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void *quiescer(void *arg) {
+  bool *result = arg;
+  __atomic_store_n(&quiesce_started, 1, __ATOMIC_RELEASE);
+  *result = xr_fdr_writers_quiesce(10ull * 1000000000u);
+  busy_seen_at_return = __atomic_load_n(&busy_writer->busy, __ATOMIC_ACQUIRE);
+  return NULL;
+}
+
+static void quiesce_waits_for_busy_writer(void **s) {
+  (void)s;
+  busy_writer = xr_fdr_writer_claim();
+  busy_writer->busy = 1;
+  bool result = false;
+  pthread_t q, w;
+  assert_int_equal(pthread_create(&q, NULL, quiescer, &result), 0);
+  assert_int_equal(pthread_create(&w, NULL, leave_later, NULL), 0);
+  pthread_join(w, NULL);
+  pthread_join(q, NULL);
+  assert_true(result);
+  assert_int_equal(busy_seen_at_return, 0);
+  xr_fdr_writer_free(busy_writer);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bad_sizes_are_refused),
+      cmocka_unit_test(layout_and_exhaustion),
+      cmocka_unit_test(oldest_release_is_overwritten_first),
+      cmocka_unit_test(concurrent_acquire_release),
+      cmocka_unit_test(writers_claim_and_free),
+      cmocka_unit_test(quiesce_waits_for_busy_writer),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
