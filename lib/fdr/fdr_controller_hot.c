@@ -104,7 +104,10 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;
-  if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + XR_FDR_FN_SIZE))) {
+  /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
+  size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
+                (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
+  if (XR_LIKELY(begin_write(t, tsc, need))) {
     uint32_t delta;
     uint8_t *p = stamp(t, t->cur, tsc, &delta);
     switch (type) {
