@@ -353,12 +353,24 @@ __xray_FunctionExit:
  *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
  *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
-.macro EVENT_TRAMPOLINE name, slot, zext, index
+.macro EVENT_TRAMPOLINE name, slot, zext, index, pushed
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
+        /* The sled pushed `pushed` argument registers before its call, and
+         * compilers emit no CFI for those pushes. Describe them here, as if
+         * they were part of this frame: the caller's stack pointer is above
+         * them and our return address sits below them. Then debuggers and
+         * unwinders recover the caller's real rsp and walk on correctly. */
+        .cfi_def_cfa_offset 8+8*\pushed
+        .cfi_offset %rip, -(8+8*\pushed)
+        .cfi_offset %rdi, -8
+        .cfi_offset %rsi, -16
+        .if \pushed == 3
+        .cfi_offset %rdx, -24
+        .endif
         jmp *xr_trampoline_dispatch+8*\index(%rip)
 .L\name\()_none:
         ret
@@ -397,7 +409,7 @@ __xray_FunctionExit:
         popq %rdx
         popq %rax
         popq %rbp
-        .cfi_def_cfa %rsp, 24
+        .cfi_def_cfa %rsp, 24+8*\pushed
         .cfi_restore %rbp
         popfq
         .cfi_adjust_cfa_offset -8
@@ -405,7 +417,7 @@ __xray_FunctionExit:
         ret
 
 .L\name\()_full:
-        .cfi_def_cfa_offset 8
+        .cfi_def_cfa_offset 8+8*\pushed
         PUSH_CFI %rcx
         pushfq
         .cfi_adjust_cfa_offset 8
@@ -447,7 +459,7 @@ __xray_FunctionExit:
         popq %rdx
         popq %rax
         popq %rbp
-        .cfi_def_cfa %rsp, 24
+        .cfi_def_cfa %rsp, 24+8*\pushed
         .cfi_restore %rbp
         popfq
         .cfi_adjust_cfa_offset -8
@@ -458,9 +470,9 @@ __xray_FunctionExit:
 .endm
 
 /* __xray_CustomEvent(void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0, T_CUSTOM
+EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0, T_CUSTOM, 2
 /* __xray_TypedEvent(uint16_t type, const void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1, T_TYPED
+EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1, T_TYPED, 3
 
 /* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
  * Slow-path helper for lean handlers: saves the whole vector and x87 state
