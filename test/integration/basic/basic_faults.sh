@@ -33,6 +33,26 @@ for disposition in default ignored; do
   expect_eq "records in the file" $(((size - 32) / 32)) "$n"
 done
 
+note "disk full (write fails with ENOSPC after a short write)"
+build enospc -Wl,--wrap=write
+rm -f xray-log.enospc.*
+# header + 2 buffers of 16 records written; the 3rd buffer half-written
+FAIL_AFTER=3 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" \
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=0 thread_buffer_size=16" \
+  ./enospc > out.txt 2> err.txt || fail "exit status $? with a full disk"
+expect_eq "program output" "done" "$(cat out.txt)"
+grep -q "No space left on device" err.txt || { cat err.txt >&2; fail "message gives the error"; }
+f=$(only_file "xray-log.enospc.*")
+expect_eq "file cut back to whole records" $((32 + 2 * 16 * 32)) "$(stat -c %s "$f")"
+expect_eq "counts" "work 16" "$(counts enospc "$f")"
+# nothing written at all beyond the header: the file is removed
+rm -f xray-log.enospc.*
+FAIL_AFTER=1 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" \
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=0 thread_buffer_size=16" \
+  ./enospc > out.txt 2> err.txt || fail "exit status $? with a full disk"
+grep -q "No space left on device" err.txt || { cat err.txt >&2; fail "message gives the error"; }
+expect_eq "files with only a header" 0 "$(nfiles 'xray-log.enospc.*')"
+
 note "custom and typed events are ignored"
 build events
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" \
