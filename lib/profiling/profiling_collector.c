@@ -5,6 +5,7 @@
 #include "core/thread.h"
 
 #include <sched.h>
+#include <time.h>
 #include <sys/mman.h>
 
 XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
@@ -12,6 +13,9 @@ XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
 uint32_t xr_prof_active_gen;
 struct xr_trie_config xr_prof_trie_config;
 uint64_t xr_prof_lost_events;
+
+/* Retries for threads found inside a handler at finalize. */
+#define XR_COLLECT_ROUNDS 45
 
 static int lock_word;
 static struct xr_prof_thread *registry; /* live threads that made a trie */
@@ -166,18 +170,34 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
   self->gen_tag = XR_PROF_NO_GEN;
   /* Idle threads: not inside a handler now, and (grace period passed) not
    * about to use the trie, because their next event sees the session ended
-   * and goes to the slow path, which finds the trie taken. */
-  for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {
-    struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_ACQUIRE);
-    if (p == self || t == NULL || t->gen != gen)
-      continue;
-    if (__atomic_load_n(p->in_handler, __ATOMIC_ACQUIRE) != 0) {
-      (*not_collected)++;
-      continue;
+   * and goes to the slow path, which finds the trie taken. A thread busy in
+   * a handler is retried a few times with the lock released: it is usually
+   * on its way to post the trie itself (which needs the lock). */
+  for (int round = 0;; round++) {
+    uint64_t busy = 0;
+    for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {
+      struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_ACQUIRE);
+      if (p == self || t == NULL || p->trie_gen != gen)
+        continue;
+      if (__atomic_load_n(p->in_handler, __ATOMIC_ACQUIRE) != 0) {
+        busy++;
+        continue;
+      }
+      t = take(p);
+      if (t != NULL)
+        post_locked(t);
     }
-    t = take(p);
-    if (t != NULL)
-      post_locked(t);
+    if (busy == 0 || round == XR_COLLECT_ROUNDS) {
+      *not_collected = busy;
+      break;
+    }
+    unlock();
+    /* 0.1 ms doubling to 12.8 ms: about 0.5 s in all, needed only when a
+     * thread was preempted inside its handler on a loaded machine */
+    long ns = 100000L << (round < 7 ? round : 7);
+    struct timespec pause = {0, ns};
+    nanosleep(&pause, NULL);
+    lock();
   }
   /* oldest first: the order threads finished in */
   size_t n = 0;

@@ -36,7 +36,7 @@ static const struct xr_option options[] = {
      "value of a folded line: time (local ns) or calls"},
 };
 
-const struct xr_option_table xr_profiling_flags_table = {
+const struct xr_option_table xr_profiling_options_table = {
     "XRAY_PROFILING_OPTIONS", options, XR_ARRAY_SIZE(options)};
 
 /* "xray,folded" / "xray+report" / "folded|report" -> bits; 0 if a word is
@@ -63,7 +63,7 @@ static unsigned parse_outputs(const char *s) {
 int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
                             size_t config_size, unsigned *outputs,
                             bool *folded_calls) {
-  const struct xr_option_table *table = &xr_profiling_flags_table;
+  const struct xr_option_table *table = &xr_profiling_options_table;
   xr_options_set_defaults(table, f);
   xr_options_parse(table, f, xr_getenv("XRAY_PROFILING_OPTIONS"),
                    "XRAY_PROFILING_OPTIONS");

@@ -21,7 +21,7 @@ struct xr_profiling_flags {
   char folded_value[16];
 };
 
-XR_HIDDEN extern const struct xr_option_table xr_profiling_flags_table;
+XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;
 
 /* Defaults, then XRAY_PROFILING_OPTIONS, then config (config_size bytes, or a
  * NUL-terminated string when config_size is 0; NULL: none). Bad values are

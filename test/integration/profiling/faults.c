@@ -6,9 +6,12 @@
  *   thread   a thread exits (pthread_exit) from inside a call
  *   running  exit while a thread is blocked inside a call
  *   wide     many distinct paths against a small global_allocator_max
- *   init     just init with the given config; exit code 10 if refused */
+ *   init     just init with the given config; exit code 10 if refused
+ *   spinning exit while two threads are calling instrumented code
+ *   states   the state machine's statuses, and a second session */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +57,48 @@ NOINLINE void *block_runner(void *arg) {
   blocker();
   return NULL;
 }
+static int started;
+NOINLINE void *spinner(void *arg) {
+  (void)arg;
+  for (int i = 0;; i++) {
+    f(i);
+    if (i == 0)
+      __atomic_fetch_add(&started, 1, __ATOMIC_SEQ_CST);
+  }
+  return NULL;
+}
+static int buffers;
+static void count_buffer(const char *mode, XRayBuffer b) {
+  (void)mode;
+  (void)b;
+  buffers++;
+}
+static int states(const char *config) {
+  int bad = 0, n = 0;
+#define EXPECT(call, want) bad |= ((call) != (want)) << n++
+  EXPECT(__xray_log_flushLog(), XRAY_LOG_NOT_FLUSHING); /* initialised, not finalized */
+  EXPECT(__xray_log_init_mode("xray-profiling", config), XRAY_LOG_INITIALIZED);
+  a();
+  EXPECT(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  EXPECT(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  EXPECT(__xray_log_init_mode("xray-profiling", config), XRAY_LOG_FINALIZED);
+  EXPECT(__xray_log_process_buffers(count_buffer), XRAY_LOG_FLUSHED);
+  EXPECT(buffers, 2); /* header + main thread's block */
+  EXPECT(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  EXPECT(__xray_log_flushLog(), XRAY_LOG_NOT_FLUSHING);
+  EXPECT(__xray_log_finalize(), XRAY_LOG_UNINITIALIZED);
+  buffers = 0;
+  __xray_log_process_buffers(count_buffer);
+  EXPECT(buffers, 0);
+  /* a second session starts empty */
+  EXPECT(__xray_log_init_mode("xray-profiling", config), XRAY_LOG_INITIALIZED);
+  c();
+  c();
+  EXPECT(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  EXPECT(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  return bad;
+}
+
 /* distinct paths: wide_<k> called from several parents */
 #define W(k) NOINLINE void wide_##k(int n) { if (n > 0) { g(n); wide_##k(n - 1); } }
 W(0) W(1) W(2) W(3) W(4) W(5) W(6) W(7)
@@ -104,6 +149,17 @@ int main(int argc, char **argv) {
       wide_0(50); wide_1(50); wide_2(50); wide_3(50);
       wide_4(50); wide_5(50); wide_6(50); wide_7(50);
     }
+  } else if (strcmp(mode, "spinning") == 0) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, spinner, NULL);
+    while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2)
+      sched_yield();
+    return 0; /* exit while both threads run instrumented calls */
+  } else if (strcmp(mode, "states") == 0) {
+    __xray_log_finalize();
+    __xray_log_flushLog(); /* the first session (from main) ends */
+    return states(config);
   } else if (strcmp(mode, "init") == 0) {
     a();
     return 0;

@@ -58,6 +58,27 @@ expect_eq "block_runner;blocker" 1 "$(calls "$f.folded" 'block_runner;blocker')"
 [ $have_reader = 0 ] || paths "$f" > /dev/null || fail "file rejected"
 rm -f xray-log.faults.*
 
+note "exit while two threads call instrumented code: both collected"
+./faults spinning "$C" 2> err.txt || fail "spinning exited $?"
+[ ! -s err.txt ] || { cat err.txt >&2; fail "busy threads reported"; }
+f=$(only_file "xray-log.faults.??????")
+expect_eq "spinner roots" 1 "$(grep -c '^spinner ' "$f.folded")"
+[ "$(calls "$f.folded" 'spinner;f')" -ge 2 ] || fail "spinner;f calls"
+[ $have_reader = 0 ] || expect_eq "blocks" 2 "$(python3 "$TEST_SRC_DIR/profile_reader.py" --ids "$f" | grep -c '^block')"
+rm -f xray-log.faults.*
+
+note "statuses: init twice, finalize twice, flush before/after, a second session"
+./faults states "$C" || fail "states: failed checks (bit mask) $?"
+files=(xray-log.faults.??????)
+expect_eq "files (the empty first session and two more)" 3 "${#files[@]}"
+for f in "${files[@]}"; do
+  if grep -q '^c;g ' "$f.folded" 2>/dev/null; then second=$f; fi
+done
+[ -n "${second:-}" ] || fail "second session's file"
+expect_eq "second session c" 2 "$(calls "$second.folded" c)"
+expect_eq "second session a (not carried over)" "" "$(calls "$second.folded" a)"
+rm -f xray-log.faults.*
+
 note "small global_allocator_max: losses counted and reported"
 ./faults wide "$C per_thread_allocator_max=4096 global_allocator_max=8192" 2> err.txt || fail "wide exited $?"
 f=$(only_file "xray-log.faults.??????")
