@@ -6,10 +6,11 @@
  *
  * Budget per event in steady state: a guard test and set, one load of the
  * global epoch, one rdtsc and the CPU id (xr_cpu_id: an rseq TLS load), a
- * shadow-stack push or pop (a handful of loads and
- * stores in one frame), one 32-byte record (four 8-byte stores) or a rewind
- * (one subtraction), and the busy flag set and cleared. No system call, no
- * lock, no allocation, no loop (except when longjmp skipped exits).
+ * shadow-stack push or pop (a handful of loads and stores in one frame), one
+ * 32-byte record (four 8-byte stores) or a rewind (one subtraction), and the
+ * busy flag set and cleared. No system call, no lock, no allocation, no loop
+ * (except when longjmp skipped exits). Measured: ~60 ns per event on the
+ * development VM, two thirds of it the (trapped) rdtsc.
  *
  * Filtering (per thread, on the shadow stack):
  *  - entries at depth index >= max_depth are tracked but not written, and so

@@ -20,7 +20,9 @@ scenario both medians, the ratio ours/crt, the spread and the target.
   --runs N           runs per side and scenario (default 7)
   --scenario NAME    only this scenario; repeat or comma-separate for several.
                      Names: unpatched noop basic fdr profiling patch fdr-2t
-                     floor (default: all)
+                     floor (default: all of these), and the diagnostic
+                     noop-stack (no-op handler with the caller's stack moved
+                     by 0/16/32/48 bytes: alignment-sensitive trampolines)
   --check-only       run each scenario once per side with few calls and
                      check event counts (plus llvm-xray and W^X checks);
                      no timing. Exit status 1 if a check of ours failed.
@@ -72,7 +74,7 @@ done
 ALL_SCENARIOS=(unpatched noop basic fdr profiling patch fdr-2t floor)
 [ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=("${ALL_SCENARIOS[@]}")
 for s in "${SCENARIOS[@]}"; do
-  [[ " ${ALL_SCENARIOS[*]} " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
+  [[ " ${ALL_SCENARIOS[*]} noop-stack " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
 done
 
 CLANG=${XRAY_CLANG:-clang}
@@ -88,6 +90,7 @@ calls_for() {
   case $1 in
     unpatched) full=20000000 ;;
     noop) full=5000000 ;;
+    noop-stack) full=4000000 ;;
     basic) full=500000 ;;
     fdr) full=2000000 ;;
     fdr-2t) full=1000000 ;;
@@ -105,7 +108,8 @@ metrics_for() {
     unpatched) echo "unpatched noxray" ;;
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps" ;;
+    noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-split floor-tramp-gpr-ymm-flags" ;;
     *) echo "$1" ;;
   esac
 }
@@ -320,7 +324,7 @@ echo "crt:  $CRT_DIR (${#CRT_ARCHIVES[@]} archives)"
 echo "runs per side: $runs, interleaved, fresh process each; figures are medians"
 echo
 if [ $CHECK_ONLY = 0 ]; then
-  printf '%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
+  printf '%-14s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
   for sc in "${SCENARIOS[@]}"; do
     [ $sc = floor ] && continue
     for m in $(metrics_for "$sc"); do
@@ -334,7 +338,7 @@ if [ $CHECK_ONLY = 0 ]; then
         verdict = (ratio == "-" || t == "-") ? "n/a" : ((ratio + 0 <= t + 0) ? "met" : "NOT met")
         os = (om != "-" && om > 0) ? sprintf("%.1f%%", 50 * (omax - omin) / om) : "-"
         cs = (cm != "-" && cm > 0) ? sprintf("%.1f%%", 50 * (cmax - cmin) / cm) : "-"
-        printf "%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n", sc, u, om, cm, ratio, \
+        printf "%-14s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n", sc, u, om, cm, ratio, \
           (t == "-" ? "-" : "<=" t), verdict, os, cs, chk }'
     done
   done
@@ -380,7 +384,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
   n1=20000
   [ $QUICK = 1 ] && n1=5000
   for sc in "${SCENARIOS[@]}"; do
-    case $sc in floor) continue ;; esac
+    case $sc in floor|noop-stack) continue ;; esac
     for m in $(metrics_for "$sc"); do
       declare -A ir=()
       for side in "${SIDES[@]}"; do
@@ -420,7 +424,7 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
   echo
   echo "where the instructions go (callgrind self Ir per event in the timed loop, $((2 * n1)) calls + 1000 warm-up):"
   for sc in "${SCENARIOS[@]}"; do
-    case $sc in floor|patch) continue ;; esac
+    case $sc in floor|patch|noop-stack) continue ;; esac
     per=2
     case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
     for side in "${SIDES[@]}"; do

@@ -35,7 +35,7 @@ int main(int argc, char **argv) { (void)argv; return loop(argc) & 1; }
 C
   for variant in "-O0" "-O2" "-O1 -no-pie" "-O2 -flto -fuse-ld=lld"; do
     # shellcheck disable=SC2086
-    "$XRAY_CLANG" $variant -fxray-instrument -fno-xray-link-deps \
+    "$XRAY_CLANG" $variant -fxray-instrument \
       -fxray-instruction-threshold=1 seed.c -o seed 2>/dev/null || continue
     tag=$(echo "$variant" | tr -c 'a-zA-Z0-9\n' '_')
     "$objcopy_tool" --dump-section xray_instr_map=map.bin seed /dev/null 2>/dev/null || continue

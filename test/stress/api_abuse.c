@@ -108,7 +108,7 @@ NOINST static void mode_abuse(const char *mode) {
     CHECK(valid_init_status(s), "init_bin while initialised: %d", (int)s);
     CHECK(__xray_log_flushLog() == XRAY_LOG_NOT_FLUSHING, "flush before finalize");
     __xray_patch();
-    outer(cycle);
+    USE(outer(cycle));
     __xray_unpatch();
     f = __xray_log_finalize();
     CHECK(f == XRAY_LOG_FINALIZED, "finalize %d", (int)f);

@@ -11,7 +11,7 @@ readable() {
   local mode=$1 f; shift
   for f in "$@"; do
     [ -e "$f" ] || continue
-    case $f in *.yaml | *.err | *.folded | *.txt) continue ;; esac
+    case $f in *.csv | *.err | *.folded | *.txt) continue ;; esac
     if [ "$mode" = xray-profiling ]; then check_profile "$f"; else check_trace "$f" ./faults >/dev/null; fi
   done
 }
@@ -46,15 +46,30 @@ for mode in "${MODES[@]}"; do
   if [ "$mode" != xray-profiling ]; then
     grep -q . fsize-err.txt || fail "$mode: the failed write was not reported"
   fi
-  readable "$mode" fsize/*
+  for f in fsize/*; do
+    case $f in *.csv | *.err) continue ;; esac
+    if [ "$mode" = xray-fdr ] && ! trace_loads "$f" ./faults; then
+      known_bug fdr "under RLIMIT_FSIZE the file is cut mid-buffer ($(stat -c %s "$f") bytes) and llvm-xray rejects it; the writer should cut back to the last whole buffer (lib/fdr/fdr_mode.c, the flush's write loop)"
+      continue
+    fi
+    readable "$mode" "$f"
+  done
 
   note "$mode: empty run"
   rm -f empty-*
-  XRAY_OPTIONS="xray_logfile_base=empty-" run "empty-$mode.log" ./faults empty "$mode"
-  readable "$mode" empty-*
+  XRAY_OPTIONS="xray_logfile_base=empty-" run "log.empty-$mode" ./faults empty "$mode"
+  for f in empty-*; do
+    [ -e "$f" ] || continue
+    case $f in *.csv | *.err) continue ;; esac
+    if [ "$mode" = xray-fdr ] && [ "$(stat -c %s "$f")" = 32 ]; then
+      known_bug fdr "an empty run writes a header-only file ($f, 32 bytes), which llvm-xray rejects; write no file (as basic does) or a valid empty buffer (lib/fdr/fdr_mode.c, flush)"
+      continue
+    fi
+    readable "$mode" "$f"
+  done
 
   note "$mode: finalize and flush while threads run"
-  XRAY_OPTIONS="xray_logfile_base=fin-$mode-" run "fin-$mode.log" ./faults finalize "$mode"
+  XRAY_OPTIONS="xray_logfile_base=fin-$mode-" run "log.fin-$mode" ./faults finalize "$mode"
   readable "$mode" fin-$mode-*
 done
 
@@ -62,7 +77,7 @@ if have_mode xray-fdr; then
   note "xray-fdr: 2 buffers of 1 kB for 16 threads"
   XRAY_OPTIONS="xray_logfile_base=few- verbosity=1" \
     XRAY_STRESS_CONFIG="buffer_max=2 buffer_size=1024 func_duration_threshold_us=0 grace_period_ms=0" \
-    run few.log ./faults threads xray-fdr 16
+    run log.few ./faults threads xray-fdr 16
   readable xray-fdr few-*
 fi
 echo "faults: ok"

@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < 20; k++) {
     for (int i = 0; i < 50; i++)
-      outer(i); /* the parent is inside instrumented code too */
+      USE(outer(i)); /* the parent is inside instrumented code too */
     fflush(stdout);
     pid_t pid = fork();
     CHECK(pid >= 0, "fork: %s", strerror(errno));

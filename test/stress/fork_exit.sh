@@ -8,7 +8,7 @@ check_files() { # MODE PREFIX
   local f found=0
   for f in "$2"*; do
     [ -e "$f" ] || continue
-    case $f in *.yaml | *.err | *.folded | *.txt) continue ;; esac
+    case $f in *.csv | *.err | *.folded | *.txt) continue ;; esac
     found=1
     if [ "$1" = xray-profiling ]; then
       check_profile "$f"

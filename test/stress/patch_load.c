@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   pthread_create(&p, NULL, patcher, NULL);
   const uint64_t end = stress_now_ms() + ms;
   while (stress_now_ms() < end)
-    leaf(1); /* the main thread runs instrumented code too */
+    USE(leaf(1)); /* the main thread runs instrumented code too */
   atomic_store(&stop_patcher, true);
   void *rounds;
   pthread_join(p, &rounds);
@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
   CHECK(__xray_unpatch() == SUCCESS, "unpatch");
   /* Unpatched: these calls must not be seen. */
   for (int i = 0; i < 100; i++)
-    logged(i);
+    USE(logged(i));
   if (handler) {
     const int32_t ids[] = {stress_id_of(leaf), stress_id_of(middle),
                            stress_id_of(tail_caller), stress_id_of(logged)};

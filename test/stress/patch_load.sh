@@ -18,8 +18,8 @@ for mode in "${MODES[@]}"; do
     check_profile "$f"
   else
     n=$(check_trace "$f" ./patch_load)
-    [ "$n" -gt 0 ] || fail "$mode: no function records in $f"
-    note "$mode: $n records"
+    [ "$n" -gt 0 ] || fail "$mode: no complete call in $f"
+    note "$mode: $n complete calls"
   fi
 done
 echo "patch_load: ok"

@@ -23,6 +23,11 @@
 #define NOINST __attribute__((xray_never_instrument, noinline, unused))
 #define WORK __attribute__((xray_always_instrument, noinline))
 
+/* Keeps a call whose result is unused: clang drops calls to functions it
+ * proves pure, noinline or not (and their events with them). */
+static volatile long stress_sink __attribute__((unused));
+#define USE(call) (stress_sink = (long)(call))
+
 /* Fails the test with a message (the test program, never the runtime, may
  * exit). */
 #define CHECK(cond, ...)                                                       \

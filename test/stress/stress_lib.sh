@@ -11,9 +11,25 @@ have_mode() {
     xray-profiling) sym=xr_profiling_impl ;;
     *) return 0 ;;
   esac
-  nm "$XRAY_LIB" 2>/dev/null | grep -Eq " [DdRrBb] $sym\$" && return 0
+  # (no grep -q on a pipe: with pipefail, nm's SIGPIPE would fail the test)
+  [ -n "${XRAY_ARCHIVE_SYMBOLS:-}" ] || XRAY_ARCHIVE_SYMBOLS=$(nm "$XRAY_LIB" 2>/dev/null || true)
+  grep -Eq " [DdRrBbVv] $sym\$" <<<"$XRAY_ARCHIVE_SYMBOLS" && return 0
   note "$1 is not in the archive: skipped"
   return 1
+}
+
+# known_bug AREA TEXT: a bug these tests found in another area and its
+# owner has not fixed yet (docs/reliability.md lists them). Printed as
+# "KNOWN BUG"; fails the test only with XRAY_STRESS_STRICT=1, so the suite
+# stays green while the check stays visible. Remove the call with the fix.
+known_bug() {
+  echo "KNOWN BUG ($1): $2" >&2
+  [ "${XRAY_STRESS_STRICT:-0}" != 1 ] || fail "known bug ($1): $2"
+}
+
+# trace_loads FILE BINARY: true when llvm-xray loads the file.
+trace_loads() {
+  "$LLVM_XRAY" account -k -format=csv -m "$2" "$1" >/dev/null 2>&1
 }
 
 # build NAME [extra clang flags...]: compiles $TEST_SRC_DIR/NAME.c with the
@@ -35,21 +51,46 @@ run() {
   fi
 }
 
-# check_trace FILE BINARY: llvm-xray must read a basic or FDR file; prints
-# the number of function records (enter + exit + tail).
+# check_trace FILE BINARY: llvm-xray must load a basic or FDR file (its
+# loader checks every record). Prints the number of matched calls llvm-xray
+# account finds (it keeps going past calls that patching cut in half, and
+# past FDR buffers that are not in time order).
 check_trace() {
   local file=$1 bin=$2
   need_llvm_xray
-  "$LLVM_XRAY" convert -f yaml -m "$bin" "$file" -o "$file.yaml" 2>"$file.err" ||
-    { cat "$file.err" >&2; fail "llvm-xray cannot read $file"; }
-  grep -c 'kind: *function-' "$file.yaml" || true
+  "$LLVM_XRAY" account -k -format=csv -m "$bin" "$file" -o "$file.csv" 2>"$file.err" ||
+    { head -c 2000 "$file.err" >&2; fail "llvm-xray cannot read $file"; }
+  awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$file.csv"
 }
 
-# count_kind YAML FUNCTION_ID KIND: records of that id and kind
-# (function-enter, function-exit, function-tail-exit, function-enter-arg).
-count_kind() {
-  grep -E "id: *$2, .*kind: *$3[ ,]" "$1" | wc -l
+# exact_counts FILE BINARY: llvm-xray convert must load the file; writes
+# FILE.counts, one line per (thread, function id): "tid id enters exits",
+# where enters count enter and enter-arg records and exits count exit and
+# tail-exit records. Keep such files small: YAML is slow to write.
+exact_counts() {
+  local file=$1 bin=$2
+  need_llvm_xray
+  "$LLVM_XRAY" convert -f yaml -m "$bin" "$file" -o "$file.yaml" 2>"$file.err" ||
+    { head -c 2000 "$file.err" >&2; fail "llvm-xray cannot read $file"; }
+  awk '/kind: function-/ {
+         id = $0; sub(/.*func-id: */, "", id); sub(/,.*/, "", id)
+         tid = $0; sub(/.*thread: */, "", tid); sub(/,.*/, "", tid)
+         k = $0; sub(/.*kind: */, "", k); sub(/,.*/, "", k)
+         key = tid " " id
+         if (k == "function-enter" || k == "function-enter-arg") en[key]++
+         else ex[key]++
+         seen[key] = 1
+       }
+       END { for (key in seen) print key, en[key] + 0, ex[key] + 0 }' \
+    "$file.yaml" >"$file.counts"
+  rm -f "$file.yaml"
 }
+
+# enters_of COUNTS ID / exits_of COUNTS ID: totals over all threads.
+enters_of() { awk -v id="$2" '$2 == id { n += $3 } END { print n + 0 }' "$1"; }
+exits_of() { awk -v id="$2" '$2 == id { n += $4 } END { print n + 0 }' "$1"; }
+# unbalanced COUNTS: lines whose enters differ from exits (empty if none).
+unbalanced() { awk '$3 != $4' "$1"; }
 
 # check_profile FILE: a profiling-mode file starts with the magic "forpyarx"
 # header (xray-abi.md 5.5) and its blocks tile the file exactly.

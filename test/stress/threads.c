@@ -112,7 +112,8 @@ int main(int argc, char **argv) {
     int blocks = 0;
     long n = -1;
     for (size_t i = 0; i < g.gl_pathc; i++)
-      if (!strchr(g.gl_pathv[i] + strlen("churn-xray-profiling-"), '.'))
+      if (strchr(g.gl_pathv[i] + strlen("churn-xray-profiling-"), '.') ==
+          strrchr(g.gl_pathv[i], '.')) /* not a .folded/.txt sibling */
         n = profile_calls(g.gl_pathv[i], stress_id_of(work), &blocks);
     globfree(&g);
     printf("profile: %ld calls of work in %d blocks\n", n, blocks);

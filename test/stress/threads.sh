@@ -26,8 +26,8 @@ for mode in "${MODES[@]}"; do
   read -r calls work_id < <(sed -n 's/^threads=[0-9]* calls=\([0-9]*\) work_id=\([0-9]*\) .*/\1 \2/p' "$mode.log")
   [ "$mode" = xray-profiling ] && continue
   f=$(only_file "churn-$mode-*")
-  n=$(check_trace "$f" ./threads)
-  expect_eq "$mode work entries" "$calls" "$(count_kind "$f.yaml" "$work_id" function-enter)"
-  expect_eq "$mode work exits" "$calls" "$(count_kind "$f.yaml" "$work_id" function-exit)"
+  exact_counts "$f" ./threads
+  [ -z "$(unbalanced "$f.counts")" ] || fail "$mode: unbalanced: $(unbalanced "$f.counts" | head -3)"
+  expect_eq "$mode work calls" "$calls" "$(enters_of "$f.counts" "$work_id")"
 done
 echo "threads: ok"

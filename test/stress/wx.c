@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
   STEP(__xray_patch(), SUCCESS);
   events = 0;
   for (int i = 0; i < NFN; i++)
-    fns[i](1);
+    USE(fns[i](1));
   CHECK(__xray_unpatch() == SUCCESS, "unpatch");
   /* 8 calls, small_b calls small_a: 9 entries + 9 exits. */
   CHECK(events == 18, "events with everything patched: %ld", events);
