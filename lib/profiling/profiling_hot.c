@@ -21,6 +21,20 @@
 
 static void grow_cb(void *t) { xr_trie_add_chunk(t); }
 
+/* xr_now() without a usable TSC calls clock_gettime through ordinary code,
+ * which may use vector registers: keep that call behind the vector save. */
+static void fallback_now_cb(void *out) { *(uint64_t *)out = xr_clock_fallback_now(); }
+static XR_ALWAYS_INLINE uint64_t lean_now(void) {
+  if (XR_LIKELY(xr_clock.using_tsc)) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+  }
+  uint64_t t;
+  xr_call_preserving_vectors(fallback_now_cb, &t);
+  return t;
+}
+
 int xr_prof_lean_grow(struct xr_trie *t) {
   xr_call_preserving_vectors(grow_cb, t);
   return t->grow_failed ? -1 : 0;
@@ -45,7 +59,7 @@ static XR_ALWAYS_INLINE void handle(int32_t id, XRayEntryType type,
     return;
   xr_in_handler = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  uint64_t now = xr_now();
+  uint64_t now = lean_now();
   struct xr_prof_thread *p = &xr_prof_tls;
   if (XR_UNLIKELY(p->gen_tag !=
                   __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED)) &&
