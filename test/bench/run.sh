@@ -109,7 +109,7 @@ metrics_for() {
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
     noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-split floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-fnstsw floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
     *) echo "$1" ;;
   esac
 }
