@@ -23,7 +23,7 @@ bool xr_runtime_initialized(void) {
   return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
 }
 
-void __xray_init(void) {
+XR_API void __xray_init(void) {
   int expected = INIT_NOT_STARTED;
   if (!__atomic_compare_exchange_n(&init_state, &expected, INIT_RUNNING, false,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {

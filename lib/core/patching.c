@@ -241,32 +241,32 @@ static XRayPatchingStatus control(int32_t first_id, int32_t last_id, bool enable
   return status;
 }
 
-XRayPatchingStatus __xray_patch(void) {
+XR_API XRayPatchingStatus __xray_patch(void) {
   return control(1, (int32_t)xr_self_map.function_count, true);
 }
-XRayPatchingStatus __xray_unpatch(void) {
+XR_API XRayPatchingStatus __xray_unpatch(void) {
   return control(1, (int32_t)xr_self_map.function_count, false);
 }
-XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
+XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
   return control(FuncId, FuncId, true);
 }
-XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
+XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
   return control(FuncId, FuncId, false);
 }
-XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
+XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
   return control(FirstId, LastId, true);
 }
-XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
+XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
   return control(FirstId, LastId, false);
 }
 
-uintptr_t __xray_function_address(int32_t FuncId) {
+XR_API uintptr_t __xray_function_address(int32_t FuncId) {
   if (!xr_runtime_initialized() || FuncId < 1 ||
       (size_t)FuncId > xr_self_map.function_count)
     return 0;
   return xr_self_map.functions[FuncId - 1].address;
 }
 
-size_t __xray_max_function_id(void) {
+XR_API size_t __xray_max_function_id(void) {
   return xr_runtime_initialized() ? xr_self_map.function_count : 0;
 }
