@@ -17,10 +17,11 @@ __attribute__((noinline)) void slow() {
   timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
   do clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 300000);
+  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000);
 }
 
 [[clang::xray_never_instrument]] int main(int argc, char **argv) {
+  for (int i = 0; i < 10; i++) catcher(i); // the first throw sets up the unwinder
   __xray_log_select_mode("xray-fdr");
   if (__xray_log_init_mode("xray-fdr", argv[1]) != XRAY_LOG_INITIALIZED) return 2;
   if (__xray_patch() != SUCCESS) return 2;
