@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/handlers.h"
 #include "core/options.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
@@ -226,9 +227,30 @@ static void buffers_switch_and_never_overflow(void **s) {
   assert_string_equal(r + n - 5, "E1 X1");
 }
 
+/* Selecting the mode installs nothing (no cost per event); init installs
+ * the four lean handlers; finalize removes them. */
+static void handlers_only_while_initialised(void **s) {
+  (void)s;
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  for (int i = 0; i < XR_SLOT_COUNT; i++) {
+    assert_null(xr_handler_lean[i]);
+    assert_null(xr_handler_full[i]);
+  }
+  start("func_duration_threshold_us=0 no_file_flush=true");
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_ARG0], (void *)xr_fdr_handle_arg0);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_ARG1], (void *)xr_fdr_handle_arg1);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_CUSTOM], (void *)xr_fdr_handle_custom);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_TYPED], (void *)xr_fdr_handle_typed);
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  for (int i = 0; i < XR_SLOT_COUNT; i++)
+    assert_null(xr_handler_lean[i]);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
 int main(void) {
   xr_flags_load();
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(handlers_only_while_initialised),
       cmocka_unit_test_setup(every_kind_and_a_tsc_wrap, pin),
       cmocka_unit_test_setup(short_calls_are_erased, pin),
       cmocka_unit_test_setup(threshold_zero_keeps_everything, pin),
