@@ -4,7 +4,8 @@
  * function, one rdtsc, one rdtscp, one clock_gettime, one gettid system call,
  * and an FDR-style pair of 8-byte records (enter + exit, each stamped with
  * its own rdtsc or rdtscp and stored as a 32-bit delta) into a 1 MiB ring;
- * and the register-saving pieces a trampoline may use: pushfq+popfq, and
+ * and the register-saving pieces a trampoline may use: pushfq+popfq,
+ * fnstsw (reading the x87 stack depth), and
  * eight 32-byte (ymm) or 16-byte (xmm) stores and loads to the stack; and
  * one open+read+close of /proc/self/maps (what a patcher pays to learn page
  * protections that way); and minimal trampolines: a call to a stub that
@@ -12,8 +13,8 @@
  * no_caller_saved_registers), or the nine caller-saved general registers
  * (plus 8 xmm, or 8 ymm, or
  * 8 ymm and rflags), calls a counting handler through a pointer, restores
- * and returns: the least an entry event can cost with such a handler. The
- * ymm area is 32-byte aligned, and once 16 mod 32 ("split"). Last, writing a
+ * and returns: the least an entry event can cost with such a handler. Last,
+ * writing a
  * 16 MiB file into the current directory (the harness runs this on the same
  * tmpfs as the logs): what flushing a 16 MiB log costs at least.
  * These bound what the modes can reach; docs/performance.md quotes them.
@@ -81,6 +82,13 @@ static void loop_gettid(long n) {
 static void loop_pushf(long n) {
   for (long i = 0; i < n; i++)
     __asm__ volatile("pushfq\n\tpopfq" ::: "memory", "cc");
+}
+static void loop_fnstsw(long n) {
+  for (long i = 0; i < n; i++) {
+    unsigned short sw;
+    __asm__ volatile("fnstsw %0" : "=a"(sw));
+    sink += sw;
+  }
 }
 static void loop_save_ymm(long n) {
   for (long i = 0; i < n; i++)
@@ -162,12 +170,12 @@ __asm__(".text\n .p2align 6\n floor_tramp_none:\n sub $8, %rsp\n" TRAMP_CALL
         LOAD8("vmovdqu", "ymm", 32) TRAMP_POP "add $8, %rsp\n popfq\n ret\n");
 
 /* Calls a stub like a sled does (mov r10d, id; call) from below the red
- * zone, at a fixed offset from a 64-byte boundary: where the stubs' vector
- * save area lands relative to cache lines decides their cost, so it is set
- * here, not left to where ASLR put the stack. With `off` = 144 the ymm area
- * of floor_tramp_ymm is 32-byte aligned, with 128 it is 16 mod 32 (half its
- * 32-byte stores split cache lines); floor_tramp_ymm_flags pushes 16 bytes
- * more, so 128 aligns it. */
+ * zone, at a fixed offset from a 64-byte boundary, so the stubs' vector save
+ * areas are 32-byte aligned in every process (with `off` = 144 for the
+ * others, 128 for floor_tramp_ymm_flags, which pushes 16 bytes more). In
+ * this tight loop a 16-mod-32 area, whose stores are reloaded at once, cost
+ * 1-20 ns more depending on the process; the real trampolines showed no such
+ * effect (run.sh --scenario noop-stack), so the floors avoid it. */
 #define CALL_STUB(stub, off)                                                   \
   __asm__ volatile("mov %%rsp, %%rbx\n and $-64, %%rsp\n sub $" #off ", %%rsp\n" \
                    "mov $1, %%r10d\n call " stub "\n mov %%rbx, %%rsp"           \
@@ -187,10 +195,6 @@ static void loop_tramp_xmm(long n) {
 static void loop_tramp_ymm(long n) {
   for (long i = 0; i < n; i++)
     CALL_STUB("floor_tramp_ymm", 144);
-}
-static void loop_tramp_ymm_split(long n) {
-  for (long i = 0; i < n; i++)
-    CALL_STUB("floor_tramp_ymm", 128);
 }
 static void loop_tramp_ymm_flags(long n) {
   for (long i = 0; i < n; i++)
@@ -285,6 +289,7 @@ int main(int argc, char **argv) {
   measure("floor-fdr-pair-rdtsc", loop_pair_rdtsc, n, "ns/call");
   measure("floor-fdr-pair-rdtscp", loop_pair_rdtscp, n, "ns/call");
   measure("floor-pushfq-popfq", loop_pushf, n, "ns/op");
+  measure("floor-fnstsw", loop_fnstsw, n, "ns/op");
   measure("floor-save-8ymm", loop_save_ymm, n, "ns/op");
   measure("floor-save-8xmm", loop_save_xmm, n, "ns/op");
   measure("floor-read-proc-maps", loop_read_maps, n / 1000 + 1, "ns/op");
@@ -292,7 +297,6 @@ int main(int argc, char **argv) {
   measure("floor-tramp-gpr", loop_tramp_gpr, n, "ns/event");
   measure("floor-tramp-gpr-xmm", loop_tramp_xmm, n, "ns/event");
   measure("floor-tramp-gpr-ymm", loop_tramp_ymm, n, "ns/event");
-  measure("floor-tramp-gpr-ymm-split", loop_tramp_ymm_split, n, "ns/event");
   measure("floor-tramp-gpr-ymm-flags", loop_tramp_ymm_flags, n, "ns/event");
   measure_file_write();
   printf("C ok\n");

@@ -109,7 +109,7 @@ metrics_for() {
     fdr) echo "fdr fdr-flush" ;;
     patch) echo "patch unpatch" ;;
     noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-split floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-fnstsw floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
     *) echo "$1" ;;
   esac
 }
@@ -420,7 +420,7 @@ fi
 # ---------------------------------------------------------------- profile
 # Self instructions per event of each function the timed loop ran, from the
 # larger callgrind run of each scenario.
-if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
+if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v callgrind_annotate >/dev/null; then
   echo
   echo "where the instructions go (callgrind self Ir per event in the timed loop, $((2 * n1)) calls + 1000 warm-up):"
   for sc in "${SCENARIOS[@]}"; do
@@ -433,7 +433,7 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
       echo "  $sc, $side:"
       callgrind_annotate --inclusive=no "$f" 2>/dev/null |
         awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
-          on && /^$/ && seen { exit }
+          on && /^$/ && seen { on = 0 } # read on: exiting early would SIGPIPE the pipe
           on && $1 ~ /^[0-9,]+$/ {
           seen = 1; ir = $1; gsub(",", "", ir); if (ir / ev < 0.5) next
           fn = $0; sub(/^ *[0-9,]+ *\([^)]*\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^[^ ]*:/, "", fn)
@@ -467,6 +467,6 @@ fi
 if [ -s "$NOTES" ]; then
   echo
   echo "stderr of the runs (distinct lines, count):"
-  sort "$NOTES" | uniq -c | sort -rn | head -20 | sed 's/^/  /'
+  sort "$NOTES" | uniq -c | sort -rn | awk 'NR <= 20 { print "  " $0 }'
 fi
 exit $fail_ours
