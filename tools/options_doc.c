@@ -4,21 +4,20 @@
  *
  *   xray_options_doc            the generated part of docs/options.md
  *
- * Linked whole with the archive: the tables are hidden symbols, resolved at
- * static link time. A mode that is not built in leaves its (weak) table NULL
- * and its section out. */
+ * Linked with the archive: the tables are hidden symbols, resolved at static
+ * link time. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/options.h"
 
-/* The mode tables, defined by the modes (lib/basic, lib/fdr, lib/profiling). */
-#define XR_WEAK_TABLE(name) \
-  XR_HIDDEN extern const struct xr_option_table name __attribute__((weak))
-XR_WEAK_TABLE(xr_basic_options_table);
-XR_WEAK_TABLE(xr_fdr_options_table);
-XR_WEAK_TABLE(xr_profiling_options_table);
+/* The mode tables, defined by the modes (lib/basic, lib/fdr, lib/profiling).
+ * Strong references: a renamed or missing table fails the link, so the
+ * documentation cannot silently lose a mode. */
+XR_HIDDEN extern const struct xr_option_table xr_basic_options_table;
+XR_HIDDEN extern const struct xr_option_table xr_fdr_options_table;
+XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;
 
 struct documented_table {
   const struct xr_option_table *table;
@@ -108,7 +107,6 @@ int main(void) {
        "string given to `__xray_log_init_mode(\"xray-profiling\", ...)`."},
   };
   for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-    if (tables[i].table)
-      print_table(&tables[i]);
+    print_table(&tables[i]);
   return 0;
 }

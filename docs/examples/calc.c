@@ -1,12 +1,14 @@
 /* calc: the demo program. It generates random arithmetic expressions,
  * parses them, evaluates them, simplifies them, prints them back and checks
- * that the printed form evaluates to the same value, on two threads.
+ * that the printed form evaluates to the same value, on one or more threads.
  *
  * Nothing here knows about XRay: build it with -fxray-instrument, link the
  * runtime, and choose a mode with XRAY_OPTIONS (see docs/examples/demo.sh).
  *
- *   calc [expressions-per-thread]        default 3000
+ *   calc [expressions-per-thread [threads]]     defaults: 3000 2
  *
+ * With one thread the work runs on the main thread, which gives a trace
+ * `llvm-xray account` can read (it cannot order several threads' records).  *
  * Grammar:  expr    := sum
  *           sum     := product (('+' | '-') product)*
  *           product := power (('*' | '/' | '%') power)*
@@ -21,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_NODES = 512, MAX_TEXT = 2048, MAX_ARGS = 4, THREADS = 2 };
+enum { MAX_NODES = 512, MAX_TEXT = 2048, MAX_ARGS = 4, MAX_THREADS = 16 };
 
 /* ---- syntax tree, in a per-expression arena ----------------------------- */
 
@@ -545,28 +547,36 @@ void *run_worker(void *arg) {
 
 int main(int argc, char **argv) {
   int count = argc > 1 ? atoi(argv[1]) : 3000;
-  if (count <= 0) {
-    fprintf(stderr, "usage: %s [expressions-per-thread]\n", argv[0]);
+  int nthreads = argc > 2 ? atoi(argv[2]) : 2;
+  if (count <= 0 || nthreads <= 0 || nthreads > MAX_THREADS) {
+    fprintf(stderr, "usage: %s [expressions-per-thread [threads 1..%d]]\n",
+            argv[0], MAX_THREADS);
     return 2;
   }
-  struct worker workers[THREADS];
-  pthread_t threads[THREADS];
-  for (int i = 0; i < THREADS; i++) {
+  struct worker workers[MAX_THREADS];
+  pthread_t threads[MAX_THREADS];
+  for (int i = 0; i < nthreads; i++)
     workers[i] = (struct worker){.id = i, .count = count};
-    if (pthread_create(&threads[i], NULL, run_worker, &workers[i]) != 0) {
-      fprintf(stderr, "calc: cannot start a thread\n");
-      return 1;
-    }
+  if (nthreads == 1) {
+    run_worker(&workers[0]);
+  } else {
+    for (int i = 0; i < nthreads; i++)
+      if (pthread_create(&threads[i], NULL, run_worker, &workers[i]) != 0) {
+        fprintf(stderr, "calc: cannot start a thread\n");
+        return 1;
+      }
+    for (int i = 0; i < nthreads; i++)
+      pthread_join(threads[i], NULL);
   }
   uint64_t checksum = 0;
   int checked = 0, mismatches = 0;
-  for (int i = 0; i < THREADS; i++) {
-    pthread_join(threads[i], NULL);
+  for (int i = 0; i < nthreads; i++) {
     checksum ^= workers[i].checksum;
     checked += workers[i].checked;
     mismatches += workers[i].mismatches;
   }
-  printf("calc: %d expressions checked, %d mismatches, checksum %016llx\n",
-         checked, mismatches, (unsigned long long)checksum);
+  printf("calc: %d expressions checked on %d thread%s, %d mismatches, "
+         "checksum %016llx\n", checked, nthreads, nthreads == 1 ? "" : "s",
+         mismatches, (unsigned long long)checksum);
   return mismatches == 0 ? 0 : 1;
 }

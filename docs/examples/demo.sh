@@ -69,13 +69,15 @@ fi
 FUNCS=$("$LLVM_XRAY" extract "$OUT/calc" | grep -c 'kind: function-enter' || true)
 echo "  $OUT/calc: $FUNCS instrumented functions"
 
-step 3 "Tracing calc in FDR mode (every call of 2 x 150 expressions)"
+step 3 "Tracing calc in FDR mode (every call, 300 expressions, one thread)"
 # patch_premain=true: patch before main; the mode is initialised from
-# XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call;
-# enough buffers to hold the whole run.
+# XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call.
+# One thread, and one buffer big enough for the whole run: llvm-xray account
+# misreads traces where threads interleave or a thread spans several buffers
+# (with compiler-rt's runtime too; docs/usage.md#reading-the-results).
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr xray_logfile_base=$RESULTS/fdr-" \
-XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=65536 buffer_max=256" \
-  "$OUT/calc" 150
+XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=8388608 buffer_max=2" \
+  "$OUT/calc" 300 1
 FDR_LOG=$(ls "$RESULTS"/fdr-calc.* 2>/dev/null | head -1)
 [ -n "$FDR_LOG" ] || die "no FDR log was written in $RESULTS"
 echo "  trace: $FDR_LOG ($(stat -c %s "$FDR_LOG") bytes)"
@@ -90,16 +92,17 @@ step 5 "Converting the trace for Perfetto (llvm-xray convert, a few seconds)"
   --output-format=trace_event -o "$RESULTS/calc-trace.json" || die "llvm-xray convert failed"
 echo "  $RESULTS/calc-trace.json ($(stat -c %s "$RESULTS/calc-trace.json") bytes)"
 
-step 6 "Profiling calc (profiling mode, 2 x 3000 expressions)"
+step 6 "Profiling calc (profiling mode, 2 threads x 3000 expressions)"
+# profiling_output: the binary profile plus folded stacks and the report.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$RESULTS/profile-" \
-  "$OUT/calc" 3000
-PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|report\|txt\)$' | head -1)
+XRAY_PROFILING_OPTIONS="profiling_output=xray+folded+report report_top=15" \
+  "$OUT/calc" 3000 2
+PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|txt\)$' | head -1)
 [ -n "$PROFILE" ] || die "no profile was written in $RESULTS"
-REPORT=$(ls "$RESULTS"/profile-calc.*.report* 2>/dev/null | head -1 || true)
+REPORT=$(ls "$RESULTS"/profile-calc.*.txt 2>/dev/null | head -1 || true)
 FOLDED=$(ls "$RESULTS"/profile-calc.*.folded 2>/dev/null | head -1 || true)
-if [ -n "$REPORT" ]; then
-  head -n 30 "$REPORT"
-fi
+[ -n "$REPORT" ] && [ -n "$FOLDED" ] || die "the profile's report and folded files are missing"
+cat "$REPORT"
 
 cat <<EOF
 
@@ -113,18 +116,16 @@ Done in $((SECONDS - START)) s. Your files, in $RESULTS:
       the table above.
   calc-trace.json
       a Chrome trace: open https://ui.perfetto.dev and drop the file on it
-      (or chrome://tracing -> Load). One row per thread, one bar per call.
+      (or chrome://tracing -> Load): one bar per call, nested by caller.
   $(basename "$PROFILE")
       the profile (binary: per-thread call trees with counts and times).
 EOF
-if [ -n "$REPORT" ]; then
-  printf '  %s\n      our profiling report (text), the head of it is above.\n' "$(basename "$REPORT")"
-fi
-if [ -n "$FOLDED" ]; then
-  cat <<EOF
+cat <<EOF
+  $(basename "$REPORT")
+      our profiling report (text), printed above.
   $(basename "$FOLDED")
-      folded stacks ("main;parse;parse_sum 1234" per line) for flame graphs:
+      folded stacks ("run_worker;check_one;parse;parse_sum 1234" per line: the
+      time in ns spent in the last function of that path) for flame graphs:
         flamegraph.pl $FOLDED > calc.svg      (github.com/brendangregg/FlameGraph)
       or drop it on https://www.speedscope.app
 EOF
-fi

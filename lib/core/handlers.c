@@ -61,27 +61,27 @@ static int install_user(enum xr_slot slot, void *fn) {
   return 1;
 }
 
-int __xray_set_handler(void (*entry)(int32_t, XRayEntryType)) {
+XR_API int __xray_set_handler(void (*entry)(int32_t, XRayEntryType)) {
   return install_user(XR_SLOT_ARG0, (void *)entry);
 }
-int __xray_remove_handler(void) { return install_user(XR_SLOT_ARG0, NULL); }
+XR_API int __xray_remove_handler(void) { return install_user(XR_SLOT_ARG0, NULL); }
 
-int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t)) {
+XR_API int __xray_set_handler_arg1(void (*entry)(int32_t, XRayEntryType, uint64_t)) {
   return install_user(XR_SLOT_ARG1, (void *)entry);
 }
-int __xray_remove_handler_arg1(void) { return install_user(XR_SLOT_ARG1, NULL); }
+XR_API int __xray_remove_handler_arg1(void) { return install_user(XR_SLOT_ARG1, NULL); }
 
-int __xray_set_customevent_handler(void (*entry)(void *, size_t)) {
+XR_API int __xray_set_customevent_handler(void (*entry)(void *, size_t)) {
   return install_user(XR_SLOT_CUSTOM, (void *)entry);
 }
-int __xray_remove_customevent_handler(void) {
+XR_API int __xray_remove_customevent_handler(void) {
   return install_user(XR_SLOT_CUSTOM, NULL);
 }
 
-int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t)) {
+XR_API int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t)) {
   return install_user(XR_SLOT_TYPED, (void *)entry);
 }
-int __xray_remove_typedevent_handler(void) {
+XR_API int __xray_remove_typedevent_handler(void) {
   return install_user(XR_SLOT_TYPED, NULL);
 }
 
@@ -131,7 +131,7 @@ static uint16_t register_locked(const char *key) {
   return (uint16_t)(*id_slot - 1);
 }
 
-uint16_t __xray_register_event_type(const char *event_type) {
+XR_API uint16_t __xray_register_event_type(const char *event_type) {
   pthread_mutex_lock(&event_type_lock);
   uint16_t id = register_locked(event_type);
   pthread_mutex_unlock(&event_type_lock);

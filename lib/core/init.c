@@ -10,8 +10,11 @@
 #include "report.h"
 #include "sled_map.h"
 #include "xray/xray_interface.h"
+#include "xray/xray_log_interface.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 enum { INIT_NOT_STARTED = 0, INIT_RUNNING = 1, INIT_DONE = 2 };
@@ -23,7 +26,79 @@ bool xr_runtime_initialized(void) {
   return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
 }
 
-void __xray_init(void) {
+/* ---- messages for a trace that cannot happen ---------------------------
+ * The user asked for a trace (XRAY_OPTIONS) and would silently get none:
+ * these say so once, with what to change. At verbosity 0 only to a person
+ * (stderr is a terminal): scripts and logs see exactly the program's own
+ * output, as without XRay. At verbosity >= 1 always. */
+static enum xr_report_level hint_level(void) {
+  return isatty(STDERR_FILENO) ? XR_ERROR : XR_INFO;
+}
+
+/* The mode or flag in XRAY_OPTIONS that asks for a trace, or NULL. */
+static const char *tracing_asked_by(void) {
+  return xr_flags.xray_mode[0]     ? xr_flags.xray_mode
+         : xr_flags.xray_naive_log ? "xray_naive_log=true"
+         : xr_flags.xray_fdr_log   ? "xray_fdr_log=true"
+         : xr_flags.patch_premain  ? "patch_premain=true"
+                                   : NULL;
+}
+
+static void say_if_tracing_asked_without_map(void) {
+  const char *what = tracing_asked_by();
+  if (what != NULL)
+    xr_report(hint_level(), "XRAY_OPTIONS asks for a trace (%s), but this program "
+              "has no XRay instrumentation map, so nothing will be recorded: "
+              "build it with clang -fxray-instrument (small functions get "
+              "sleds only with -fxray-instruction-threshold=1 or "
+              "__attribute__((xray_always_instrument)))", what);
+}
+
+/* The trampolines an enabled sled calls (trampoline_x86_64.S). */
+extern void __xray_FunctionEntry(void);
+extern void __xray_FunctionExit(void);
+extern void __xray_FunctionTailExit(void);
+extern void __xray_ArgLoggerEntry(void);
+
+/* Whether the program ever patched a function, read from the sleds: patching
+ * writes a sled's body (all but its first two bytes) before those two, and
+ * unpatching puts back only the first two (patch_x86_64.c says why). So a
+ * body equal to the encoder's marks a function patched at some time. */
+static bool any_function_ever_patched(void) {
+  const struct xr_sled_map *m = &xr_self_map;
+  for (size_t f = 0; f < m->function_count; f++) {
+    const struct xr_sled *s = &m->sleds[m->functions[f].first_sled];
+    uintptr_t target;
+    switch (s->kind) {
+    case ENTRY: target = (uintptr_t)&__xray_FunctionEntry; break;
+    case EXIT: target = (uintptr_t)&__xray_FunctionExit; break;
+    case TAIL: target = (uintptr_t)&__xray_FunctionTailExit; break;
+    case LOG_ARGS_ENTRY: target = (uintptr_t)&__xray_ArgLoggerEntry; break;
+    default: continue; /* an event sled first: try the next function */
+    }
+    uint8_t enabled[11];
+    if (xr_encode_call_sled(enabled, s->kind, (int32_t)(f + 1), s->address,
+                            target) == 0 &&
+        memcmp((const void *)(s->address + 2), enabled + 2, 9) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* At exit, for a mode named without patch_premain: O(functions), once, in
+ * the process that read XRAY_OPTIONS (not in its fork children). */
+static pid_t hint_pid;
+static void say_if_nothing_was_patched(void) {
+  const char *mode = __xray_log_get_current_mode();
+  if (getpid() != hint_pid || mode == NULL || any_function_ever_patched())
+    return;
+  xr_report(hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
+            "called __xray_patch(), so nothing was recorded: add "
+            "patch_premain=true to XRAY_OPTIONS to trace from the start",
+            mode);
+}
+
+XR_API void __xray_init(void) {
   int expected = INIT_NOT_STARTED;
   if (!__atomic_compare_exchange_n(&init_state, &expected, INIT_RUNNING, false,
                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -38,9 +113,15 @@ void __xray_init(void) {
   xr_flags_load();
   xr_clock_init();
   xr_vector_state_init();
-  if (xr_sled_map_load_self() == 0) {
+  if (xr_sled_map_load_self() != 0) {
+    say_if_tracing_asked_without_map();
+  } else {
     __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
     xr_registry_start_from_flags();
+    if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
+      hint_pid = getpid();
+      atexit(say_if_nothing_was_patched);
+    }
     if (xr_flags.patch_premain) {
       XRayPatchingStatus s = __xray_patch();
       if (s != SUCCESS)

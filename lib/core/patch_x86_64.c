@@ -22,9 +22,9 @@
  *     in place. Release order keeps the body stores before it.
  *  3. Turning off is one 16-bit store of the original first two bytes. The
  *     body is left as it is: a thread preempted between the `mov` and the
- *     `call` (at +6) must still find the call there. For the same reason a
- *     re-patch writes only bytes that differ, and those never include +6..10
- *     of a sled that was patched before (id and target do not change).
+ *     `call` (at +6) must still find the call there. A later re-patch
+ *     rewrites the body with the very same bytes (the id and the trampoline
+ *     of a sled never change), so such a thread still finds the same call.
  * No instruction-cache flush is needed on x86 (coherent for self-modifying
  * and cross-modifying stores; the CPUs fetch the new bytes once they are
  * globally visible). */
@@ -94,14 +94,19 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) 
     store_first_two(sled->address, sled->kind == EXIT ? BYTES_RET_NOP : BYTES_JMP_9);
     return 0;
   }
-  uint8_t code[CALL_SLED_SIZE];
-  if (xr_encode_call_sled(code, sled->kind, id, sled->address,
-                          trampoline_for(sled->kind)))
+  /* The body as integers (no byte buffer: a store-forwarding stall per
+   * sled otherwise): bytes 2..9 = id, opcode, rel32 bits 0..23; byte 10 =
+   * rel32 bits 24..31. Same bytes as xr_encode_call_sled. */
+  int64_t rel = (int64_t)(trampoline_for(sled->kind) - (sled->address + CALL_SLED_SIZE));
+  if (rel < INT32_MIN || rel > INT32_MAX)
     return -1;
-  for (int i = 2; i < CALL_SLED_SIZE; i++) /* body: only bytes that differ */
-    if (((volatile unsigned char *)p)[i] != code[i])
-      ((volatile unsigned char *)p)[i] = code[i];
-  store_first_two(sled->address, BYTES_MOV_R10D);
+  uint32_t rel32 = (uint32_t)(int32_t)rel;
+  uint64_t opcode = sled->kind == EXIT ? OP_JMP : OP_CALL;
+  uint64_t want = (uint64_t)(uint32_t)id | opcode << 32 | (uint64_t)(rel32 & 0xFFFFFFu) << 40;
+  uint8_t last = (uint8_t)(rel32 >> 24);
+  memcpy(p + 2, &want, 8); /* written blind: reading first would fault the */
+  p[10] = last;            /* page in once for the read, again for the copy */
+  store_first_two(sled->address, BYTES_MOV_R10D); /* release: after the body */
   return 0;
 }
 

@@ -149,9 +149,12 @@ static int rewrite_run(const struct run *r, bool enable, size_t *failed) {
     return -1;
   const struct xr_sled_map *m = &xr_self_map;
   int32_t id = r->first_id;
+  size_t id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
   for (size_t i = r->first; i < r->last; i++) {
-    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
+    while (i >= id_end) {
       id++;
+      id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
+    }
     if (xr_patch_sled(&m->sleds[i], id, enable))
       (*failed)++;
   }
@@ -172,6 +175,74 @@ static size_t page_size(void) {
   return (size_t)override;
 }
 
+/* Walks the sleds of functions first_id..last_id in map order, grouping them
+ * into runs of adjacent pages; calls emit(run) for each (and stops at the
+ * first non-zero return). */
+static int for_each_run(int32_t first_id, int32_t last_id, size_t page,
+                        int (*emit)(const struct run *, void *), void *ctx) {
+  const struct xr_sled_map *m = &xr_self_map;
+  size_t begin = m->functions[first_id - 1].first_sled;
+  size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
+  struct run r = {0, 0, begin, begin, first_id};
+  int32_t id = first_id;
+  for (size_t i = begin; i < end; i++) {
+    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
+      id++;
+    const struct xr_sled *s = &m->sleds[i];
+    uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
+    if (r.last > r.first && lo >= r.start && lo <= r.end) {
+      if (hi > r.end)
+        r.end = hi; /* same or next page: grow the run */
+    } else {
+      if (r.last > r.first && emit(&r, ctx))
+        return -1;
+      r = (struct run){lo, hi, i, i, id};
+    }
+    r.last = i + 1;
+  }
+  return r.last > r.first ? emit(&r, ctx) : 0;
+}
+
+/* The runs of the whole map, found by the first whole-map call and kept:
+ * patching everything is the common call and should cost little more than
+ * the sled writes. page = the page size they were computed for (0: none). */
+static struct {
+  struct run *v;
+  size_t count, capacity, page;
+} all_runs;
+
+static int collect_run(const struct run *r, void *ctx) {
+  (void)ctx;
+  if (all_runs.count == all_runs.capacity) {
+    size_t cap = all_runs.capacity ? all_runs.capacity * 2 : 128;
+    void *m = mmap(NULL, cap * sizeof(struct run), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+      return -1;
+    if (all_runs.v) {
+      memcpy(m, all_runs.v, all_runs.count * sizeof(struct run));
+      munmap(all_runs.v, all_runs.capacity * sizeof(struct run));
+    }
+    all_runs.v = m;
+    all_runs.capacity = cap;
+  }
+  all_runs.v[all_runs.count++] = *r;
+  return 0;
+}
+
+struct rewrite_ctx {
+  bool enable;
+  bool collect; /* also remember the run in all_runs */
+  size_t failed;
+};
+static int rewrite_emitted(const struct run *r, void *ctx) {
+  struct rewrite_ctx *c = ctx;
+  if (c->collect && collect_run(r, NULL))
+    c->collect = false; /* out of memory: just do not cache */
+  return rewrite_run(r, c->enable, &c->failed);
+}
+
 /* Rewrites every sled of functions first_id..last_id (valid ids). */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
                                             bool enable) {
@@ -190,31 +261,25 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     segments.loaded = true;
   }
 
-  size_t begin = m->functions[first_id - 1].first_sled;
-  size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
-  struct run r = {0, 0, begin, begin, first_id};
-  int32_t id = first_id;
-  size_t failed = 0;
-  for (size_t i = begin; i < end; i++) {
-    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
-      id++;
-    const struct xr_sled *s = &m->sleds[i];
-    uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
-    uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
-    if (r.last > r.first && lo >= r.start && lo <= r.end) {
-      if (hi > r.end)
-        r.end = hi; /* same or next page: grow the run */
-    } else {
-      if (r.last > r.first && rewrite_run(&r, enable, &failed))
+  bool everything = first_id == 1 && (size_t)last_id == m->function_count;
+  struct rewrite_ctx ctx = {enable, everything && all_runs.page != page, 0};
+  if (everything && all_runs.page == page) { /* cached runs: one pass of writes */
+    for (size_t i = 0; i < all_runs.count; i++)
+      if (rewrite_run(&all_runs.v[i], enable, &ctx.failed))
         return FAILED;
-      r = (struct run){lo, hi, i, i, id};
+  } else {
+    /* Find the runs while rewriting them (one pass); for the whole map,
+     * keep them for next time. */
+    all_runs.count = ctx.collect ? 0 : all_runs.count;
+    if (for_each_run(first_id, last_id, page, rewrite_emitted, &ctx)) {
+      all_runs.page = 0;
+      return FAILED;
     }
-    r.last = i + 1;
+    if (ctx.collect)
+      all_runs.page = page;
   }
-  if (r.last > r.first && rewrite_run(&r, enable, &failed))
-    return FAILED;
-  if (failed) {
-    xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach)", failed,
+  if (ctx.failed) {
+    xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach)", ctx.failed,
               enable ? "patched" : "unpatched");
     return FAILED;
   }
@@ -241,32 +306,32 @@ static XRayPatchingStatus control(int32_t first_id, int32_t last_id, bool enable
   return status;
 }
 
-XRayPatchingStatus __xray_patch(void) {
+XR_API XRayPatchingStatus __xray_patch(void) {
   return control(1, (int32_t)xr_self_map.function_count, true);
 }
-XRayPatchingStatus __xray_unpatch(void) {
+XR_API XRayPatchingStatus __xray_unpatch(void) {
   return control(1, (int32_t)xr_self_map.function_count, false);
 }
-XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
+XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
   return control(FuncId, FuncId, true);
 }
-XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
+XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
   return control(FuncId, FuncId, false);
 }
-XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
+XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
   return control(FirstId, LastId, true);
 }
-XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
+XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
   return control(FirstId, LastId, false);
 }
 
-uintptr_t __xray_function_address(int32_t FuncId) {
+XR_API uintptr_t __xray_function_address(int32_t FuncId) {
   if (!xr_runtime_initialized() || FuncId < 1 ||
       (size_t)FuncId > xr_self_map.function_count)
     return 0;
   return xr_self_map.functions[FuncId - 1].address;
 }
 
-size_t __xray_max_function_id(void) {
+XR_API size_t __xray_max_function_id(void) {
   return xr_runtime_initialized() ? xr_self_map.function_count : 0;
 }

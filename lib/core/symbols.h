@@ -38,10 +38,14 @@ XR_HIDDEN const char *xr_symbols_lookup(const struct xr_symbols *s,
 XR_HIDDEN void xr_symbols_close(struct xr_symbols *s);
 
 /* Names of function ids 1..count: the symbol at addr_of(id), else
- * "fn<id>@0x<address>". Memory from mmap; free with xr_names_free. */
+ * "fn<id>@0x<address>". C++ names are demangled when the program links the
+ * C++ runtime (weak __cxa_demangle; the runtime itself does not need it).
+ * Memory from mmap (demangled names: malloc'd by __cxa_demangle); free with
+ * xr_names_free. */
 struct xr_names {
   struct xr_symbols symbols;
   const char **names; /* names[id], index 0 unused */
+  uint8_t *demangled; /* demangled[id]: names[id] is malloc'd */
   size_t count;
   char *text; /* made-up names */
   size_t bytes;

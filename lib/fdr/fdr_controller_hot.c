@@ -57,8 +57,10 @@ static XR_ALWAYS_INLINE bool begin_write(struct xr_fdr_thread *t, uint64_t tsc,
     w->busy = 1;
     BARRIER();
     if (XR_LIKELY(t->epoch == *(volatile uint64_t *)&xr_fdr_hot.epoch &&
-                  (size_t)(t->end - t->cur) >= need))
+                  (size_t)(t->end - t->cur) >= need)) {
+      BARRIER(); /* configuration reads stay after the epoch check */
       return true;
+    }
   }
   struct xr_fdr_prepare_args args = {t, tsc, need, false};
   xr_call_preserving_vectors(xr_fdr_prepare_slow, &args);
@@ -102,7 +104,10 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;
-  if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + XR_FDR_FN_SIZE))) {
+  /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
+  size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
+                (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
+  if (XR_LIKELY(begin_write(t, tsc, need))) {
     uint32_t delta;
     uint8_t *p = stamp(t, t->cur, tsc, &delta);
     switch (type) {
@@ -165,6 +170,10 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                   (typed && xr_fdr_hot.version < 5))) {
     xr_call_preserving_vectors(xr_fdr_count_drop_slow, t);
   } else if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + size))) {
+    if (XR_UNLIKELY(typed && xr_fdr_hot.version < 5)) {
+      end_write(t, t->cur); /* re-initialised as version 1 meanwhile */
+      goto out;
+    }
     uint32_t delta;
     uint8_t *p = stamp(t, t->cur, tsc, &delta);
     if (typed) {
@@ -181,6 +190,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
     t->last_tsc = tsc;
     end_write(t, p);
   }
+out:
   BARRIER();
   xr_in_handler = 0;
 }

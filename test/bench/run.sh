@@ -20,7 +20,9 @@ scenario both medians, the ratio ours/crt, the spread and the target.
   --runs N           runs per side and scenario (default 7)
   --scenario NAME    only this scenario; repeat or comma-separate for several.
                      Names: unpatched noop basic fdr profiling patch fdr-2t
-                     floor (default: all)
+                     floor (default: all of these), and the diagnostic
+                     noop-stack (no-op handler with the caller's stack moved
+                     by 0/16/32/48 bytes: alignment-sensitive trampolines)
   --check-only       run each scenario once per side with few calls and
                      check event counts (plus llvm-xray and W^X checks);
                      no timing. Exit status 1 if a check of ours failed.
@@ -72,7 +74,7 @@ done
 ALL_SCENARIOS=(unpatched noop basic fdr profiling patch fdr-2t floor)
 [ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=("${ALL_SCENARIOS[@]}")
 for s in "${SCENARIOS[@]}"; do
-  [[ " ${ALL_SCENARIOS[*]} " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
+  [[ " ${ALL_SCENARIOS[*]} noop-stack " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
 done
 
 CLANG=${XRAY_CLANG:-clang}
@@ -88,8 +90,9 @@ calls_for() {
   case $1 in
     unpatched) full=20000000 ;;
     noop) full=5000000 ;;
+    noop-stack) full=4000000 ;;
     basic) full=500000 ;;
-    fdr) full=2000000 ;;
+    fdr) full=1000000 ;; # 16 MiB of log: flush time grows with it
     fdr-2t) full=1000000 ;;
     profiling) full=300000 ;;
     floor) full=2000000 ;;
@@ -104,8 +107,9 @@ metrics_for() {
   case $1 in
     unpatched) echo "unpatched noxray" ;;
     fdr) echo "fdr fdr-flush" ;;
-    patch) echo "patch unpatch" ;;
-    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-save-8ymm floor-save-8xmm floor-read-proc-maps" ;;
+    patch) echo "patch repatch unpatch" ;;
+    noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
+    floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-fnstsw floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
     *) echo "$1" ;;
   esac
 }
@@ -117,7 +121,7 @@ target_for() {
     fdr|fdr-2t) echo 0.15 ;;
     fdr-flush) echo 0.05 ;;
     profiling) echo 0.30 ;;
-    patch|unpatch) echo 1.00 ;;
+    patch|repatch|unpatch) echo 1.00 ;;
     *) echo - ;;
   esac
 }
@@ -320,7 +324,7 @@ echo "crt:  $CRT_DIR (${#CRT_ARCHIVES[@]} archives)"
 echo "runs per side: $runs, interleaved, fresh process each; figures are medians"
 echo
 if [ $CHECK_ONLY = 0 ]; then
-  printf '%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
+  printf '%-14s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
   for sc in "${SCENARIOS[@]}"; do
     [ $sc = floor ] && continue
     for m in $(metrics_for "$sc"); do
@@ -334,7 +338,7 @@ if [ $CHECK_ONLY = 0 ]; then
         verdict = (ratio == "-" || t == "-") ? "n/a" : ((ratio + 0 <= t + 0) ? "met" : "NOT met")
         os = (om != "-" && om > 0) ? sprintf("%.1f%%", 50 * (omax - omin) / om) : "-"
         cs = (cm != "-" && cm > 0) ? sprintf("%.1f%%", 50 * (cmax - cmin) / cm) : "-"
-        printf "%-12s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n", sc, u, om, cm, ratio, \
+        printf "%-14s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n", sc, u, om, cm, ratio, \
           (t == "-" ? "-" : "<=" t), verdict, os, cs, chk }'
     done
   done
@@ -377,10 +381,10 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
   echo
   echo "callgrind: instructions per event in the timed loop ((Ir(2n) - Ir(n)) / events)"
   printf '%-12s %10s %10s %7s\n' scenario ours crt ratio
-  n1=20000
-  [ $QUICK = 1 ] && n1=5000
+  n1=20480 # a multiple of the driver's 64 blocks
+  [ $QUICK = 1 ] && n1=5120
   for sc in "${SCENARIOS[@]}"; do
-    case $sc in floor) continue ;; esac
+    case $sc in floor|noop-stack) continue ;; esac
     for m in $(metrics_for "$sc"); do
       declare -A ir=()
       for side in "${SIDES[@]}"; do
@@ -388,8 +392,10 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
         [ "$(check_of "$sc" $side)" = ok ] || { ir[$side]=-; continue; }
         case $m in
           fdr-flush) continue ;;
-          patch|unpatch)
-            ir[$side]=$(callgrind_ir $side patch 0 "timed_$m") ;;
+          repatch) continue ;;
+          patch|unpatch) # timed_patch runs 16 times, timed_unpatch 16 times
+            ir[$side]=$(callgrind_ir $side patch 0 "timed_$m")
+            [ "${ir[$side]}" = - ] || ir[$side]=$(( ${ir[$side]} / 16 )) ;;
           *)
             toggle='timed_leaf'; per=2
             case $m in
@@ -404,10 +410,10 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
             else ir[$side]=$(awk -v a="$a" -v b="$b" -v n=$n1 -v p=$per 'BEGIN { printf "%.1f", (b - a) / (n * p) }'); fi ;;
         esac
       done
-      [ $m = fdr-flush ] && continue
+      case $m in fdr-flush|repatch) continue ;; esac
       awk -v m="$m" -v o="${ir[ours]:--}" -v c="${ir[crt]:--}" 'BEGIN {
         r = (o != "-" && c != "-" && c > 0) ? sprintf("%.3f", o / c) : "-"
-        printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (total Ir)" : "") }'
+        printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (Ir per call, 20k functions)" : "") }'
       unset ir
     done
   done
@@ -416,11 +422,11 @@ fi
 # ---------------------------------------------------------------- profile
 # Self instructions per event of each function the timed loop ran, from the
 # larger callgrind run of each scenario.
-if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
+if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v callgrind_annotate >/dev/null; then
   echo
   echo "where the instructions go (callgrind self Ir per event in the timed loop, $((2 * n1)) calls + 1000 warm-up):"
   for sc in "${SCENARIOS[@]}"; do
-    case $sc in floor|patch) continue ;; esac
+    case $sc in floor|patch|noop-stack) continue ;; esac
     per=2
     case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
     for side in "${SIDES[@]}"; do
@@ -429,7 +435,7 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ]; then
       echo "  $sc, $side:"
       callgrind_annotate --inclusive=no "$f" 2>/dev/null |
         awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
-          on && /^$/ && seen { exit }
+          on && /^$/ && seen { on = 0 } # read on: exiting early would SIGPIPE the pipe
           on && $1 ~ /^[0-9,]+$/ {
           seen = 1; ir = $1; gsub(",", "", ir); if (ir / ev < 0.5) next
           fn = $0; sub(/^ *[0-9,]+ *\([^)]*\) */, "", fn); sub(/ \[.*$/, "", fn); sub(/^[^ ]*:/, "", fn)
@@ -463,6 +469,6 @@ fi
 if [ -s "$NOTES" ]; then
   echo
   echo "stderr of the runs (distinct lines, count):"
-  sort "$NOTES" | uniq -c | sort -rn | head -20 | sed 's/^/  /'
+  sort "$NOTES" | uniq -c | sort -rn | awk 'NR <= 20 { print "  " $0 }'
 fi
 exit $fail_ours

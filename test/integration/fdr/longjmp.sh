@@ -4,12 +4,26 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog longjmp
 rm -f xray-log.longjmp.*
-./longjmp "func_duration_threshold_us=100"
+./longjmp "func_duration_threshold_us=50000"
 f=$(only_file "xray-log.longjmp.*")
-expect_eq "at 100 us only the slow calls remain" "slow:3" "$(fdr_counts "$f" longjmp)"
+expect_eq "at 50 ms only the slow calls remain" "slow:3" "$(fdr_counts "$f" longjmp)"
 # threshold 0: every record, inner() entered 3000 times and never exited
 rm -f xray-log.longjmp.*
 ./longjmp "func_duration_threshold_us=0"
 f=$(only_file "xray-log.longjmp.*")
 expect_eq "at 0 every record" "inner:3000/0 outer:3000/3000 quick:30/30 slow:3/3" "$(fdr_calls "$f" longjmp)"
 echo "longjmp: ok"
+
+# The same with C++ exceptions thrown through two instrumented frames.
+xr_cxx exceptions "$TEST_SRC_DIR/progs/exceptions.cc"
+rm -f xray-log.exceptions.*
+./exceptions "func_duration_threshold_us=50000"
+f=$(only_file "xray-log.exceptions.*")
+expect_eq "exceptions at 50 ms" "slow():2/2" "$(fdr_calls "$f" exceptions)"
+rm -f xray-log.exceptions.*
+./exceptions "func_duration_threshold_us=0"
+f=$(only_file "xray-log.exceptions.*")
+got=$(fdr_calls "$f" exceptions)
+echo "$got" | grep -q "catcher.*:400/400" || fail "exceptions at 0: $got"
+echo "$got" | grep -q "thrower.*:400/0" || fail "exceptions at 0: $got"
+echo "exceptions: ok"

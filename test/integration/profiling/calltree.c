@@ -1,6 +1,7 @@
 /* A known call tree, run by main or by N threads, profiled through the API
  * (main itself runs before __xray_patch, so paths start at worker):
  *   ./calltree THREADS CONFIG
+ * Valid C and C++, so the same source also builds against compiler-rt.
  * Prints the in-memory profile (from __xray_log_process_buffers) parsed by
  * its own reader, one record per line "id;id;id count", then flushes. */
 #include <pthread.h>
@@ -37,7 +38,7 @@ NOINLINE void *worker(void *arg) {
  * time. Prints paths root->leaf. */
 static int buffers, bad;
 static void reader(const char *mode, XRayBuffer b) {
-  const unsigned char *p = b.Data;
+  const unsigned char *p = (const unsigned char *)b.Data;
   if (strcmp(mode, "xray-profiling") != 0)
     bad = 1;
   if (buffers++ == 0) {
@@ -74,6 +75,8 @@ static void reader(const char *mode, XRayBuffer b) {
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 0;
   const char *config = argc > 2 ? argv[2] : "";
+  /* selecting first also makes compiler-rt's runtime accept the init */
+  __xray_log_select_mode("xray-profiling");
   if (__xray_log_init_mode("xray-profiling", config) != XRAY_LOG_INITIALIZED)
     return 2;
   if (__xray_patch() != SUCCESS)

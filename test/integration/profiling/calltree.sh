@@ -77,4 +77,34 @@ grep -v '^block' want1.txt | sed 's/ [0-9]*$//' | sort > want_paths.txt
 sort paths.txt > got_paths.txt
 expect_file_eq "folded paths" want_paths.txt got_paths.txt
 awk 'NF != 2 || $2 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' "$f" || fail "malformed folded line"
+rm -f xray-log.calltree.*
+
+note "local times add up: the folded values (local ns) sum to the roots' totals"
+./calltree 4 "profiling_output=xray+folded+report" > /dev/null || fail "calltree exited $?"
+f=$(only_file "xray-log.calltree.??????")
+python3 - "$f" <<'PY' || fail "local times do not add up"
+import re, struct, sys
+path = sys.argv[1]
+freq = int(re.search(r"# clock (\d+) Hz", open(path + ".txt").read()).group(1))
+d = open(path, "rb").read()
+off, root_ticks = 32, 0
+while off < len(d):
+    size, _n, _tid = struct.unpack_from("<IIQ", d, off)
+    p, end = off + 16, off + size
+    while p < end:
+        depth = 0
+        while struct.unpack_from("<i", d, p)[0] != 0:
+            depth, p = depth + 1, p + 4
+        count, ticks = struct.unpack_from("<QQ", d, p + 4)
+        p += 20
+        if depth == 1:
+            root_ticks += ticks
+    off = end
+lines = open(path + ".folded").read().split("\n")[:-1]
+local_ns = sum(int(l.rsplit(" ", 1)[1]) for l in lines)
+total_ns = root_ticks * 10**9 // freq
+# each line is rounded down once: the sum may fall short by under 1 ns a line
+print("roots %d ns, sum of local %d ns, %d lines" % (total_ns, local_ns, len(lines)))
+sys.exit(0 if total_ns - len(lines) <= local_ns <= total_ns else 1)
+PY
 echo "calltree: ok"

@@ -1,0 +1,19 @@
+# The archive exports exactly the public API of include/xray/*.h plus the six
+# trampolines: every other global symbol is hidden (or static).
+source "$XRAY_TEST_LIB_SH"
+readelf_tool=${XRAY_READELF:-readelf}
+command -v "$readelf_tool" >/dev/null || skip "no readelf"
+# Defined GLOBAL/WEAK symbols with DEFAULT visibility, from every member.
+"$readelf_tool" -s -W "$XRAY_LIB" |
+  awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $6 == "DEFAULT" { print $8 }' |
+  sort -u >exported.txt
+{
+  # (minus the compiler builtins __xray_customevent/__xray_typedevent that
+  # the comments mention)
+  grep -ho '__xray_[A-Za-z_0-9]*[[:space:]]*(' "$XRAY_INCLUDE"/xray/*.h | sed 's/[[:space:]]*($//' |
+    grep -vx '__xray_customevent\|__xray_typedevent'
+  printf '%s\n' __xray_FunctionEntry __xray_FunctionExit __xray_FunctionTailExit \
+    __xray_ArgLoggerEntry __xray_CustomEvent __xray_TypedEvent
+} | sort -u >allowed.txt
+[ -s allowed.txt ] || fail "no API found in the headers"
+expect_file_eq "exported symbols (- missing, + unexpected)" allowed.txt exported.txt

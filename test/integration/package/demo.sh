@@ -1,0 +1,39 @@
+# The README's first command, docs/examples/demo.sh, end to end: it must
+# build, trace, profile and leave every file it announces, readable.
+source "$XRAY_TEST_LIB_SH"
+need_llvm_xray
+symbols=$(nm "$XRAY_LIB" 2>/dev/null || true)
+for impl in xr_fdr_impl xr_profiling_impl; do
+  grep -q " [DdRrBbVv] $impl\$" <<<"$symbols" || skip "$impl not in libxray.a yet"
+done
+
+# The demo builds its own runtime with the clang and llvm-xray the suite uses.
+PATH="$(dirname "$XRAY_CLANG"):$PATH" CLANG="$XRAY_CLANG" LLVM_XRAY="$LLVM_XRAY" \
+  XRAY_DEMO_DIR="$PWD/demo" bash "$XRAY_SRC/docs/examples/demo.sh" >demo.out 2>demo.err ||
+  { cat demo.out demo.err >&2; fail "demo.sh failed"; }
+cat demo.out >&2
+
+R=demo/results
+fdr=$(only_file "$R/fdr-calc.*")
+# calc checks itself: no mismatches, and the traced runs print its summary.
+grep -q 'calc: 300 expressions checked on 1 thread, 0 mismatches' demo.out || fail "FDR run of calc"
+grep -q 'calc: 6000 expressions checked on 2 threads, 0 mismatches' demo.out || fail "profiling run of calc"
+# llvm-xray account read the FDR log: the recursive builtin_fib is there.
+grep -q 'builtin_fib' "$R/account.txt" || fail "account.txt lacks builtin_fib"
+# The Chrome trace is JSON with one complete event per call at least.
+python3 - "$R/calc-trace.json" <<'PY' || fail "calc-trace.json is not a usable trace"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e.get("name") for e in events}
+assert "parse_sum" in names and "eval" in names, sorted(names)[:20]
+PY
+# Profiling: the binary profile, the folded stacks and the report.
+folded=$(only_file "$R/profile-calc.*.folded")
+grep -Eq '^([A-Za-z_0-9]+;)+builtin_fib [0-9]+$' "$folded" || fail "folded stacks lack builtin_fib"
+report=$(only_file "$R/profile-calc.*.txt")
+grep -q 'builtin_fib' "$report" || fail "report lacks builtin_fib"
+# Every file the summary names exists.
+grep -q "calc-trace.json" demo.out && grep -q "ui.perfetto.dev" demo.out || fail "summary"
+# FDR log header: version 5, type 1.
+expect_eq "FDR header" 05000100 "$(head -c 4 "$fdr" | od -An -tx1 | tr -d ' \n')"
+echo PASS

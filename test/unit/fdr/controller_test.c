@@ -1,0 +1,261 @@
+/* The FDR controller end to end without a compiler: the lean handlers are
+ * called directly, the buffers come back through __xray_log_process_buffers,
+ * and the record stream is checked record by record: every kind, TSC wrap,
+ * erasure of short calls, tail chains and skipped exits. The thread is
+ * pinned to one CPU so no NewCPUId appears in the middle (any that does is
+ * skipped by the reader below anyway). */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/handlers.h"
+#include "core/options.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+#include "xray/xray_log_interface.h"
+
+static uint8_t trace[1 << 16];
+static size_t trace_len;
+static void collect(const char *mode, XRayBuffer b) {
+  assert_string_equal(mode, "xray-fdr");
+  assert_true(trace_len + b.Size <= sizeof trace);
+  memcpy(trace + trace_len, b.Data, b.Size);
+  trace_len += b.Size;
+}
+
+static void start(const char *config) {
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  assert_int_equal(__xray_log_init_mode("xray-fdr", config), XRAY_LOG_INITIALIZED);
+}
+
+/* Finalizes, collects the buffers, flushes (no file). */
+static void stop(void) {
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  trace_len = 0;
+  assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
+/* The records after the header, extents and preamble, one text token each:
+ * "E5" enter #5, "X5" exit, "T5" tail exit, "A5" enter-arg, "C=.." call
+ * argument, "W" TSC wrap, "U:abc" custom, "Y3:xyz" typed. NewCPUId skipped. */
+static char tokens[4096];
+static const char *records(int version) {
+  size_t off = 32;
+  char *out = tokens;
+  *out = 0;
+  assert_true(trace_len >= off);
+  assert_int_equal(trace[0], version);
+  while (off < trace_len) {
+    size_t end;
+    if (version >= 2) {
+      assert_int_equal(trace[off], 0x0F);
+      end = off + 16 + xr_fdr_get64(trace + off + 1);
+      off += 16;
+    } else {
+      end = trace_len; /* one buffer in these tests */
+    }
+    assert_int_equal(trace[off], 0x01);                 /* NewBuffer */
+    assert_int_equal(xr_fdr_get32(trace + off + 1), (uint32_t)gettid());
+    assert_int_equal(trace[off + 16], 0x09);            /* Walltime */
+    off += 32;
+    if (version >= 3) {
+      assert_int_equal(trace[off], 0x13);               /* Pid */
+      assert_int_equal(xr_fdr_get32(trace + off + 1), (uint32_t)getpid());
+      off += 16;
+    }
+    assert_int_equal(trace[off], 0x05);                 /* NewCPUId */
+    off += 16;
+    while (off < end) {
+      uint8_t b = trace[off];
+      if (!(b & 1)) {
+        uint32_t w = xr_fdr_get32(trace + off);
+        const char k[] = "EXTA";
+        out += sprintf(out, "%s%c%u", out == tokens ? "" : " ", k[(w >> 1) & 7], w >> 4);
+        off += 8;
+        continue;
+      }
+      switch (b >> 1) {
+      case XR_FDR_NEW_CPU: off += 16; break;
+      case XR_FDR_TSC_WRAP: out += sprintf(out, " W"); off += 16; break;
+      case XR_FDR_CALL_ARGUMENT:
+        out += sprintf(out, " C=%llx", (unsigned long long)xr_fdr_get64(trace + off + 1));
+        off += 16;
+        break;
+      case XR_FDR_CUSTOM_EVENT: {
+        uint32_t n = xr_fdr_get32(trace + off + 1);
+        out += sprintf(out, " U:%.*s", (int)n, (const char *)trace + off + 16);
+        off += 16 + n;
+        break;
+      }
+      case XR_FDR_TYPED_EVENT: {
+        uint32_t n = xr_fdr_get32(trace + off + 1);
+        uint16_t type = (uint16_t)(trace[off + 9] | trace[off + 10] << 8);
+        out += sprintf(out, " Y%u:%.*s", type, (int)n, (const char *)trace + off + 16);
+        off += 16 + n;
+        break;
+      }
+      case XR_FDR_END_OF_BUFFER:
+        assert_int_equal(version, 1);
+        out += sprintf(out, " EOB");
+        off += 16;
+        break;
+      default:
+        fail_msg("unexpected record byte %#x at %zu", b, off);
+      }
+    }
+    assert_int_equal(off, end);
+  }
+  return tokens;
+}
+
+static int pin(void **state) {
+  (void)state;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  sched_setaffinity(0, sizeof one, &one);
+  return 0;
+}
+
+static void every_kind_and_a_tsc_wrap(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  xr_fdr_handle_arg0(5, ENTRY);
+  xr_fdr_thread.last_tsc -= 1ull << 33; /* the next delta does not fit */
+  xr_fdr_handle_arg0(5, EXIT);
+  xr_fdr_handle_arg1(6, LOG_ARGS_ENTRY, 0xABCDEF);
+  xr_fdr_handle_arg0(7, LOG_ARGS_ENTRY); /* no argument: a plain enter */
+  xr_fdr_handle_arg0(7, TAIL);
+  xr_fdr_handle_custom("abc", 3);
+  xr_fdr_handle_custom("never", 0); /* empty: never written */
+  xr_fdr_handle_typed(3, "xyz12", 5);
+  xr_fdr_handle_arg0(6, EXIT);
+  stop();
+  assert_string_equal(records(5), "E5 W X5 A6 C=abcdef E7 T7 U:abc Y3:xyz12 X6");
+}
+
+static void short_calls_are_erased(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=1000000 no_file_flush=true buffer_size=4096 buffer_max=2");
+  /* nested */
+  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_arg0(2, ENTRY);
+  xr_fdr_handle_arg0(2, EXIT);
+  xr_fdr_handle_arg0(1, EXIT);
+  /* a tail chain 3 -> 4 -> 5 */
+  xr_fdr_handle_arg0(3, ENTRY);
+  xr_fdr_handle_arg0(3, TAIL);
+  xr_fdr_handle_arg0(4, ENTRY);
+  xr_fdr_handle_arg0(4, TAIL);
+  xr_fdr_handle_arg0(5, ENTRY);
+  xr_fdr_handle_arg0(5, EXIT);
+  /* skipped exits: 7 and 8 left by longjmp, 6 exits */
+  xr_fdr_handle_arg0(6, ENTRY);
+  xr_fdr_handle_arg0(7, ENTRY);
+  xr_fdr_handle_arg0(8, ENTRY);
+  xr_fdr_handle_arg0(6, EXIT);
+  /* never erased: enter with argument, custom events */
+  xr_fdr_handle_arg1(9, LOG_ARGS_ENTRY, 1);
+  xr_fdr_handle_arg0(9, EXIT);
+  xr_fdr_handle_arg0(10, ENTRY);
+  xr_fdr_handle_custom("k", 1);
+  xr_fdr_handle_arg0(10, EXIT);
+  /* an exit of a function not entered here, then erasure still works */
+  xr_fdr_handle_arg0(11, EXIT);
+  xr_fdr_handle_arg0(12, ENTRY);
+  xr_fdr_handle_arg0(12, EXIT);
+  stop();
+  assert_string_equal(records(5), "A9 C=1 X9 E10 U:k X10 X11");
+}
+
+static void threshold_zero_keeps_everything(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0(3, ENTRY);
+  xr_fdr_handle_arg0(3, TAIL);
+  stop();
+  assert_string_equal(records(5), "E1 X1 E3 T3");
+}
+
+static void version_1(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2 format_version=1");
+  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_custom("v1", 2);
+  xr_fdr_handle_typed(2, "dropped", 7); /* no typed events in version 1 */
+  xr_fdr_handle_arg0(1, EXIT);
+  stop();
+  assert_string_equal(records(1), "E1 U:v1 X1 EOB");
+  /* the v1 custom marker: size, then the absolute TSC (not a delta) */
+  const uint8_t *marker = trace + 32 + 48 + 8;
+  assert_int_equal(marker[0], 0x0B);
+  assert_int_equal(xr_fdr_get32(marker + 1), 2);
+  assert_true(xr_fdr_get64(marker + 5) > 0xFFFFFFFFull);
+}
+
+static void buffers_switch_and_never_overflow(void **s) {
+  (void)s;
+  /* 256-byte buffers: 64 bytes of preamble, then function records while
+   * 24 bytes (a record + a possible NewCPUId/TSCWrap) are free: 22 records.
+   * 200 records need 10 buffers, only 4 exist: the oldest are overwritten
+   * and the newest 4 stay (3 full, the last with 2 records). records()
+   * checks that each buffer ends exactly at its extents. The 180-byte
+   * custom event fits no buffer and is dropped. */
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=256 buffer_max=4");
+  for (int i = 0; i < 100; i++) {
+    xr_fdr_handle_arg0(1, ENTRY);
+    xr_fdr_handle_arg0(1, EXIT);
+  }
+  xr_fdr_handle_custom("too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
+                       "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
+                       "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-", 180);
+  stop();
+  assert_int_equal(trace_len, 32 + 3 * (16 + 64 + 22 * 8) + (16 + 64 + 2 * 8));
+  const char *r = records(5);
+  size_t n = strlen(r);
+  assert_int_equal(n, (3 * 22 + 2) * 3 - 1); /* 68 tokens of 2 chars */
+  assert_string_equal(r + n - 5, "E1 X1");
+}
+
+/* Selecting the mode installs nothing (no cost per event); init installs
+ * the four lean handlers; finalize removes them. */
+static void handlers_only_while_initialised(void **s) {
+  (void)s;
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  for (int i = 0; i < XR_SLOT_COUNT; i++) {
+    assert_null(xr_handler_lean[i]);
+    assert_null(xr_handler_full[i]);
+  }
+  start("func_duration_threshold_us=0 no_file_flush=true");
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_ARG0], (void *)xr_fdr_handle_arg0);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_ARG1], (void *)xr_fdr_handle_arg1);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_CUSTOM], (void *)xr_fdr_handle_custom);
+  assert_ptr_equal(xr_handler_lean[XR_SLOT_TYPED], (void *)xr_fdr_handle_typed);
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  for (int i = 0; i < XR_SLOT_COUNT; i++)
+    assert_null(xr_handler_lean[i]);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
+int main(void) {
+  xr_flags_load();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(handlers_only_while_initialised),
+      cmocka_unit_test_setup(every_kind_and_a_tsc_wrap, pin),
+      cmocka_unit_test_setup(short_calls_are_erased, pin),
+      cmocka_unit_test_setup(threshold_zero_keeps_everything, pin),
+      cmocka_unit_test_setup(version_1, pin),
+      cmocka_unit_test_setup(buffers_switch_and_never_overflow, pin),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
