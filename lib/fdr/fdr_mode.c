@@ -39,7 +39,7 @@ static const struct xr_option fdr_option_rows[] = {
         "longest wait at finalize for threads still writing an event"),
     OPT(buffer_size, XR_OPT_INT, "16384", 128, 1 << 30,
         "bytes per buffer"),
-    OPT(buffer_max, XR_OPT_INT, "100", 1, 1 << 24, "number of buffers"),
+    OPT(buffer_max, XR_OPT_INT, "100", 1, 1 << 20, "number of buffers"),
     OPT(no_file_flush, XR_OPT_BOOL, "false", 0, 0,
         "flush writes no file (buffers only via __xray_log_process_buffers)"),
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
@@ -80,7 +80,7 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
   }
   if (sizes_buffer || sizes_max) {
     if (sizes_buffer < 128 || sizes_buffer > (1u << 30) || sizes_max < 1 ||
-        sizes_max > (1u << 24)) {
+        sizes_max > (1u << 20)) {
       xr_report(XR_ERROR,
                 "xray-fdr: log_init sizes out of range (buffer size %zu, "
                 "buffers %zu)",

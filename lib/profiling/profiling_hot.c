@@ -6,11 +6,15 @@
  * the session ending, a new arena chunk) go through
  * xr_call_preserving_vectors into ordinary code.
  *
- * Budget per event, steady state: one TLS guard load and two stores, one
- * global load and compare (session still recording), one rdtsc, then
- *   entry: a compare for abandoned frames, one cache probe (two loads, two
- *          compares) to find the child node, four stores of the frame;
+ * Budget per event, steady state (about 40 instructions, two callee-saved
+ * pushes): one TLS guard load and two stores, one load and compare of the
+ * clock kind, one rdtsc, one TLS load and one global load and compare
+ * (session still recording), then
+ *   entry: compares for depth, overflow and abandoned frames, one child-cache
+ *          probe (a hash, two loads, two compares), four stores of the frame;
  *   exit:  a compare of the top frame's id, count++ / time += / histogram++.
+ * Everything else (first event of a thread, a new node, unmatched exits,
+ * limits) is one tail call to slow_event.
  * No atomic read-modify-write, no lock, no system call. */
 #include "core/clock.h"
 #include "core/thread.h"
@@ -50,19 +54,17 @@ static XR_NOINLINE bool refresh(struct xr_prof_thread *p) {
   return p->gen_tag != XR_PROF_NO_GEN;
 }
 
-/* sp: a stack address at a fixed distance below the instrumented function's
- * frame. Entry and arg-logger trampolines push the same amount before calling
- * a lean handler, so one handler serves both and the distances agree. */
-static XR_ALWAYS_INLINE void handle(int32_t id, XRayEntryType type,
-                                    uintptr_t sp) {
-  if (XR_UNLIKELY(xr_in_handler != 0))
-    return;
-  xr_in_handler = 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  uint64_t now = lean_now();
+/* Any event the fast path below does not finish: reads the clock if needed
+ * (now == 0), handles the session changing, abandoned frames, new nodes,
+ * unmatched exits, limits, with the general trie operations; then leaves
+ * the handler. Called only in tail position, so the fast path keeps no value
+ * across a call and saves no register. */
+static XR_NOINLINE void slow_event(int32_t id, XRayEntryType type, uintptr_t sp,
+                                   uint64_t now) {
+  if (now == 0)
+    now = lean_now();
   struct xr_prof_thread *p = &xr_prof_tls;
-  if (XR_UNLIKELY(p->gen_tag !=
-                  __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED)) &&
+  if (p->gen_tag != __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED) &&
       !refresh(p))
     goto out;
   struct xr_trie *t = p->trie;
@@ -75,6 +77,63 @@ out:
   xr_in_handler = 0;
 }
 
+/* The handler for entry, exit, tail exit and arg-logging entry (type 3; the
+ * arg-logger trampoline pushes as much as the entry trampoline before calling
+ * a lean arg0 handler, so `sp` below is measured the same way for both).
+ *
+ * Fast path: the common case of xr_trie_enter / xr_trie_exit (the node is in
+ * the child cache; the exit matches the top frame), written out so that
+ * every other case is one tail call to slow_event. */
 XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
-  handle(id, type, (uintptr_t)__builtin_frame_address(0));
+  if (XR_UNLIKELY(xr_in_handler != 0))
+    return;
+  xr_in_handler = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  if (XR_UNLIKELY(!xr_clock.using_tsc)) {
+    slow_event(id, type, sp, 0);
+    return;
+  }
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  uint64_t now = ((uint64_t)hi << 32) | lo;
+  struct xr_prof_thread *p = &xr_prof_tls;
+  if (XR_UNLIKELY(p->gen_tag !=
+                  __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))) {
+    slow_event(id, type, sp, now);
+    return;
+  }
+  struct xr_trie *t = p->trie;
+  uint32_t d = t->depth;
+  if (type == ENTRY || type == LOG_ARGS_ENTRY) {
+    struct xr_trie_frame *f = &t->stack[d];
+    struct xr_trie_frame *top = f - 1; /* valid when d > 0 */
+    if (XR_UNLIKELY(d >= t->stack_capacity || t->overflow != 0 ||
+                    (d > 0 && (top->sp <= sp || top->node == NULL)))) {
+      slow_event(id, type, sp, now);
+      return;
+    }
+    struct xr_trie_node *parent = d > 0 ? top->node : &t->root;
+    struct xr_trie_cache_entry *c = &t->cache[xr_trie_cache_slot(parent, id)];
+    if (XR_UNLIKELY(c->parent != parent || c->child->fid != id)) {
+      slow_event(id, type, sp, now);
+      return;
+    }
+    f->node = c->child;
+    f->fid = id;
+    f->entry_time = now;
+    f->sp = sp;
+    t->depth = d + 1;
+  } else if (type == EXIT || type == TAIL) {
+    struct xr_trie_frame *top = &t->stack[d] - 1; /* valid when d > 0 */
+    if (XR_UNLIKELY(t->overflow != 0 || d == 0 || top->fid != id ||
+                    top->node == NULL)) {
+      slow_event(id, type, sp, now);
+      return;
+    }
+    t->depth = d - 1;
+    xr_trie_record_call(top->node, now - top->entry_time);
+  }
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  xr_in_handler = 0;
 }

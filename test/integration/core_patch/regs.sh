@@ -1,5 +1,5 @@
 # Register preservation at every trampoline, for a full (user) handler that
-# clobbers all it may (GPRs, ymm/xmm 0-15, the 8 x87 registers, flags), a
+# clobbers all it may (GPRs, ymm/xmm 0-15, 6 x87 registers, flags), a
 # lean-style handler, and no handler.
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \

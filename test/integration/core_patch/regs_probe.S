@@ -169,7 +169,8 @@ probe_exit:
         .text
 /* void clobber_everything(void): what any C handler may do: every
  * caller-saved general register, all vector registers (whole ymm with AVX),
- * all eight x87 registers (pushed and popped), the arithmetic flags. */
+ * six x87 registers (pushed and popped: at function exit a long double
+ * return value may hold the other two), the arithmetic flags. */
         .globl clobber_everything
         .type clobber_everything,@function
         .p2align 4
@@ -193,10 +194,10 @@ clobber_everything:
         .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
         pcmpeqd %xmm\r, %xmm\r
         .endr
-2:      .rept 8
+2:      .rept 6                          /* exit leaves up to 2 live: 6 free */
         fldz
         .endr
-        .rept 8
+        .rept 6
         fstp %st(0)
         .endr
         xorl %eax, %eax                  /* ZF=1 PF=1, CF=OF=SF=0 */

@@ -14,7 +14,7 @@ int main(void) {
   SHOW(__xray_log_init_mode("xray-fdr", "buffer_max=0"));
   SHOW(__xray_log_init_mode("xray-fdr", "buffer_max=garbage"));
   SHOW(__xray_log_init_mode("xray-fdr", "buffer_size=99999999999999999999"));
-  SHOW(__xray_log_init_mode("xray-fdr", "buffer_size=1073741824 buffer_max=16777216"));
+  SHOW(__xray_log_init_mode("xray-fdr", "buffer_size=1073741824 buffer_max=1048576"));
   SHOW(__xray_log_init_mode("xray-fdr", "format_version=4"));
   SHOW(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=-1"));
   SHOW(__xray_log_init_mode("xray-fdr", "\x01\x02\xff garbage"));
