@@ -1,10 +1,14 @@
 /* Patch-all and unpatch-all of a program with many instrumented functions.
  *
  * Usage: bench_patch   (links with the generated many.o: many_table[],
- * many_count). Prints "M patch <ms> ms" and "M unpatch <ms> ms" for the first
- * __xray_patch() and __xray_unpatch() of the process, then checks that the
- * patch really routed every function to the handler, that unpatch really
- * stopped it, and that no mapping is left writable and executable.
+ * many_count). Prints, in ms:
+ *   M patch     the first __xray_patch() of the process (it also pays the
+ *               copy-on-write faults of every text page it writes);
+ *   M repatch   the fastest of the REPEATS - 1 later __xray_patch() calls;
+ *   M unpatch   the fastest of REPEATS __xray_unpatch() calls.
+ * Checks that the first patch really routed every function to the handler,
+ * that no mapping is left writable and executable, and that the last unpatch
+ * really stopped every function.
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -16,6 +20,8 @@
 
 extern int (*const many_table[])(int);
 extern const int many_count;
+
+#define REPEATS 16
 
 static double now_ns(void) {
   struct timespec ts;
@@ -68,14 +74,29 @@ int main(void) {
   double t0 = now_ns();
   int p = timed_patch();
   double t1 = now_ns();
+  double first_patch = t1 - t0, best_repatch = 1e300, best_unpatch = 1e300;
   int wx_after_patch = wx_mappings();
   __xray_set_handler(counting_handler);
   call_all();
   long patched_events = handler_events;
   __xray_remove_handler();
-  double t2 = now_ns();
-  int u = timed_unpatch();
-  double t3 = now_ns();
+  int u = SUCCESS;
+  for (int r = 0; r < REPEATS; r++) {
+    if (r > 0) {
+      t0 = now_ns();
+      if (timed_patch() != SUCCESS)
+        p = FAILED;
+      t1 = now_ns();
+      if (t1 - t0 < best_repatch)
+        best_repatch = t1 - t0;
+    }
+    t0 = now_ns();
+    if (timed_unpatch() != SUCCESS)
+      u = FAILED;
+    t1 = now_ns();
+    if (t1 - t0 < best_unpatch)
+      best_unpatch = t1 - t0;
+  }
   __xray_set_handler(counting_handler);
   call_all();
   __xray_remove_handler();
@@ -99,8 +120,8 @@ int main(void) {
     printf("F %d writable+executable mappings after patch\n", wx_after_patch);
     failures++;
   }
-  printf("M patch %.3f ms\nM unpatch %.3f ms\n", (t1 - t0) / 1e6,
-         (t3 - t2) / 1e6);
+  printf("M patch %.3f ms\nM repatch %.3f ms\nM unpatch %.3f ms\n",
+         first_patch / 1e6, best_repatch / 1e6, best_unpatch / 1e6);
   if (!failures)
     printf("C ok\n");
   return failures ? 1 : 0;
