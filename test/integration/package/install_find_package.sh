@@ -33,8 +33,13 @@ for cc in $(other_clangs clang-13 clang-16 clang-19); do
   check_app "build-$cc/app"
 done
 
-# A gcc project is told at configure time why it cannot use XRay::xray.
+# With gcc: the runtime itself still configures (and builds), saying what
+# instrumented code needs; a gcc project is told why it cannot use XRay::xray.
 if command -v gcc >/dev/null; then
+  cmake -S "$XRAY_SRC" -B runtime-gcc -DCMAKE_C_COMPILER=gcc -DXRAY_BUILD_TESTS=OFF \
+    >runtime-gcc.log 2>&1 || { cat runtime-gcc.log >&2; fail "configure the runtime with gcc"; }
+  grep -q 'XRay: C compiler is GNU, which has no -fxray-instrument' runtime-gcc.log ||
+    { cat runtime-gcc.log >&2; fail "no clear message when the runtime is configured with gcc"; }
   cmake -S "$CONSUMER_SRC" -B build-gcc -DCMAKE_C_COMPILER=gcc \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >configure-gcc.log 2>&1 || true
   grep -q 'XRay: the C compiler is GNU' configure-gcc.log ||
