@@ -36,7 +36,8 @@ scenario both medians, the ratio ours/crt, the spread and the target.
                      $(clang -print-resource-dir)/lib/linux)
   --work DIR         build and scratch directory (default: build-bench/)
   --logs DIR         where the runs write their logs (default: a fresh
-                     directory on /dev/shm, removed at the end)
+                     directory on /dev/shm, else in $TMPDIR; removed at the
+                     end)
   -h, --help         this text
 
 Environment: XRAY_CLANG (default clang), LLVM_XRAY (default llvm-xray).
@@ -198,7 +199,8 @@ done
 
 # ---------------------------------------------------------------- runs
 if [ -z "$LOGS" ]; then
-  LOGS=$(mktemp -d "${TMPDIR_BENCH:-/dev/shm}/xray-bench.XXXXXX")
+  # tmpfs, so the figures measure the runtime rather than a disk.
+  LOGS=$(mktemp -d /dev/shm/xray-bench.XXXXXX 2>/dev/null || mktemp -d)
   trap 'rm -rf "$LOGS"' EXIT
 fi
 RESULTS=$WORK/results.txt   # scenario side metric value unit
