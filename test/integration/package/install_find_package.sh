@@ -11,6 +11,7 @@ for fallback in OFF ON; do
   note "consumer with XRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback"
   cmake -S "$CONSUMER_SRC" -B "build-$fallback" -DCMAKE_C_COMPILER="$XRAY_CLANG" \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" -DXRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback \
+    ${SAN_CMAKE_ARGS[@]+"${SAN_CMAKE_ARGS[@]}"} \
     >"configure-$fallback.log" 2>&1 || { cat "configure-$fallback.log" >&2; fail "configure"; }
   cmake --build "build-$fallback" --verbose >"build-$fallback.log" 2>&1 ||
     { cat "build-$fallback.log" >&2; fail "build"; }
@@ -23,8 +24,7 @@ check_traced build-OFF/app
 
 # clang 13-16 and clang 19 spell "no link deps" differently; the package
 # asks the compiler. Try the other installed clangs.
-for cc in clang-13 clang-16 clang-19; do
-  command -v $cc >/dev/null || continue
+for cc in $(other_clangs clang-13 clang-16 clang-19); do
   note "consumer built with $cc"
   cmake -S "$CONSUMER_SRC" -B "build-$cc" -DCMAKE_C_COMPILER="$(command -v $cc)" \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >"configure-$cc.log" 2>&1 ||
