@@ -283,7 +283,7 @@ check_with_llvm_xray() {
 
 # W^X while patching, reported (not a check: "no page left writable and
 # executable" is checked by bench_patch itself): how many mprotect calls ask
-# for write and execute at once during one patch + unpatch.
+# for write and execute at once during the 16 patches and 16 unpatches of bench_patch.
 check_wx() {
   local side=$1 dir=$2
   command -v strace >/dev/null || return 0
@@ -465,7 +465,7 @@ for sc in "${SCENARIOS[@]}"; do
 done
 if [ -s "$WX" ]; then
   echo
-  echo "W^X during one patch + unpatch of $MANY functions (strace: mprotect calls asking for PROT_WRITE|PROT_EXEC):"
+  echo "W^X: mprotect calls asking for PROT_WRITE|PROT_EXEC during 16 patches + 16 unpatches of $MANY functions (strace):"
   awk '{ printf "  %-5s %s\n", $1, $2 }' "$WX"
 fi
 if [ -s "$NOTES" ]; then
