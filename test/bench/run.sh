@@ -362,7 +362,7 @@ fi
 # instruction each.
 callgrind_ir() { # side scenario calls toggle -> total Ir
   local side=$1 sc=$2 calls=$3 toggle=$4 dir
-  dir=$LOGS/cg.$sc.$side.$calls
+  dir=$LOGS/cg.$sc.$side.$calls.$toggle
   rm -rf "$dir"; mkdir -p "$dir"
   local env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0")
   [ $sc = basic ] && env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
@@ -432,8 +432,11 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v c
     per=2
     case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
     for side in "${SIDES[@]}"; do
-      f=$LOGS/cg.$sc.$side.$((2 * n1))/cg.out
-      [ -f "$f" ] || continue
+      f=
+      for g in "$LOGS"/cg.$sc.$side.$((2 * n1)).timed_*/cg.out; do
+        case $g in *timed_plain*) ;; *) f=$g ;; esac
+      done
+      [ -n "$f" ] && [ -f "$f" ] || continue
       echo "  $sc, $side:"
       callgrind_annotate --inclusive=no "$f" 2>/dev/null |
         awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
