@@ -36,8 +36,9 @@ NOINST static void slow_handler(int32_t id, XRayEntryType t) {
   (void)id;
   (void)t;
   atomic_fetch_add(&inside, 1);
+  volatile int spin = 0; /* stay inside a while */
   for (int i = 0; i < 200; i++)
-    stress_sink += i; /* stay inside a while */
+    spin = spin + i;
   atomic_fetch_add(&events, 1);
   atomic_fetch_sub(&inside, 1);
 }

@@ -4,6 +4,7 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build faults
+BIG=$((2000000 / TSAN_SLOWDOWN)) # calls: several MB of trace, far over the limit
 want=$(./faults work 200000) # run without XRay options: the reference output
 
 # readable MODE FILE...: every file written is complete.
@@ -40,9 +41,9 @@ for mode in "${MODES[@]}"; do
   note "$mode: RLIMIT_FSIZE 64 kB with SIGXFSZ ignored"
   rm -rf fsize && mkdir fsize
   out=$( (trap '' XFSZ; ulimit -f 64; env "${mode_env[@]}" "$(env_for "$mode" fsize/x-)" \
-          ./faults work 2000000) 2>fsize-err.txt) ||
+          ./faults work "$BIG") 2>fsize-err.txt) ||
     { cat fsize-err.txt >&2; fail "$mode: exit status $? under RLIMIT_FSIZE"; }
-  [ "$out" = "$(./faults work 2000000)" ] || fail "$mode: output [$out] under RLIMIT_FSIZE"
+  [ "$out" = "$(./faults work "$BIG")" ] || fail "$mode: output [$out] under RLIMIT_FSIZE"
   if [ "$mode" != xray-profiling ]; then
     grep -q . fsize-err.txt || fail "$mode: the failed write was not reported"
   fi

@@ -1,7 +1,7 @@
 /* Process events.
  *
- * fork MODE: a thread runs instrumented code non-stop while the main thread
- *   forks 20 children; each child (bounded by alarm) runs 1000 instrumented
+ * fork MODE [N]: a thread runs instrumented code non-stop while the main
+ *   thread forks N (default 20) children; each child (bounded by alarm) runs 1000 instrumented
  *   calls, checks their results and exits normally. A child that deadlocks
  *   on state the parent's thread held at fork time dies by SIGALRM and the
  *   test fails. The parent then finalizes and flushes normally.
@@ -49,7 +49,8 @@ NOINST static int child(bool handler) {
 }
 
 int main(int argc, char **argv) {
-  CHECK(argc == 3, "usage: %s fork|exit handler|MODE", argv[0]);
+  CHECK(argc == 3 || argc == 4, "usage: %s fork|exit handler|MODE [FORKS]", argv[0]);
+  const int forks = argc == 4 ? atoi(argv[3]) : 20;
   const bool do_fork = strcmp(argv[1], "fork") == 0;
   const char *mode = argv[2];
   const bool handler = !stress_is_mode(mode);
@@ -72,7 +73,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     exit(0);
   }
-  for (int k = 0; k < 20; k++) {
+  for (int k = 0; k < forks; k++) {
     for (int i = 0; i < 50; i++)
       USE(outer(i)); /* the parent is inside instrumented code too */
     fflush(stdout);

@@ -4,6 +4,7 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build fork_exit
+FORKS=$((20 / TSAN_SLOWDOWN))
 check_files() { # MODE PREFIX
   local f found=0
   for f in "$2"*; do
@@ -18,13 +19,13 @@ check_files() { # MODE PREFIX
   done
   [ $found = 1 ] || fail "$1: no file with prefix $2"
 }
-run fork-handler.log timeout 120 ./fork_exit fork handler
+run fork-handler.log timeout 120 ./fork_exit fork handler "$FORKS"
 run exit-handler.log timeout 60 ./fork_exit exit handler
 for mode in "${MODES[@]}"; do
   have_mode "$mode" || continue
   note "$mode"
   XRAY_OPTIONS="xray_logfile_base=fork-$mode-" \
-    run "fork-$mode.log" timeout 120 ./fork_exit fork "$mode"
+    run "fork-$mode.log" timeout 120 ./fork_exit fork "$mode" "$FORKS"
   check_files "$mode" "fork-$mode-"
   XRAY_OPTIONS="patch_premain=true xray_mode=$mode xray_logfile_base=exit-$mode-" \
     XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" \

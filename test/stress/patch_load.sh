@@ -3,7 +3,7 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build patch_load
-MS=${XRAY_STRESS_MS:-1500}
+MS=${XRAY_STRESS_MS:-$((1600 / TSAN_SLOWDOWN))}
 
 note "user handler"
 run handler.log ./patch_load handler "$MS"

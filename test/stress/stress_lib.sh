@@ -1,5 +1,9 @@
 # Helpers for the stress scripts (sourced after $XRAY_TEST_LIB_SH).
 MODES=(xray-basic xray-fdr xray-profiling)
+# Under ThreadSanitizer every memory access is a call: timed and counted
+# phases shrink by this factor there (the checks stay the same).
+TSAN_SLOWDOWN=1
+case ${XRAY_TEST_SANITIZE:-} in *thread*) TSAN_SLOWDOWN=4 ;; esac
 
 # have_mode MODE: the archive defines that built-in mode (the modes are
 # written in parallel; a missing one is skipped with a note).

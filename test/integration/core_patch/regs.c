@@ -21,6 +21,7 @@ extern uint64_t use_avx, use_x87;
 extern void run_probe(void (*)(void));
 extern void probe_entry(void), probe_log_args(void), probe_tail(void), probe_exit(void);
 extern void clobber_everything(void);
+extern void probe_call_preserving_vectors(void);
 extern void lean_handler(void);
 extern uint64_t lean_calls, lean_last_arg;
 extern uint32_t lean_last_id, lean_last_type;
@@ -187,6 +188,13 @@ int main(void) {
   xr_handler_install(SLOT_ARG1, (void *)lean_handler, LEAN);
   full_last_arg = lean_last_arg = 0;
   run_case(&probes[1], LEAN_STYLE);
+  /* The lean handlers' slow-path helper keeps every vector register and
+   * the x87 stack (here with a live long double). */
+  fill_input(1);
+  run_probe(probe_call_preserving_vectors);
+  int before = failures;
+  expect_preserved("xr_call_preserving_vectors", CALLEE_SAVED, 16, 0, 1);
+  printf("xr_call_preserving_vectors: %s\n", failures > before ? "FAILED" : "ok");
   printf("avx %s\n", use_avx ? "yes" : "no");
   return failures != 0;
 }

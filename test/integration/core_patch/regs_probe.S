@@ -167,6 +167,20 @@ probe_exit:
         MAP_ENTRY .Lsled_exit, probe_exit, 1
 
         .text
+/* Not a sled: calls xr_call_preserving_vectors(clobber_everything, 0) the
+ * way a lean handler's slow path would; vectors and x87 must survive. */
+        .globl probe_call_preserving_vectors
+        .type probe_call_preserving_vectors,@function
+        .p2align 4
+probe_call_preserving_vectors:
+        subq $8, %rsp
+        leaq clobber_everything(%rip), %rdi
+        xorl %esi, %esi
+        call xr_call_preserving_vectors
+        addq $8, %rsp
+        ret
+        .size probe_call_preserving_vectors, .-probe_call_preserving_vectors
+
 /* void clobber_everything(void): what any C handler may do: every
  * caller-saved general register, all vector registers (whole ymm with AVX),
  * six x87 registers (pushed and popped: at function exit a long double

@@ -11,6 +11,7 @@ for fallback in OFF ON; do
   note "consumer with XRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback"
   cmake -S "$CONSUMER_SRC" -B "build-$fallback" -DCMAKE_C_COMPILER="$XRAY_CLANG" \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" -DXRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback \
+    ${SAN_CMAKE_ARGS[@]+"${SAN_CMAKE_ARGS[@]}"} \
     >"configure-$fallback.log" 2>&1 || { cat "configure-$fallback.log" >&2; fail "configure"; }
   cmake --build "build-$fallback" --verbose >"build-$fallback.log" 2>&1 ||
     { cat "build-$fallback.log" >&2; fail "build"; }
@@ -23,8 +24,7 @@ check_traced build-OFF/app
 
 # clang 13-16 and clang 19 spell "no link deps" differently; the package
 # asks the compiler. Try the other installed clangs.
-for cc in clang-13 clang-16 clang-19; do
-  command -v $cc >/dev/null || continue
+for cc in $(other_clangs clang-13 clang-16 clang-19); do
   note "consumer built with $cc"
   cmake -S "$CONSUMER_SRC" -B "build-$cc" -DCMAKE_C_COMPILER="$(command -v $cc)" \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >"configure-$cc.log" 2>&1 ||
@@ -33,8 +33,13 @@ for cc in clang-13 clang-16 clang-19; do
   check_app "build-$cc/app"
 done
 
-# A gcc project is told at configure time why it cannot use XRay::xray.
+# With gcc: the runtime itself still configures (and builds), saying what
+# instrumented code needs; a gcc project is told why it cannot use XRay::xray.
 if command -v gcc >/dev/null; then
+  cmake -S "$XRAY_SRC" -B runtime-gcc -DCMAKE_C_COMPILER=gcc -DXRAY_BUILD_TESTS=OFF \
+    >runtime-gcc.log 2>&1 || { cat runtime-gcc.log >&2; fail "configure the runtime with gcc"; }
+  grep -q 'XRay: C compiler is GNU, which has no -fxray-instrument' runtime-gcc.log ||
+    { cat runtime-gcc.log >&2; fail "no clear message when the runtime is configured with gcc"; }
   cmake -S "$CONSUMER_SRC" -B build-gcc -DCMAKE_C_COMPILER=gcc \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >configure-gcc.log 2>&1 || true
   grep -q 'XRay: the C compiler is GNU' configure-gcc.log ||

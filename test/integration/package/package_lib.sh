@@ -9,6 +9,23 @@ for sym in __xray_set_handler __xray_patch __xray_function_address; do
 done
 
 CONSUMER_SRC="$TEST_SRC_DIR/consumer"
+
+# Sanitizer phases of test/run-all.sh build the archive with
+# XRAY_TEST_SANITIZE; consumers must then be built with the same flags.
+SAN_FLAGS=()
+SAN_CMAKE_ARGS=()
+if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
+  SAN_FLAGS=("${XRAY_SANITIZE_FLAGS[@]}")
+  SAN_CMAKE_ARGS=("-DCMAKE_C_FLAGS=$XRAY_TEST_SANITIZE" "-DCMAKE_EXE_LINKER_FLAGS=$XRAY_TEST_SANITIZE")
+fi
+# other_clangs: clang-13/16/19 when installed (not in sanitizer phases: their
+# sanitizer runtimes may be missing).
+other_clangs() {
+  [ ${#SAN_FLAGS[@]} -eq 0 ] || return 0
+  local cc
+  for cc in "$@"; do command -v "$cc" >/dev/null && echo "$cc"; done
+  return 0
+}
 EXPECTED_COUNTS="leaf=15/15 middle=2/2 top=1/1"
 
 # install_runtime PREFIX: what a user does after building.

@@ -10,14 +10,14 @@ flags=$(pkg-config --cflags --libs xray) || fail "pkg-config does not know xray"
 expect_eq "version" "$(sed -n 's/^Version: //p' "$PWD/prefix/lib/pkgconfig/xray.pc")" \
   "$(pkg-config --modversion xray)"
 # The very line the README shows (word splitting of $flags intended).
-"$XRAY_CLANG" $flags "$CONSUMER_SRC/app.c" -o app || fail "clang with pkg-config flags"
+"$XRAY_CLANG" $flags "$CONSUMER_SRC/app.c" -o app ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} ||
+  fail "clang with pkg-config flags"
 check_app ./app
 check_traced ./app
 
 # Another clang than the one seen at configure time may need the other
 # spelling of "no link deps": the variable is there to override.
-for cc in clang-13 clang-19; do
-  command -v $cc >/dev/null || continue
+for cc in $(other_clangs clang-13 clang-19); do
   flag=-fnoxray-link-deps
   [ $cc = clang-19 ] && flag=-fno-xray-link-deps
   $cc $(pkg-config --define-variable=xray_no_link_deps=$flag --cflags --libs xray) \
@@ -28,7 +28,8 @@ done
 # The prefix is found from the .pc file's place: a moved install still works.
 mv prefix moved
 export PKG_CONFIG_PATH="$PWD/moved/lib/pkgconfig"
-"$XRAY_CLANG" $(pkg-config --cflags --libs xray) "$CONSUMER_SRC/app.c" -o app-moved ||
+"$XRAY_CLANG" $(pkg-config --cflags --libs xray) "$CONSUMER_SRC/app.c" -o app-moved \
+  ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} ||
   fail "relocated install"
 check_app ./app-moved
 echo "PASS"
