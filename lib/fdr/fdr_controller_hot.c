@@ -26,6 +26,16 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
 
+/* An event arriving while this thread is already inside the tracer (from a
+ * signal handler) is dropped and counted in the thread's own slot, or until
+ * it has one, in its thread state. One locked add: a signal landing inside
+ * another signal's count cannot split it (rare path, cost irrelevant). */
+static XR_ALWAYS_INLINE void count_nested(void) {
+  struct xr_fdr_writer *w = xr_fdr_thread.writer;
+  __atomic_fetch_add(w ? &w->nested : &xr_fdr_thread.nested_pending, 1,
+                     __ATOMIC_RELAXED);
+}
+
 static XR_ALWAYS_INLINE uint64_t fdr_now(void) {
   if (XR_LIKELY(xr_clock.using_tsc)) {
     uint32_t lo, hi;
@@ -99,8 +109,10 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
 static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
                                             uint64_t arg) {
   uint64_t tsc = fdr_now();
-  if (XR_UNLIKELY(xr_in_handler))
+  if (XR_UNLIKELY(xr_in_handler)) {
+    count_nested();
     return;
+  }
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;
@@ -159,8 +171,10 @@ void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
 static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                                            const void *data, size_t size) {
   uint64_t tsc = fdr_now();
-  if (XR_UNLIKELY(xr_in_handler))
+  if (XR_UNLIKELY(xr_in_handler)) {
+    count_nested();
     return;
+  }
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;
