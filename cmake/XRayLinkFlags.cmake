@@ -6,7 +6,8 @@
 # patched), so libxray.a must be linked whole; the "no link deps" flag keeps
 # the clang driver from also linking compiler-rt's XRay runtime beside ours.
 
-set(XRAY_INSTRUMENT_COMPILE_OPTIONS -fxray-instrument)
+# C and C++ only: assembler sources of the same target take no such flag.
+set(XRAY_INSTRUMENT_COMPILE_OPTIONS "$<$<COMPILE_LANGUAGE:C,CXX>:-fxray-instrument>")
 
 # xray_no_link_deps_flag(COMPILER OUTVAR): the spelling COMPILER accepts.
 # clang 13-16 know only -fnoxray-link-deps, clang 19 only -fno-xray-link-deps,

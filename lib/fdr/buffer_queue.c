@@ -230,10 +230,20 @@ uint64_t xr_fdr_writers_dropped(void) {
   return sum;
 }
 
-void xr_fdr_writers_reset_dropped(void) {
+uint64_t xr_fdr_writers_nested(void) {
+  uint64_t sum = 0;
   for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
     for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      sum += __atomic_load_n(&c->slots[i].nested, __ATOMIC_RELAXED);
+  return sum;
+}
+
+void xr_fdr_writers_reset_dropped(void) {
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
       __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);
+      __atomic_store_n(&c->slots[i].nested, 0, __ATOMIC_RELAXED);
+    }
 }
 
 void xr_fdr_writers_fork_child(struct xr_fdr_writer *self) {

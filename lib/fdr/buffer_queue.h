@@ -69,6 +69,9 @@ struct xr_fdr_writer {
   volatile uint32_t busy; /* owner is inside a handler */
   uint32_t claimed;       /* atomic: slot owned by a live thread */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
+  uint64_t nested;        /* events dropped because the owner was already
+                             inside the tracer (a signal handler); written
+                             only by the owner, read at flush */
 } __attribute__((aligned(64)));
 
 /* A free slot for the calling thread, or NULL (mmap failed). */
@@ -82,8 +85,9 @@ XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
 /* Registers for the cheap membarrier flavour; call once at init. */
 XR_HIDDEN void xr_fdr_writers_prepare(void);
-/* Sum of the dropped counters; reset_dropped zeroes them. */
+/* Sums of the dropped and nested counters; reset_dropped zeroes both. */
 XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
+XR_HIDDEN uint64_t xr_fdr_writers_nested(void);
 XR_HIDDEN void xr_fdr_writers_reset_dropped(void);
 /* In a fork child: every slot but `self` belongs to a thread that does not
  * exist here; free them. */

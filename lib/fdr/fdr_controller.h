@@ -22,6 +22,7 @@ struct xr_fdr_thread {
   struct xr_fdr_writer *writer; /* slot while the thread is known */
   struct xr_fdr_buffer *buffer; /* held buffer, NULL when none */
   uint32_t cpu;       /* CPU of the last NewCPUId */
+  uint64_t nested_pending; /* nested drops before the thread had a slot */
 };
 XR_HIDDEN extern XR_TLS struct xr_fdr_thread xr_fdr_thread;
 

@@ -4,13 +4,17 @@
  * call, no lock, no system call, no atomic read-modify-write. Anything else
  * (a new buffer, the non-TSC clock) goes through xr_call_preserving_vectors.
  *
- * Budget of a function event with a buffer in hand (the common case): one
- * rdtsc; TLS loads of the guard and the thread state; a store of the writer's
- * busy flag; one load+compare of the global epoch; one compare for space;
- * one load+compare of the rseq CPU id; one compare of the TSC delta; one
- * 8-byte record store; stores of the cursor, the last TSC and the buffer's
- * extents (a plain store is a release store on x86); the busy and guard
- * stores. About 30 instructions, no fences: ~10 ns with the trampoline.
+ * Budget of a function event in the common case (function_event: a buffer
+ * of this generation with room, same CPU, delta fits, threshold 0 or an
+ * enter): one rdtsc; TLS loads of the guard and the thread state; stores of
+ * the guard and the writer's busy flag; one load+compare of the global
+ * epoch; one compare for space; one %fs load+compare of the rseq CPU id; one
+ * compare of the TSC delta; one 8-byte record store; stores of the cursor,
+ * the last TSC and the buffer's extents (a plain store is a release store
+ * on x86); the busy and guard stores. About 45 instructions, no call, no
+ * fence, two register saves: ~13 ns per event here, rdtsc being most of it.
+ * Everything else (metadata, buffer switch, erasure at a threshold) takes
+ * function_event_full through a tail call.
  *
  * Protocol with finalize (see xr_fdr_writers_quiesce): busy := 1, compiler
  * barrier, check the epoch, write, publish extents, compiler barrier,
@@ -25,6 +29,16 @@
 XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
+
+/* An event arriving while this thread is already inside the tracer (from a
+ * signal handler) is dropped and counted in the thread's own slot, or until
+ * it has one, in its thread state. One locked add: a signal landing inside
+ * another signal's count cannot split it (rare path, cost irrelevant). */
+static XR_ALWAYS_INLINE void count_nested(void) {
+  struct xr_fdr_writer *w = xr_fdr_thread.writer;
+  __atomic_fetch_add(w ? &w->nested : &xr_fdr_thread.nested_pending, 1,
+                     __ATOMIC_RELAXED);
+}
 
 static XR_ALWAYS_INLINE uint64_t fdr_now(void) {
   if (XR_LIKELY(xr_clock.using_tsc)) {
@@ -96,11 +110,14 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
   return p;
 }
 
-static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
-                                            uint64_t arg) {
-  uint64_t tsc = fdr_now();
-  if (XR_UNLIKELY(xr_in_handler))
+/* Every case of a function event: first event of a thread, buffer switch,
+ * CPU change, TSC wrap, generation change, re-entry. */
+static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
+                                            uint64_t arg, uint64_t tsc) {
+  if (XR_UNLIKELY(xr_in_handler)) {
+    count_nested();
     return;
+  }
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;
@@ -146,6 +163,78 @@ out:
   xr_in_handler = 0;
 }
 
+/* Without a TSC the clock is a libc call: out of the common path. */
+static XR_NOINLINE void function_event_no_tsc(int32_t id, unsigned type,
+                                              uint64_t arg) {
+  function_event_full(id, type, arg, fdr_now());
+}
+
+/* The common case, written so that it makes no call (no register saves in
+ * its prologue): a thread with a buffer of this generation, room for the
+ * record, on the same CPU as its last record, a delta that fits. Anything
+ * else leaves through a tail call to function_event_full, with the guard
+ * and busy flag as they were on entry. */
+static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
+                                            uint64_t arg) {
+  if (XR_UNLIKELY(!xr_clock.using_tsc)) {
+    function_event_no_tsc(id, type, arg);
+    return;
+  }
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  uint64_t tsc = ((uint64_t)hi << 32) | lo;
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  struct xr_fdr_writer *w = t->writer;
+  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
+  if (XR_UNLIKELY(xr_in_handler || w == NULL || off == 0)) {
+    function_event_full(id, type, arg, tsc);
+    return;
+  }
+  xr_in_handler = 1;
+  w->busy = 1;
+  BARRIER();
+  uint32_t cpu;
+  __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
+  size_t need = XR_FDR_FN_SIZE + (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
+  uint8_t *p = t->cur;
+  uint64_t delta = tsc - t->last_tsc;
+  if (XR_UNLIKELY(t->epoch != *(volatile uint64_t *)&xr_fdr_hot.epoch ||
+                  (size_t)(t->end - p) < need || cpu != t->cpu ||
+                  delta > INT32_MAX)) {
+    w->busy = 0;
+    BARRIER();
+    xr_in_handler = 0;
+    function_event_full(id, type, arg, tsc);
+    return;
+  }
+  BARRIER(); /* configuration reads stay after the epoch check */
+  if (type == ENTRY) {
+    p = xr_fdr_function(p, id, XR_FDR_FN_ENTER, (uint32_t)delta);
+  } else if (type == LOG_ARGS_ENTRY) {
+    p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, (uint32_t)delta);
+    p = xr_fdr_call_argument(p, arg);
+    t->run_start = p;
+  } else { /* exit or tail exit */
+    if (xr_fdr_hot.threshold_ticks != 0 && p != t->run_start) {
+      /* maybe a short call to erase: the full path looks */
+      w->busy = 0;
+      BARRIER();
+      xr_in_handler = 0;
+      function_event_full(id, type, arg, tsc);
+      return;
+    }
+    p = xr_fdr_function(p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
+                        (uint32_t)delta);
+    t->run_start = p;
+  }
+  t->last_tsc = tsc;
+  t->cur = p;
+  *t->extents = (uint64_t)(p - t->begin);
+  BARRIER();
+  w->busy = 0;
+  xr_in_handler = 0;
+}
+
 void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type) {
   /* An arg-logging entry reaching the arg0 handler has no argument. */
   function_event(id, type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type,
@@ -159,8 +248,10 @@ void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
 static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                                            const void *data, size_t size) {
   uint64_t tsc = fdr_now();
-  if (XR_UNLIKELY(xr_in_handler))
+  if (XR_UNLIKELY(xr_in_handler)) {
+    count_nested();
     return;
+  }
   xr_in_handler = 1;
   BARRIER();
   struct xr_fdr_thread *t = &xr_fdr_thread;

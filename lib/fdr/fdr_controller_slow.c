@@ -51,6 +51,12 @@ void xr_fdr_prepare_slow(void *arg) {
     t->writer = xr_fdr_writer_claim();
     if (!t->writer)
       return;
+    /* Nested drops counted before the slot existed move into it; each step
+     * is one instruction, so a signal in between loses nothing. */
+    __atomic_fetch_add(&t->writer->nested,
+                       __atomic_exchange_n(&t->nested_pending, 0,
+                                           __ATOMIC_RELAXED),
+                       __ATOMIC_RELAXED);
     xr_thread_arm();
   }
   struct xr_fdr_writer *w = t->writer;
@@ -114,8 +120,13 @@ void xr_fdr_count_drop_slow(void *thread) {
   struct xr_fdr_thread *t = thread;
   if (!t->writer && (load_epoch() & 1)) {
     t->writer = xr_fdr_writer_claim();
-    if (t->writer)
+    if (t->writer) {
+      __atomic_fetch_add(&t->writer->nested,
+                         __atomic_exchange_n(&t->nested_pending, 0,
+                                             __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
       xr_thread_arm();
+    }
   }
   count_drop(t);
 }

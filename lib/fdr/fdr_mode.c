@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct fdr_options {
@@ -56,6 +57,12 @@ static int flushing;                       /* atomic */
 static struct fdr_options options;
 static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
 static uint8_t file_header[XR_FDR_FILE_HEADER_SIZE];
+/* Written when no buffer holds data (nothing recorded): readers reject a
+ * file that is only a header, so an empty run gets one buffer that is only a
+ * preamble (NewCPUId last: valid), framed as the version requires. */
+static uint8_t empty_buffer[XR_FDR_PREFIX + XR_FDR_PREAMBLE_V5 +
+                            XR_FDR_META_SIZE];
+static size_t empty_buffer_size;
 
 enum { CONFIG_MAX = 4096 };
 
@@ -222,6 +229,21 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   return XRAY_LOG_INITIALIZED;
 }
 
+static void build_empty_buffer(void) {
+  struct timespec wall;
+  clock_gettime(CLOCK_MONOTONIC, &wall);
+  int version = xr_fdr_hot.version;
+  uint8_t *p = empty_buffer + (version >= 2 ? XR_FDR_PREFIX : 0);
+  uint8_t *end = xr_fdr_preamble(p, version, xr_tid(), xr_pid(), wall.tv_sec,
+                                 (int32_t)(wall.tv_nsec / 1000),
+                                 (uint16_t)xr_cpu_id(), xr_now());
+  if (version >= 2)
+    xr_fdr_buffer_extents(empty_buffer, (uint64_t)(end - p));
+  else
+    end = xr_fdr_end_of_buffer(end);
+  empty_buffer_size = (size_t)(end - empty_buffer);
+}
+
 static XRayLogInitStatus fdr_finalize(void) {
   int expected = XRAY_LOG_INITIALIZED;
   if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
@@ -248,6 +270,7 @@ static XRayLogInitStatus fdr_finalize(void) {
   xr_fdr_file_header(file_header, (uint16_t)xr_fdr_hot.version,
                      xr_clock.constant_tsc, xr_clock.nonstop_tsc,
                      xr_clock.frequency_hz, (uint64_t)options.buffer_size);
+  build_empty_buffer();
   set_state(XRAY_LOG_FINALIZED);
   return XRAY_LOG_FINALIZED;
 }
@@ -271,6 +294,11 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
     return (XRayBuffer){NULL, 0};
   if (previous.Data == NULL)
     return (XRayBuffer){file_header, sizeof file_header};
+  bool none_used = xr_fdr_queue_next_used(&xr_fdr_queue, 0) >= xr_fdr_queue.count;
+  if (previous.Data == file_header && none_used)
+    return (XRayBuffer){empty_buffer, empty_buffer_size};
+  if (previous.Data == empty_buffer)
+    return (XRayBuffer){NULL, 0};
   size_t from = 0;
   if (previous.Data != file_header) {
     size_t i = xr_fdr_queue_index_of(&xr_fdr_queue, previous.Data);
@@ -284,21 +312,37 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
   return buffer_bytes(next);
 }
 
+/* Writes the header and every buffer the iterator hands out. A write that
+ * fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
+ * whole buffer, so what is there stays readable; with no whole buffer the
+ * file is removed. */
 static void write_file(void) {
   char path[1024];
   int fd = xr_open_log_file(path, sizeof path);
   if (fd < 0)
     return; /* reported by xr_open_log_file */
-  int failed = xr_write_all(fd, file_header, sizeof file_header);
-  for (size_t i = xr_fdr_queue_next_used(&xr_fdr_queue, 0);
-       failed == 0 && i < xr_fdr_queue.count;
-       i = xr_fdr_queue_next_used(&xr_fdr_queue, i + 1)) {
-    XRayBuffer b = buffer_bytes(i);
-    failed = xr_write_all(fd, b.Data, b.Size);
+  uint64_t whole = 0; /* bytes up to the end of the last complete buffer */
+  int buffers = 0;
+  for (XRayBuffer b = fdr_iterator((XRayBuffer){NULL, 0}); b.Data;
+       b = fdr_iterator(b)) {
+    if (xr_write_all(fd, b.Data, b.Size) != 0) {
+      int err = errno;
+      if (buffers > 0 && ftruncate(fd, (off_t)whole) == 0) {
+        xr_report(XR_ERROR,
+                  "xray-fdr: writing '%s' failed: %s; it keeps the %d "
+                  "buffers written before",
+                  path, strerror(err), buffers);
+      } else {
+        unlink(path);
+        xr_report(XR_ERROR, "xray-fdr: writing '%s' failed: %s; removed",
+                  path, strerror(err));
+      }
+      break;
+    }
+    whole += b.Size;
+    if (b.Data != file_header)
+      buffers++;
   }
-  if (failed)
-    xr_report(XR_ERROR, "xray-fdr: writing '%s' failed: %s", path,
-              strerror(errno));
   close(fd);
 }
 
@@ -314,13 +358,15 @@ static XRayLogFlushStatus fdr_flush(void) {
   if (!options.no_file_flush)
     write_file();
   uint64_t dropped = xr_fdr_writers_dropped();
+  uint64_t nested = xr_fdr_writers_nested();
   uint64_t overwritten =
       __atomic_load_n(&xr_fdr_queue.overwritten, __ATOMIC_RELAXED);
-  if (dropped || overwritten)
-    xr_report(XR_INFO,
-              "xray-fdr: %llu events dropped (no free buffer or too large), "
-              "%llu buffers overwritten (oldest data lost)",
-              (unsigned long long)dropped, (unsigned long long)overwritten);
+  xr_report(XR_INFO,
+            "xray-fdr: %llu events dropped (no free buffer or too large), "
+            "%llu nested events dropped (inside the tracer, e.g. from a "
+            "signal handler), %llu buffers overwritten (oldest data lost)",
+            (unsigned long long)dropped, (unsigned long long)nested,
+            (unsigned long long)overwritten);
   xr_in_handler = guard;
   set_state(XRAY_LOG_UNINITIALIZED);
   __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);

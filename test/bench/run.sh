@@ -36,7 +36,8 @@ scenario both medians, the ratio ours/crt, the spread and the target.
                      $(clang -print-resource-dir)/lib/linux)
   --work DIR         build and scratch directory (default: build-bench/)
   --logs DIR         where the runs write their logs (default: a fresh
-                     directory on /dev/shm, removed at the end)
+                     directory on /dev/shm, else in $TMPDIR; removed at the
+                     end)
   -h, --help         this text
 
 Environment: XRAY_CLANG (default clang), LLVM_XRAY (default llvm-xray).
@@ -198,7 +199,8 @@ done
 
 # ---------------------------------------------------------------- runs
 if [ -z "$LOGS" ]; then
-  LOGS=$(mktemp -d "${TMPDIR_BENCH:-/dev/shm}/xray-bench.XXXXXX")
+  # tmpfs, so the figures measure the runtime rather than a disk.
+  LOGS=$(mktemp -d /dev/shm/xray-bench.XXXXXX 2>/dev/null || mktemp -d)
   trap 'rm -rf "$LOGS"' EXIT
 fi
 RESULTS=$WORK/results.txt   # scenario side metric value unit
@@ -281,7 +283,7 @@ check_with_llvm_xray() {
 
 # W^X while patching, reported (not a check: "no page left writable and
 # executable" is checked by bench_patch itself): how many mprotect calls ask
-# for write and execute at once during one patch + unpatch.
+# for write and execute at once during the 16 patches and 16 unpatches of bench_patch.
 check_wx() {
   local side=$1 dir=$2
   command -v strace >/dev/null || return 0
@@ -360,7 +362,7 @@ fi
 # instruction each.
 callgrind_ir() { # side scenario calls toggle -> total Ir
   local side=$1 sc=$2 calls=$3 toggle=$4 dir
-  dir=$LOGS/cg.$sc.$side.$calls
+  dir=$LOGS/cg.$sc.$side.$calls.$toggle
   rm -rf "$dir"; mkdir -p "$dir"
   local env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0")
   [ $sc = basic ] && env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
@@ -430,8 +432,11 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v c
     per=2
     case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
     for side in "${SIDES[@]}"; do
-      f=$LOGS/cg.$sc.$side.$((2 * n1))/cg.out
-      [ -f "$f" ] || continue
+      f=
+      for g in "$LOGS"/cg.$sc.$side.$((2 * n1)).timed_*/cg.out; do
+        case $g in *timed_plain*) ;; *) f=$g ;; esac
+      done
+      [ -n "$f" ] && [ -f "$f" ] || continue
       echo "  $sc, $side:"
       callgrind_annotate --inclusive=no "$f" 2>/dev/null |
         awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
@@ -463,7 +468,7 @@ for sc in "${SCENARIOS[@]}"; do
 done
 if [ -s "$WX" ]; then
   echo
-  echo "W^X during one patch + unpatch of $MANY functions (strace: mprotect calls asking for PROT_WRITE|PROT_EXEC):"
+  echo "W^X: mprotect calls asking for PROT_WRITE|PROT_EXEC during 16 patches + 16 unpatches of $MANY functions (strace):"
   awk '{ printf "  %-5s %s\n", $1, $2 }' "$WX"
 fi
 if [ -s "$NOTES" ]; then

@@ -15,3 +15,14 @@ expect_eq "header version" 5 "$(fdr_header_field mem.trace 0 2)"
 f=$(only_file "xray-log.in_memory.*")
 cmp "$f" mem2.trace || fail "file and in-memory buffers differ"
 echo "in_memory: ok"
+
+# An empty run (nothing recorded): one buffer that is only a preamble, so
+# the file and the in-memory copy stay readable (a bare header is not).
+rm -f xray-log.in_memory.*
+./in_memory "func_duration_threshold_us=0" empty.trace 0 >/dev/null
+f=$(only_file "xray-log.in_memory.*")
+cmp "$f" empty.trace || fail "empty run: file and in-memory buffers differ"
+expect_eq "empty run size" $((32 + 16 + 64)) "$(stat -c %s "$f")"
+expect_eq "empty run: no functions" "" "$(fdr_calls "$f" in_memory)"
+expect_eq "empty run: one buffer" 1 "$(fdr_dump_count "$f" '^<CPU:')"
+echo "in_memory empty: ok"

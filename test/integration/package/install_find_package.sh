@@ -9,7 +9,11 @@ install_runtime "$PWD/prefix"
 # CMake >= 3.24) and the -Wl,--whole-archive fallback for older CMake.
 for fallback in OFF ON; do
   note "consumer with XRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback"
+  cxx_args=()
+  [ $fallback = OFF ] && [ -n "${XRAY_CLANGXX:-}" ] &&
+    cxx_args=(-DXRAY_CONSUMER_CXX=ON -DCMAKE_CXX_COMPILER="$XRAY_CLANGXX" ${SAN_CMAKE_ARGS[@]+"-DCMAKE_CXX_FLAGS=$XRAY_TEST_SANITIZE"})
   cmake -S "$CONSUMER_SRC" -B "build-$fallback" -DCMAKE_C_COMPILER="$XRAY_CLANG" \
+    ${cxx_args[@]+"${cxx_args[@]}"} \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" -DXRAY_WHOLE_ARCHIVE_BY_FLAGS=$fallback \
     ${SAN_CMAKE_ARGS[@]+"${SAN_CMAKE_ARGS[@]}"} \
     >"configure-$fallback.log" 2>&1 || { cat "configure-$fallback.log" >&2; fail "configure"; }
@@ -19,7 +23,9 @@ for fallback in OFF ON; do
   grep -Eq -- '-fno-?xray-link-deps' "build-$fallback.log" || fail "no -fno(-)xray-link-deps on the link line"
   grep -q -- '--whole-archive.*libxray\.a' "build-$fallback.log" || fail "libxray.a not linked whole"
   check_app "build-$fallback/app"
+  [ ! -e "build-$fallback/app_cxx" ] || check_app "build-$fallback/app_cxx"
 done
+[ -z "${XRAY_CLANGXX:-}" ] || [ -x build-OFF/app_cxx ] || fail "the C++ consumer was not built"
 check_traced build-OFF/app
 
 # clang 13-16 and clang 19 spell "no link deps" differently; the package
@@ -33,8 +39,13 @@ for cc in $(other_clangs clang-13 clang-16 clang-19); do
   check_app "build-$cc/app"
 done
 
-# A gcc project is told at configure time why it cannot use XRay::xray.
+# With gcc: the runtime itself still configures (and builds), saying what
+# instrumented code needs; a gcc project is told why it cannot use XRay::xray.
 if command -v gcc >/dev/null; then
+  cmake -S "$XRAY_SRC" -B runtime-gcc -DCMAKE_C_COMPILER=gcc -DXRAY_BUILD_TESTS=OFF \
+    >runtime-gcc.log 2>&1 || { cat runtime-gcc.log >&2; fail "configure the runtime with gcc"; }
+  grep -q 'XRay: C compiler is GNU, which has no -fxray-instrument' runtime-gcc.log ||
+    { cat runtime-gcc.log >&2; fail "no clear message when the runtime is configured with gcc"; }
   cmake -S "$CONSUMER_SRC" -B build-gcc -DCMAKE_C_COMPILER=gcc \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >configure-gcc.log 2>&1 || true
   grep -q 'XRay: the C compiler is GNU' configure-gcc.log ||

@@ -205,12 +205,11 @@ static void version_1(void **s) {
 
 static void buffers_switch_and_never_overflow(void **s) {
   (void)s;
-  /* 256-byte buffers: 64 bytes of preamble, then function records while
-   * 24 bytes (a record + a possible NewCPUId/TSCWrap) are free: 22 records.
-   * 200 records need 10 buffers, only 4 exist: the oldest are overwritten
-   * and the newest 4 stay (3 full, the last with 2 records). records()
-   * checks that each buffer ends exactly at its extents. The 180-byte
-   * custom event fits no buffer and is dropped. */
+  /* 256-byte buffers: 64 bytes of preamble, then 24 function records (on
+   * the same CPU nothing else is needed). 200 records need 9 buffers, only
+   * 4 exist: the oldest are overwritten and the newest 4 stay (3 full, the
+   * last with 8 records). records() checks that each buffer ends exactly at
+   * its extents. The 180-byte custom event fits no buffer and is dropped. */
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=256 buffer_max=4");
   for (int i = 0; i < 100; i++) {
     xr_fdr_handle_arg0(1, ENTRY);
@@ -220,10 +219,10 @@ static void buffers_switch_and_never_overflow(void **s) {
                        "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
                        "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-", 180);
   stop();
-  assert_int_equal(trace_len, 32 + 3 * (16 + 64 + 22 * 8) + (16 + 64 + 2 * 8));
+  assert_int_equal(trace_len, 32 + 3 * (16 + 64 + 24 * 8) + (16 + 64 + 8 * 8));
   const char *r = records(5);
   size_t n = strlen(r);
-  assert_int_equal(n, (3 * 22 + 2) * 3 - 1); /* 68 tokens of 2 chars */
+  assert_int_equal(n, (3 * 24 + 8) * 3 - 1); /* 80 tokens of 2 chars */
   assert_string_equal(r + n - 5, "E1 X1");
 }
 
