@@ -21,5 +21,24 @@ for mode in "${MODES[@]}"; do
     [ "$n" -gt 0 ] || fail "$mode: no complete call in $f"
     note "$mode: $n complete calls"
   fi
+  # Exact phase in its own process: exact per-function counts in the file.
+  XRAY_OPTIONS="xray_logfile_base=ex-$mode-" STRESS_PROFILE_PREFIX="ex-$mode-" \
+    run "$mode.exact.log" ./patch_load "$mode" 0 exact
+  read -r leaf middle tail_caller logged per_worker < <(sed -n 's/^exact ids: \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\) calls per worker: \([0-9]*\)$/\1 \2 \3 \4 \5/p' "$mode.exact.log")
+  [ -n "${per_worker:-}" ] || fail "$mode: no ids line"
+  f=$(mode_file "$mode" "ex-$mode-")
+  if [ "$mode" = xray-profiling ]; then
+    check_profile "$f"
+    grep -q '^exact: ok' "$mode.exact.log" || fail "$mode: no exact check"
+    continue
+  fi
+  exact_counts "$f" ./patch_load
+  c=$f.counts
+  [ -z "$(unbalanced "$c")" ] || fail "$mode: unbalanced calls: $(unbalanced "$c" | head -3)"
+  calls=$((2 * per_worker))
+  expect_eq "$mode leaf calls" "$((2 * calls))" "$(enters_of "$c" "$leaf")"
+  expect_eq "$mode middle calls" "$calls" "$(enters_of "$c" "$middle")"
+  expect_eq "$mode tail_caller calls (tail exits)" "$calls" "$(exits_of "$c" "$tail_caller")"
+  expect_eq "$mode logged calls (with argument)" "$calls" "$(enters_of "$c" "$logged")"
 done
 echo "patch_load: ok"

@@ -22,6 +22,8 @@ for mode in "${MODES[@]}"; do
   f=$(only_file "sig-$mode-*")
   if [ "$mode" = xray-profiling ]; then
     check_profile "$f"
+    grep -q 'nested events dropped' "$mode.log" ||
+      known_bug profiling "nested events are dropped without being counted (lib/profiling/profiling_hot.c returns on xr_in_handler; nothing reports the count)"
     continue
   fi
   exact_counts "$f" ./signals

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <glob.h>
 
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
@@ -110,6 +111,63 @@ NOINST static long stress_vm_hwm_kb(void) {
   if (f)
     fclose(f);
   return kb;
+}
+
+/* Sum of the call counts of records whose leaf is `id` in a profiling file
+ * (xray-abi.md 5.5: header 32 B; blocks {u32 size, u32 number, u64 tid}
+ * then records {i32 ids leaf->root, i32 0, u64 count, u64 time}). */
+NOINST static long stress_profile_calls(const char *path, int32_t id, int *blocks) {
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL, "open %s", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc((size_t)size);
+  CHECK(fread(b, 1, (size_t)size, f) == (size_t)size, "read %s", path);
+  fclose(f);
+  long calls = 0, off = 32;
+  *blocks = 0;
+  while (off < size) {
+    uint32_t bsize;
+    memcpy(&bsize, b + off, 4);
+    CHECK(bsize >= 16 && off + bsize <= size, "block size %u at %ld", bsize, off);
+    long p = off + 16, end = off + bsize;
+    while (p < end) {
+      int32_t leaf, v;
+      memcpy(&leaf, b + p, 4);
+      do {
+        CHECK(p + 4 <= end, "record runs past its block");
+        memcpy(&v, b + p, 4);
+        p += 4;
+      } while (v != 0);
+      CHECK(p + 16 <= end, "record counters past the block");
+      uint64_t count;
+      memcpy(&count, b + p, 8);
+      p += 16;
+      if (leaf == id)
+        calls += (long)count;
+    }
+    off = end;
+    (*blocks)++;
+  }
+  free(b);
+  return calls;
+}
+
+/* The profiling file (not a .folded/.txt sibling) whose name starts with
+ * prefix, or NULL. The caller frees the result. */
+NOINST static char *stress_find_profile(const char *prefix) {
+  glob_t g;
+  char pattern[256];
+  snprintf(pattern, sizeof pattern, "%s*", prefix);
+  char *found = NULL;
+  if (glob(pattern, 0, NULL, &g) != 0)
+    return NULL;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    if (strchr(g.gl_pathv[i] + strlen(prefix), '.') == strrchr(g.gl_pathv[i], '.'))
+      found = strdup(g.gl_pathv[i]);
+  globfree(&g);
+  return found;
 }
 
 #endif

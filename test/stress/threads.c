@@ -11,7 +11,6 @@
  * state must be recycled or released, not kept per thread. */
 #include "stress.h"
 
-#include <glob.h>
 
 enum { THREADS = 500, WAVE = 10, CALLS = 200, WARMUP = 50 };
 
@@ -41,47 +40,6 @@ NOINST static void run_threads(int n) {
   }
 }
 
-/* Sum of the call counts of records whose leaf is `id` in a profiling file
- * (xray-abi.md 5.5: header 32 B; blocks {u32 size, u32 number, u64 tid}
- * then records {i32 ids leaf->root, i32 0, u64 count, u64 time}). */
-NOINST static long profile_calls(const char *path, int32_t id, int *blocks) {
-  FILE *f = fopen(path, "rb");
-  CHECK(f != NULL, "open %s", path);
-  fseek(f, 0, SEEK_END);
-  long size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = malloc((size_t)size);
-  CHECK(fread(b, 1, (size_t)size, f) == (size_t)size, "read %s", path);
-  fclose(f);
-  long calls = 0, off = 32;
-  *blocks = 0;
-  while (off < size) {
-    uint32_t bsize;
-    memcpy(&bsize, b + off, 4);
-    CHECK(bsize >= 16 && off + bsize <= size, "block size %u at %ld", bsize, off);
-    long p = off + 16, end = off + bsize;
-    while (p < end) {
-      int32_t leaf, v;
-      memcpy(&leaf, b + p, 4);
-      do {
-        CHECK(p + 4 <= end, "record runs past its block");
-        memcpy(&v, b + p, 4);
-        p += 4;
-      } while (v != 0);
-      CHECK(p + 16 <= end, "record counters past the block");
-      uint64_t count;
-      memcpy(&count, b + p, 8);
-      p += 16;
-      if (leaf == id)
-        calls += (long)count;
-    }
-    off = end;
-    (*blocks)++;
-  }
-  free(b);
-  return calls;
-}
-
 int main(int argc, char **argv) {
   CHECK(argc == 3, "usage: %s handler|MODE HWM_LIMIT_KB", argv[0]);
   const char *mode = argv[1];
@@ -108,15 +66,11 @@ int main(int argc, char **argv) {
   if (handler)
     CHECK(handler_events == 2L * THREADS * CALLS, "handler events %ld", handler_events);
   if (strcmp(mode, "xray-profiling") == 0) {
-    glob_t g;
-    CHECK(glob("churn-xray-profiling-*", 0, NULL, &g) == 0, "no profiling file");
+    char *path = stress_find_profile("churn-xray-profiling-");
+    CHECK(path != NULL, "no profiling file");
     int blocks = 0;
-    long n = -1;
-    for (size_t i = 0; i < g.gl_pathc; i++)
-      if (strchr(g.gl_pathv[i] + strlen("churn-xray-profiling-"), '.') ==
-          strrchr(g.gl_pathv[i], '.')) /* not a .folded/.txt sibling */
-        n = profile_calls(g.gl_pathv[i], stress_id_of(work), &blocks);
-    globfree(&g);
+    long n = stress_profile_calls(path, stress_id_of(work), &blocks);
+    free(path);
     printf("profile: %ld calls of work in %d blocks\n", n, blocks);
     CHECK(n == (long)THREADS * CALLS, "profile has %ld calls of work, want %ld", n,
           (long)THREADS * CALLS);
