@@ -20,7 +20,7 @@ for mode in "${MODES[@]}"; do
       check_profile "$f"
     else
       n=$(check_trace "$f" ./api_abuse)
-      [ "$n" -gt 0 ] || fail "$mode: $f has no complete call"
+      [ "$n" -gt 0 ] || fail "$mode: $f has no function record"
     fi
   done
   ran=$((ran + 1))

@@ -18,8 +18,8 @@ for mode in "${MODES[@]}"; do
     check_profile "$f"
   else
     n=$(check_trace "$f" ./patch_load)
-    [ "$n" -gt 0 ] || fail "$mode: no complete call in $f"
-    note "$mode: $n complete calls"
+    [ "$n" -gt 0 ] || fail "$mode: no function record in $f"
+    note "$mode: $n function records"
   fi
   # Exact phase in its own process: exact per-function counts in the file.
   XRAY_OPTIONS="xray_logfile_base=ex-$mode-" STRESS_PROFILE_PREFIX="ex-$mode-" \

@@ -33,7 +33,7 @@ known_bug() {
 
 # trace_loads FILE BINARY: true when llvm-xray loads the file.
 trace_loads() {
-  "$LLVM_XRAY" account -k -format=csv -m "$2" "$1" >/dev/null 2>&1
+  "$LLVM_XRAY" convert -f yaml -m "$2" "$1" -o /dev/null >/dev/null 2>&1
 }
 
 # build NAME [extra clang flags...]: compiles $TEST_SRC_DIR/NAME.c with the
@@ -56,15 +56,14 @@ run() {
 }
 
 # check_trace FILE BINARY: llvm-xray must load a basic or FDR file (its
-# loader checks every record). Prints the number of matched calls llvm-xray
-# account finds (it keeps going past calls that patching cut in half, and
-# past FDR buffers that are not in time order).
+# loader checks every record). Prints the number of function records.
 check_trace() {
-  local file=$1 bin=$2
+  local file=$1 bin=$2 n
   need_llvm_xray
-  "$LLVM_XRAY" account -k -format=csv -m "$bin" "$file" -o "$file.csv" 2>"$file.err" ||
-    { head -c 2000 "$file.err" >&2; fail "llvm-xray cannot read $file"; }
-  awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$file.csv"
+  n=$("$LLVM_XRAY" convert -f yaml -m "$bin" "$file" 2>"$file.err" | grep -c 'kind: function-') ||
+    true
+  [ -s "$file.err" ] && { head -c 2000 "$file.err" >&2; fail "llvm-xray cannot read $file"; }
+  echo "${n:-0}"
 }
 
 # exact_counts FILE BINARY: llvm-xray convert must load the file; writes
