@@ -16,6 +16,7 @@
 #   XRAY_TEST_JOBS     parallel build and ctest jobs, default 2
 #   XRAY_FUZZ_SECONDS  seconds per fuzz target, default 30
 #   XRAY_SKIP_INSTALL  set to 1 to never call apt-get
+#   XRAY_TEST_ALL_COMPILERS  0: do not install clang-13/16/19 (their tests skip)
 #   XRAY_TSAN_TESTS    ctest -R regex of the tests run under TSan
 set -euo pipefail
 
@@ -36,19 +37,29 @@ START=$SECONDS
 say() { printf '\n=== [%4ds] %s\n' $((SECONDS - START)) "$*"; }
 
 # --- 1. what a fresh machine lacks ----------------------------------------
-missing=()
+missing=() optional=()
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+want_cmd() { command -v "$1" >/dev/null 2>&1 || optional+=("$2"); }
 need_file() { [ -e "$1" ] || missing+=("$2"); }
 
 need_cmd cmake cmake
 need_cmd make make
-need_cmd cc gcc
+need_cmd cc "gcc libc6-dev"
 need_cmd clang clang
 need_cmd llvm-xray llvm
 need_cmd llvm-readelf llvm
 need_cmd llvm-objdump llvm
 need_cmd ld.lld lld
 need_file /usr/include/cmocka.h libcmocka-dev
+want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
+# The other compilers the sled decoder must handle (core_patch.matrix skips
+# any that is missing). XRAY_TEST_ALL_COMPILERS=0 leaves them out.
+if [ "${XRAY_TEST_ALL_COMPILERS:-1}" != 0 ]; then
+  for v in 13 16 19; do
+    want_cmd "clang-$v" "clang-$v"
+    want_cmd "llvm-xray-$v" "llvm-$v"
+  done
+fi
 if command -v clang >/dev/null 2>&1; then
   # The sanitizer and libFuzzer runtimes are only "recommended" by clang.
   clang_major=$(clang -dumpversion | cut -d. -f1)
@@ -59,25 +70,31 @@ else
   missing+=(libclang-rt-dev)  # resolved below once clang is there
 fi
 
-if [ ${#missing[@]} -gt 0 ] && [ "${XRAY_SKIP_INSTALL:-0}" != 1 ]; then
+if [ $((${#missing[@]} + ${#optional[@]})) -gt 0 ] && [ "${XRAY_SKIP_INSTALL:-0}" != 1 ]; then
   SUDO=()
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || {
+    if command -v sudo >/dev/null 2>&1; then
+      SUDO=(sudo -n)
+    elif [ ${#missing[@]} -gt 0 ]; then
       echo "run-all.sh: missing packages (${missing[*]}) and no root or sudo" >&2
       exit 1
-    }
-    SUDO=(sudo -n)
+    else
+      optional=() # nothing we must have; the tests that need these skip
+    fi
   fi
-  pkgs=$(printf '%s\n' "${missing[@]}" | grep -v '^libclang-rt-dev$' | sort -u | tr '\n' ' ')
-  say "installing: $pkgs"
   export DEBIAN_FRONTEND=noninteractive
+  apt() { "${SUDO[@]}" apt-get -y -q --no-install-recommends "$@"; }
+  pkgs=() rt=0
+  for p in "${missing[@]}"; do
+    if [ "$p" = libclang-rt-dev ]; then rt=1; else pkgs+=($p); fi
+  done
+  say "installing: ${pkgs[*]} ${optional[*]}"
   "${SUDO[@]}" apt-get update -q
-  # shellcheck disable=SC2086
-  [ -z "$pkgs" ] || "${SUDO[@]}" apt-get install -y -q --no-install-recommends $pkgs
-  if printf '%s\n' "${missing[@]}" | grep -qx 'libclang-rt-dev'; then
-    "${SUDO[@]}" apt-get install -y -q --no-install-recommends \
-      "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
-  fi
+  [ ${#pkgs[@]} -eq 0 ] || apt install "${pkgs[@]}"
+  [ $rt = 0 ] || apt install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+  for p in "${optional[@]}"; do
+    apt install "$p" || say "optional package $p not installable: its tests skip"
+  done
 fi
 
 # --- helpers ---------------------------------------------------------------
