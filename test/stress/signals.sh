@@ -40,8 +40,6 @@ for mode in "${MODES[@]}"; do
   dropped=$(sed -n 's/.* \([0-9]*\) nested events dropped.*/\1/p' "$mode.log" | tail -n 1)
   if [ -n "$dropped" ]; then
     expect_eq "$mode dropped nested events" "$(( 2 * (signals - sc) ))" "$dropped"
-  elif [ "$mode" = xray-fdr ]; then
-    known_bug fdr "nested events are dropped without being counted (lib/fdr/fdr_controller_hot.c: function_event returns on xr_in_handler; the flush report has no such count): $((signals - sc)) signal calls lost silently"
   else
     fail "$mode: no count of nested events dropped at verbosity 1 ($((signals - sc)) signal calls were dropped)"
   fi
