@@ -94,7 +94,7 @@ NOINST static const char *stress_default_config(const char *mode) {
   if (strcmp(mode, "xray-basic") == 0)
     return "func_duration_threshold_us=0";
   if (strcmp(mode, "xray-fdr") == 0)
-    return "func_duration_threshold_us=0 grace_period_ms=0";
+    return "func_duration_threshold_us=0 grace_period_ms=0 buffer_max=400"; /* 6.4 MB: exact counts need no overwrite */
   if (strcmp(mode, "xray-profiling") == 0)
     return "grace_period_ms=0";
   return "";
