@@ -30,6 +30,27 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
 
+/* The writer's busy flag and the epoch, as C11 atomics (same instructions
+ * as plain moves on x86). Ordering argument: busy := 1 must be visible to
+ * finalize before this thread reads the epoch (store -> load order, which
+ * x86 does not give without a fence). No fence is paid here: finalize
+ * changes the epoch and then runs membarrier, which makes every running
+ * thread execute a full fence; so either our busy := 1 is seen by
+ * xr_fdr_writers_quiesce (it waits) or our epoch load sees the change (we
+ * back out). Hence relaxed for the set and the epoch load; the compiler
+ * barrier keeps the compiler from moving them. busy := 0 is a release
+ * store: the records and extents written under busy happen before
+ * quiesce's acquire load that reads 0. */
+static XR_ALWAYS_INLINE void set_busy(struct xr_fdr_writer *w) {
+  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
+}
+static XR_ALWAYS_INLINE void clear_busy(struct xr_fdr_writer *w) {
+  __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+}
+static XR_ALWAYS_INLINE uint64_t current_epoch(void) {
+  return __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
+}
+
 /* An event arriving while this thread is already inside the tracer (from a
  * signal handler) is dropped and counted in the thread's own slot, or until
  * it has one, in its thread state. One locked add: a signal landing inside
@@ -68,9 +89,9 @@ static XR_ALWAYS_INLINE bool begin_write(struct xr_fdr_thread *t, uint64_t tsc,
                                          size_t need) {
   struct xr_fdr_writer *w = t->writer;
   if (XR_LIKELY(w != NULL)) {
-    w->busy = 1;
+    set_busy(w);
     BARRIER();
-    if (XR_LIKELY(t->epoch == *(volatile uint64_t *)&xr_fdr_hot.epoch &&
+    if (XR_LIKELY(t->epoch == current_epoch() &&
                   (size_t)(t->end - t->cur) >= need)) {
       BARRIER(); /* configuration reads stay after the epoch check */
       return true;
@@ -85,7 +106,7 @@ static XR_ALWAYS_INLINE void end_write(struct xr_fdr_thread *t, uint8_t *p) {
   t->cur = p;
   *t->extents = (uint64_t)(p - t->begin);
   BARRIER();
-  t->writer->busy = 0;
+  clear_busy(t->writer);
 }
 
 /* Writes NewCPUId when the thread moved, TSCWrap when the delta does not fit
@@ -143,6 +164,11 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
         uint8_t *back =
             xr_fdr_rewind(t->run_start, p, id, tsc, threshold, &last);
         if (back) {
+          /* Owner-only counter: a plain add (no locked RMW), atomic only so
+           * flush may read it. Off the common path: erasure is here only. */
+          uint64_t *erased = &t->writer->erased;
+          __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1,
+                           __ATOMIC_RELAXED);
           t->last_tsc = last;
           end_write(t, back);
           goto out;
@@ -191,17 +217,17 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
     return;
   }
   xr_in_handler = 1;
-  w->busy = 1;
+  set_busy(w);
   BARRIER();
   uint32_t cpu;
   __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
   size_t need = XR_FDR_FN_SIZE + (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
   uint8_t *p = t->cur;
   uint64_t delta = tsc - t->last_tsc;
-  if (XR_UNLIKELY(t->epoch != *(volatile uint64_t *)&xr_fdr_hot.epoch ||
+  if (XR_UNLIKELY(t->epoch != current_epoch() ||
                   (size_t)(t->end - p) < need || cpu != t->cpu ||
                   delta > INT32_MAX)) {
-    w->busy = 0;
+    clear_busy(w);
     BARRIER();
     xr_in_handler = 0;
     function_event_full(id, type, arg, tsc);
@@ -217,7 +243,7 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   } else { /* exit or tail exit */
     if (xr_fdr_hot.threshold_ticks != 0 && p != t->run_start) {
       /* maybe a short call to erase: the full path looks */
-      w->busy = 0;
+      clear_busy(w);
       BARRIER();
       xr_in_handler = 0;
       function_event_full(id, type, arg, tsc);
@@ -231,7 +257,7 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   t->cur = p;
   *t->extents = (uint64_t)(p - t->begin);
   BARRIER();
-  w->busy = 0;
+  clear_busy(w);
   xr_in_handler = 0;
 }
 

@@ -60,7 +60,7 @@ void xr_fdr_prepare_slow(void *arg) {
     xr_thread_arm();
   }
   struct xr_fdr_writer *w = t->writer;
-  w->busy = 1;
+  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
   /* A real fence here (slow path): busy is visible before the epoch is read,
    * even where membarrier is unavailable. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -87,7 +87,7 @@ void xr_fdr_prepare_slow(void *arg) {
     t->buffer = NULL;
     t->cur = t->end = NULL;
   }
-  struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&xr_fdr_queue);
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire_for(&xr_fdr_queue, w);
   if (!b) {
     count_drop(t);
     goto idle;
@@ -136,7 +136,7 @@ void xr_fdr_thread_exit(void) {
   struct xr_fdr_writer *w = t->writer;
   if (!w)
     return;
-  w->busy = 1;
+  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (t->buffer && t->epoch == load_epoch())
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
