@@ -161,7 +161,13 @@ size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
         continue;
       }
     }
-    b->flush_extents = b->extents;
+    uint64_t extents = b->extents;
+    if (h > XR_FDR_BUFFER_HELD) {
+      const uint8_t *cur = ((const struct xr_fdr_writer *)h)->cur;
+      if (cur >= b->data && cur <= b->data + q->buffer_size)
+        extents = (uint64_t)(cur - b->data);
+    }
+    b->flush_extents = extents;
   }
   return left_out;
 }

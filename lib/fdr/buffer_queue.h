@@ -29,7 +29,9 @@ enum { XR_FDR_BUFFER_FREE = 0, XR_FDR_BUFFER_CLOSED = 1, XR_FDR_BUFFER_HELD = 2 
 
 struct xr_fdr_buffer {
   uint8_t *data;            /* buffer_size bytes (XR_FDR_PREFIX before it) */
-  uint64_t extents;         /* bytes of records; stored by the holder */
+  uint64_t extents;         /* bytes of records: set at acquisition and
+                               release; while held by a writer slot its
+                               cursor (xr_fdr_writer.cur) is the truth */
   uintptr_t holder;         /* atomic: XR_FDR_BUFFER_* or the writer slot */
   uint64_t flush_extents;   /* extents as xr_fdr_queue_close found them;
                                written and read only by the control path */
@@ -91,7 +93,12 @@ XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
                                            size_t from);
 
 struct xr_fdr_writer {
-  uint32_t busy;          /* atomic: owner is inside a handler */
+  uint32_t busy;          /* atomic: owner is inside a handler; also the
+                             FDR fast path's re-entrancy guard */
+  uint8_t *cur;           /* owner's cursor in the buffer it holds (the
+                             buffer's extents, kept here so the hot path
+                             stores one pointer); read by
+                             xr_fdr_queue_close once the owner is idle */
   uint32_t claimed;       /* atomic: slot owned by a live thread */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already

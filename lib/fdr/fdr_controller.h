@@ -16,7 +16,6 @@ struct xr_fdr_thread {
   uint8_t *end;       /* records must end at or before this */
   uint8_t *run_start; /* [run_start, cur) holds only plain enter records */
   uint8_t *begin;     /* first byte of the buffer's data */
-  uint64_t *extents;  /* &buffer->extents */
   uint64_t last_tsc;  /* TSC of the last record written (reader's base) */
   uint64_t epoch;     /* xr_fdr_hot.epoch this state belongs to; 0 none */
   struct xr_fdr_writer *writer; /* slot while the thread is known */

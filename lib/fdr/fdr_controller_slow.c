@@ -83,6 +83,7 @@ void xr_fdr_prepare_slow(void *arg) {
     goto idle;
   }
   if (t->buffer) {
+    t->buffer->extents = (uint64_t)(t->cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
     t->buffer = NULL;
     t->cur = t->end = NULL;
@@ -102,7 +103,7 @@ void xr_fdr_prepare_slow(void *arg) {
   t->begin = b->data;
   t->end = b->data + cap;
   t->cur = t->run_start = p;
-  t->extents = &b->extents;
+  w->cur = p;
   t->cpu = cpu;
   t->last_tsc = a->tsc;
   b->extents = (uint64_t)(p - b->data);
@@ -138,8 +139,10 @@ void xr_fdr_thread_exit(void) {
     return;
   __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (t->buffer && t->epoch == load_epoch())
+  if (t->buffer && t->epoch == load_epoch()) {
+    t->buffer->extents = (uint64_t)(t->cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
+  }
   /* Otherwise the buffer stays held: finalize has run, and flush writes
    * held buffers as they are. */
   t->buffer = NULL;
