@@ -60,8 +60,6 @@ struct xr_fdr_prepare_args {
  * buffer when the held one lacks `need` bytes; drops (and counts) when none
  * is free. On success leaves the writer busy. */
 XR_HIDDEN void xr_fdr_prepare_slow(void *prepare_args);
-/* Non-TSC clock (CLOCK_MONOTONIC based), out: *(uint64_t *)arg. */
-XR_HIDDEN void xr_fdr_clock_slow(void *u64_out);
 /* CPU id without rseq, out: *(uint32_t *)arg. */
 XR_HIDDEN void xr_fdr_cpu_slow(void *u32_out);
 /* Counts an event dropped for a reason other than a missing buffer (an

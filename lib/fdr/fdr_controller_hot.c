@@ -61,17 +61,6 @@ static XR_ALWAYS_INLINE void count_nested(void) {
                      __ATOMIC_RELAXED);
 }
 
-static XR_ALWAYS_INLINE uint64_t fdr_now(void) {
-  if (XR_LIKELY(xr_clock.using_tsc)) {
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-  }
-  uint64_t now;
-  xr_call_preserving_vectors(xr_fdr_clock_slow, &now);
-  return now;
-}
-
 static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
   intptr_t off = xr_fdr_hot.rseq_cpu_offset;
   uint32_t cpu;
@@ -148,7 +137,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   xr_in_handler = 1;
   BARRIER();
   if (tsc == 0)
-    tsc = fdr_now();
+    tsc = xr_now();
   struct xr_fdr_thread *t = &xr_fdr_thread;
   /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
@@ -219,7 +208,8 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   set_busy(w);
   BARRIER();
   /* The clock after the flag: a signal handler's events are dropped from
-   * here on, and any it wrote before came earlier in time too. */
+   * here on, and any it wrote before came earlier in time too. xr_now()
+   * inlined without its using_tsc test, made above with the others. */
   uint32_t lo, hi;
   __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
   uint64_t tsc = ((uint64_t)hi << 32) | lo;
@@ -284,7 +274,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
   }
   xr_in_handler = 1;
   BARRIER();
-  uint64_t tsc = fdr_now(); /* after the guard: see function_event_full */
+  uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
   struct xr_fdr_thread *t = &xr_fdr_thread;
   /* Empty events are invalid for readers; oversized ones fit no buffer;
    * version 1 has no typed events. */

@@ -113,8 +113,6 @@ idle:
   __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 }
 
-void xr_fdr_clock_slow(void *out) { *(uint64_t *)out = xr_clock_fallback_now(); }
-
 void xr_fdr_cpu_slow(void *out) { *(uint32_t *)out = xr_cpu_id(); }
 
 void xr_fdr_count_drop_slow(void *thread) {

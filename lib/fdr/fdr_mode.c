@@ -375,13 +375,12 @@ static bool log_has_function_record(void) {
 
 /* Every call was erased by the threshold: the user gets a log without a
  * single function record and may not know why. Said once per flush; at
- * verbosity 0 only to a person (stderr is a terminal), the rule
- * lib/core/init.c uses for its hints (its helper is static there). */
+ * verbosity 0 only to a person (stderr is a terminal): xr_hint_level. */
 static void report_all_calls_erased(void) {
   uint64_t erased = xr_fdr_writers_erased();
   if (erased == 0 || log_has_function_record())
     return;
-  xr_report(isatty(STDERR_FILENO) ? XR_ERROR : XR_INFO,
+  xr_report(xr_hint_level(),
             "xray-fdr: all %llu function calls were shorter than "
             "func_duration_threshold_us=%d and were erased; the log has no "
             "function records (func_duration_threshold_us=0 keeps every "
