@@ -85,7 +85,7 @@ static uintptr_t trampoline_for(uint8_t kind) {
 }
 
 static void store_first_two(uintptr_t address, uint16_t bytes) {
-  __asm__ volatile("movw %1, %0" : "=m"(*(uint16_t *)address) : "r"(bytes) : "memory");
+  __atomic_store_n((volatile uint16_t *)address, bytes, __ATOMIC_RELEASE);
 }
 
 static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) {
@@ -104,8 +104,8 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) 
   uint64_t opcode = sled->kind == EXIT ? OP_JMP : OP_CALL;
   uint64_t want = (uint64_t)(uint32_t)id | opcode << 32 | (uint64_t)(rel32 & 0xFFFFFFu) << 40;
   uint8_t last = (uint8_t)(rel32 >> 24);
-  __asm__ volatile("movq %1, %0" : "=m"(*(uint64_t *)(p + 2)) : "r"(want) : "memory");
-  __asm__ volatile("movb %1, %0" : "=m"(*(uint8_t *)(p + 10)) : "q"(last) : "memory");
+  memcpy(p + 2, &want, 8); /* written blind: reading first would fault the */
+  p[10] = last;            /* page in once for the read, again for the copy */
   store_first_two(sled->address, BYTES_MOV_R10D); /* release: after the body */
   return 0;
 }
