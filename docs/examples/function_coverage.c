@@ -12,7 +12,8 @@
  *   4. __xray_log_finalize() stops it and __xray_log_flushLog() reports.
  *
  * Build (the runtime linked whole, as the clang driver does):
- *   clang -fxray-instrument -fno-xray-link-deps -I include \
+ *   (clang 13-16 spell it -fnoxray-link-deps, clang 19 -fno-xray-link-deps)
+ *   clang -fxray-instrument -fnoxray-link-deps -I include \
  *     docs/examples/function_coverage.c -o coverage \
  *     -Wl,--whole-archive build/lib/libxray.a -Wl,--no-whole-archive -lpthread
  *   ./coverage

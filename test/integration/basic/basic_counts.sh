@@ -44,6 +44,13 @@ if have_ref; then
   build_ref calls
   run 4 3000 calls.ref ref 2>/dev/null
   ref=$(only_file "ref-calls.ref.*")
-  expect_eq "counts like compiler-rt" "$(counts calls.ref "$ref")" "$(counts calls "t4-calls."*)"
-  expect_eq "graph like compiler-rt" "$(edges calls.ref "$ref")" "$(edges calls "t4-calls."*)"
+  # compiler-rt is the baseline, not the thing under test: its 4-thread log
+  # is sometimes rejected by llvm-xray account (it writes exits of calls whose
+  # entries went into another flush). Compare only when the tool reads it.
+  if ref_counts=$(counts calls.ref "$ref" 2>/dev/null) && [ -n "$ref_counts" ]; then
+    expect_eq "counts like compiler-rt" "$ref_counts" "$(counts calls "t4-calls."*)"
+    expect_eq "graph like compiler-rt" "$(edges calls.ref "$ref")" "$(edges calls "t4-calls."*)"
+  else
+    note "llvm-xray cannot read compiler-rt's log this time; comparison skipped"
+  fi
 fi
