@@ -55,10 +55,13 @@ static uint64_t raw_ns(void) {
   return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t xr_clock_fallback_now(void) {
+/* The vector-preserving wrapper, xr_clock_fallback_now, is in clock_hot.c
+ * (compiled -mgeneral-regs-only, so the wrapper itself touches no vector
+ * register before the save). */
+void xr_clock_monotonic_cb(void *out) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+  *(uint64_t *)out = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /* a * b / c exactly, with a 128-bit product and one divq (no libgcc, no

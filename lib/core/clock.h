@@ -23,10 +23,20 @@ struct xr_clock_info {
 XR_HIDDEN extern struct xr_clock_info xr_clock;
 XR_HIDDEN void xr_clock_init(void);
 
-/* Slow path of xr_now() when there is no usable TSC. */
+/* Slow path of xr_now() when there is no usable TSC: CLOCK_MONOTONIC ns,
+ * read through xr_call_preserving_vectors (lib/core/clock_hot.c), so it is
+ * safe in lean handlers, whose callers saved no vector register, while
+ * clock_gettime (vDSO, libc) may use any. Costs an XSAVE/XRSTOR pair on top
+ * of clock_gettime: a few hundred cycles, only on machines without an
+ * invariant TSC. */
 XR_HIDDEN uint64_t xr_clock_fallback_now(void);
 
-/* Hot path: one predictable branch and one rdtsc. */
+/* fn for xr_call_preserving_vectors: stores CLOCK_MONOTONIC ns into
+ * *(uint64_t *)out. Ordinary code; call it only behind the vector save. */
+XR_HIDDEN void xr_clock_monotonic_cb(void *out);
+
+/* Hot path: one predictable branch and one rdtsc. Safe in every caller,
+ * lean handlers (*_hot.c) included. */
 static XR_ALWAYS_INLINE uint64_t xr_now(void) {
   if (XR_LIKELY(xr_clock.using_tsc)) {
     uint32_t lo, hi;

@@ -25,20 +25,6 @@
 
 static void grow_cb(void *t) { xr_trie_add_chunk(t); }
 
-/* xr_now() without a usable TSC calls clock_gettime through ordinary code,
- * which may use vector registers: keep that call behind the vector save. */
-static void fallback_now_cb(void *out) { *(uint64_t *)out = xr_clock_fallback_now(); }
-static XR_ALWAYS_INLINE uint64_t lean_now(void) {
-  if (XR_LIKELY(xr_clock.using_tsc)) {
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-  }
-  uint64_t t;
-  xr_call_preserving_vectors(fallback_now_cb, &t);
-  return t;
-}
-
 int xr_prof_lean_grow(struct xr_trie *t) {
   xr_call_preserving_vectors(grow_cb, t);
   return t->grow_failed ? -1 : 0;
@@ -62,7 +48,7 @@ static XR_NOINLINE bool refresh(struct xr_prof_thread *p) {
 static XR_NOINLINE void slow_event(int32_t id, XRayEntryType type, uintptr_t sp,
                                    uint64_t now) {
   if (now == 0)
-    now = lean_now();
+    now = xr_now(); /* lean-safe: its fallback saves vectors */
   struct xr_prof_thread *p = &xr_prof_tls;
   if (p->gen_tag != __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED) &&
       !refresh(p))
