@@ -107,6 +107,7 @@ struct xr_basic_thread {
   uint64_t dropped_nested;  /* events dropped by the re-entrancy guard */
   uint64_t unmatched_exits; /* exits of calls entered before recording */
   uint64_t unwound;         /* calls closed by unwinding (longjmp, throw) */
+  uint64_t erased;          /* calls rewound as shorter than the threshold */
   /* Registry of threads (basic_mode.c), under its lock. */
   struct xr_basic_thread *next, *prev;
   size_t buf_bytes, frames_bytes; /* mapping sizes */

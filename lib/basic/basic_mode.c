@@ -42,7 +42,7 @@ static bool hooks_registered, membarrier_registered;
 
 /* Statistics of threads that exited since init, under threads_lock. */
 static struct {
-  uint64_t dropped_nested, unmatched_exits, unwound;
+  uint64_t dropped_nested, unmatched_exits, unwound, erased;
 } gone;
 
 /* ---- threads --------------------------------------------------------- */
@@ -164,6 +164,7 @@ static void on_thread_exit(void) {
   gone.dropped_nested += t->dropped_nested;
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
+  gone.erased += t->erased;
   unlink_thread(t);
   xr_basic_lock_release(&threads_lock);
   unmap_buffers(t);
@@ -178,7 +179,7 @@ static void on_fork_child(void) {
   threads_lock.held = 0;
   xr_basic_writer_after_fork();
   threads = NULL;
-  gone.dropped_nested = gone.unmatched_exits = gone.unwound = 0;
+  gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
   if (!t->registered)
     return;
@@ -189,7 +190,7 @@ static void on_fork_child(void) {
   for (uint32_t i = 0; i < tracked; i++)
     t->frames[i].recorded = 0;
   t->ids = xr_basic_ids(xr_tid(), xr_pid());
-  t->dropped_nested = t->unmatched_exits = t->unwound = 0;
+  t->dropped_nested = t->unmatched_exits = t->unwound = t->erased = 0;
 }
 
 /* ---- the mode ---------------------------------------------------------- */
@@ -306,6 +307,23 @@ static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ms) {
   return true;
 }
 
+/* The user asked for a trace and gets none because every call was shorter
+ * than the threshold (default 5 us): say so once per process, with the
+ * option to change, as the core's hints do (to a terminal at verbosity 0,
+ * always at verbosity >= 1). */
+static void say_if_all_erased(uint64_t erased) {
+  static int once;
+  if (erased == 0 || xr_basic_writer_records() != 0)
+    return;
+  xr_report_once(&once, xr_hint_level(),
+                 "basic mode: no log written: all %llu call(s) took less than "
+                 "func_duration_threshold_us=%d and were filtered out; set "
+                 "XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 to keep "
+                 "every call",
+                 (unsigned long long)erased,
+                 (int)options.func_duration_threshold_us);
+}
+
 static XRayLogFlushStatus basic_flush(void) {
   xr_basic_lock_take(&control_lock);
   if (state != XRAY_LOG_FINALIZED) {
@@ -314,7 +332,7 @@ static XRayLogFlushStatus basic_flush(void) {
   }
   quiesce();
   uint64_t deadline = now_ms() + 2000;
-  uint64_t dropped = 0, unmatched = 0, unwound = 0, stuck = 0;
+  uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
   xr_basic_lock_take(&threads_lock);
   for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
     if (!wait_idle(t, deadline)) {
@@ -325,12 +343,14 @@ static XRayLogFlushStatus basic_flush(void) {
     dropped += __atomic_exchange_n(&t->dropped_nested, 0, __ATOMIC_RELAXED);
     unmatched += t->unmatched_exits;
     unwound += t->unwound;
-    t->unmatched_exits = t->unwound = 0;
+    erased += t->erased;
+    t->unmatched_exits = t->unwound = t->erased = 0;
   }
   dropped += gone.dropped_nested;
   unmatched += gone.unmatched_exits;
   unwound += gone.unwound;
-  gone.dropped_nested = gone.unmatched_exits = gone.unwound = 0;
+  erased += gone.erased;
+  gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   xr_basic_lock_release(&threads_lock);
   xr_basic_writer_close();
   const char *path = xr_basic_writer_path();
@@ -341,6 +361,7 @@ static XRayLogFlushStatus basic_flush(void) {
             "without entries, %llu calls closed by unwinding",
             (unsigned long long)dropped, (unsigned long long)unmatched,
             (unsigned long long)unwound);
+  say_if_all_erased(erased);
   if (stuck > 0)
     xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
               "their buffers were not written", (unsigned long long)stuck);

@@ -31,9 +31,7 @@ bool xr_runtime_initialized(void) {
  * these say so once, with what to change. At verbosity 0 only to a person
  * (stderr is a terminal): scripts and logs see exactly the program's own
  * output, as without XRay. At verbosity >= 1 always. */
-static enum xr_report_level hint_level(void) {
-  return isatty(STDERR_FILENO) ? XR_ERROR : XR_INFO;
-}
+static enum xr_report_level hint_level(void) { return xr_hint_level(); }
 
 /* The mode or flag in XRAY_OPTIONS that asks for a trace, or NULL. */
 static const char *tracing_asked_by(void) {

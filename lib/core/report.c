@@ -51,6 +51,10 @@ void xr_report(enum xr_report_level level, const char *fmt, ...) {
   va_end(ap);
 }
 
+enum xr_report_level xr_hint_level(void) {
+  return isatty(STDERR_FILENO) ? XR_ERROR : XR_INFO;
+}
+
 void xr_report_once(int *once, enum xr_report_level level, const char *fmt,
                     ...) {
   if ((int)level > __atomic_load_n(&xr_verbosity, __ATOMIC_RELAXED))

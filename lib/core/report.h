@@ -24,4 +24,11 @@ XR_HIDDEN void xr_report_once(int *once, enum xr_report_level level,
                               const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Level of a hint: a message that the user would want because they asked
+ * for a trace that will not come (or come out empty). XR_ERROR (printed at
+ * every verbosity) when stderr is a terminal, a person reads it; XR_INFO
+ * otherwise, so scripts and logs see exactly the program's own output at
+ * verbosity 0. */
+XR_HIDDEN enum xr_report_level xr_hint_level(void);
+
 #endif

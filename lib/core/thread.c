@@ -44,12 +44,14 @@ int32_t xr_process_pid_slow(void) {
 
 static void run_exit_hooks(void *unused) {
   (void)unused;
-  uint8_t was_in = xr_in_handler;
-  xr_in_handler = 1; /* events raised by the hooks themselves are dropped */
+  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  /* Events raised by the hooks themselves are dropped. Atomic: a mode's
+   * collector may read this thread's guard meanwhile (profiling). */
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   unsigned n = __atomic_load_n(&exit_hook_count, __ATOMIC_ACQUIRE);
   for (unsigned i = 0; i < n; i++)
     exit_hooks[i]();
-  xr_in_handler = was_in;
+  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
 }
 
 /* Child of fork: only the forking thread exists; its caches and the pid

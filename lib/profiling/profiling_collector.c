@@ -4,9 +4,13 @@
 #include "core/clock.h"
 #include "core/thread.h"
 
+#include <errno.h>
+#include <linux/membarrier.h>
 #include <sched.h>
-#include <time.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
                                             .failed_gen = XR_PROF_NO_GEN};
@@ -90,12 +94,68 @@ static void on_fork_child(void) {
   posted = NULL; /* copies of the parent's memory; left mapped */
 }
 
+/* membarrier command end_session_and_fence uses; 0: none works here
+ * (kernel < 4.14, or a seccomp filter), so it falls back to a fence and a
+ * pause. Decided once at setup: the expedited command must be registered
+ * before its first use. */
+static int membarrier_cmd;
+
+static int choose_membarrier(void) {
+  long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (cmds <= 0)
+    return 0;
+  if ((cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+              0) == 0)
+    return MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+  if (cmds & MEMBARRIER_CMD_GLOBAL) /* slower (waits for every CPU), as sure */
+    return MEMBARRIER_CMD_GLOBAL;
+  return 0;
+}
+
 void xr_prof_collector_setup(void) {
   static int done;
   if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) != 0)
     return;
+  __atomic_store_n(&membarrier_cmd, choose_membarrier(), __ATOMIC_RELEASE);
   xr_thread_on_exit(on_thread_exit);
   xr_thread_on_fork_child(on_fork_child);
+}
+
+/* Ends the session and fences every thread; after it, a thread's guard read
+ * clear means its trie is not in use and will not be (profiling_hot.c's side
+ * of the protocol: guard := 1; read session; use trie; guard := 0 release).
+ *
+ * Ordering argument, for a thread T and this collector C:
+ *   C: active_gen := 0 (seq_cst); membarrier; then, per thread, load T's
+ *      guard (acquire).
+ *   membarrier returns only after every thread of the process running at
+ *   the time has executed a full memory barrier F (an IPI), and a thread
+ *   not running passes one at its next context switch; the kernel orders
+ *   C's store before the IPIs. So for any event E of T:
+ *   - E's guard := 1 precedes F in T's order: it is globally visible
+ *     before C's guard loads, which therefore read 1 (E still running:
+ *     busy, not taken) or a later value; a 0 is E's (or a later event's)
+ *     release store, after which T's trie writes are visible to C (acquire).
+ *   - F precedes E's guard := 1: E's session load comes after F, hence
+ *     after C's store, and reads 0: E goes to the slow path, which touches
+ *     the trie only through the atomic take (exactly one of T and C gets it).
+ *   Hence guard clear => T has finished with the trie and never uses it
+ *   again; guard set => C waits (bounded) or skips T and counts it.
+ * Without membarrier there is no such F: C issues a seq_cst fence and waits
+ * max(grace, 0.2 ms), much longer than a store buffer takes to drain (the
+ * only way T's guard := 1 can stay unseen), which is what the hot path
+ * would otherwise pay a fence per event for. */
+void xr_prof_end_session(unsigned grace_ms) {
+  __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_SEQ_CST);
+  int cmd = __atomic_load_n(&membarrier_cmd, __ATOMIC_ACQUIRE);
+  if (cmd != 0 && syscall(SYS_membarrier, cmd, 0, 0) == 0)
+    return;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  uint64_t ns = grace_ms > 0 ? (uint64_t)grace_ms * 1000000u : 200000u;
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
 }
 
 static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
@@ -168,11 +228,12 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
   if (own != NULL)
     post_locked(own);
   self->gen_tag = XR_PROF_NO_GEN;
-  /* Idle threads: not inside a handler now, and (grace period passed) not
-   * about to use the trie, because their next event sees the session ended
-   * and goes to the slow path, which finds the trie taken. A thread busy in
-   * a handler is retried a few times with the lock released: it is usually
-   * on its way to post the trie itself (which needs the lock). */
+  /* Idle threads: guard clear after xr_prof_end_session, so not inside a
+   * handler and never about to use the trie (see the argument there): their
+   * next event sees the session ended and goes to the slow path, which
+   * finds the trie taken. A thread busy in a handler is retried with the
+   * lock released: it is usually on its way to post the trie itself (which
+   * needs the lock). */
   for (int round = 0;; round++) {
     uint64_t busy = 0;
     for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {

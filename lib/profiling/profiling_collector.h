@@ -8,6 +8,11 @@
  * thread blocked at exit still counts. Open calls of a posted trie are
  * closed at the time of posting.
  *
+ * Hand-over at finalize: the handler sets its xr_in_handler guard before it
+ * reads the session and clears it (release) after its last trie access; the
+ * collector ends the session, fences every thread (membarrier), then reads
+ * the guards (xr_prof_end_session, xr_prof_collect).
+ *
  * Locking: one spin lock guards the thread registry and the posted list; it
  * is taken only on slow paths (first event of a thread, thread exit,
  * finalize), always with the caller's xr_in_handler set, so a signal handler
@@ -51,13 +56,21 @@ XR_HIDDEN void xr_prof_thread_refresh(void *arg);
 /* Lean arena growth for tries used by handlers (profiling_hot.c). */
 XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
-/* Registers the thread-exit and fork hooks (idempotent). */
+/* Registers the thread-exit and fork hooks and this process for expedited
+ * membarrier (idempotent). */
 XR_HIDDEN void xr_prof_collector_setup(void);
 
 /* Frees tries of ended sessions still held by the collector. */
 XR_HIDDEN void xr_prof_collector_reset(void);
 
-/* Finalize's part: posts the calling thread's trie, adopts idle threads'
+/* Ends the recording session (xr_prof_active_gen := 0) and makes every
+ * thread execute a full memory barrier (membarrier), so that afterwards a
+ * thread whose xr_in_handler reads clear (acquire) is done with its trie for
+ * good. Without membarrier: a fence and a pause of grace_ms (at least
+ * 0.2 ms). The ordering argument is in profiling_collector.c. */
+XR_HIDDEN void xr_prof_end_session(unsigned grace_ms);
+
+/* Finalize's part, after xr_prof_end_session: posts the calling thread's trie, adopts idle threads'
  * tries of generation gen, and returns the posted tries of gen in *out
  * (array owned by the collector, valid until xr_prof_collector_reset).
  * *not_collected counts threads that were busy and could not be adopted. */

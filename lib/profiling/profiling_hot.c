@@ -15,13 +15,40 @@
  *   exit:  a compare of the top frame's id, count++ / time += / histogram++.
  * Everything else (first event of a thread, a new node, unmatched exits,
  * limits) is one tail call to slow_event.
- * No atomic read-modify-write, no lock, no system call. */
+ * No atomic read-modify-write, no fence, no lock, no system call: the
+ * guard's accesses below are __atomic only so that the hand-over to the
+ * collector is data-race free; on x86 they are the same plain moves.
+ *
+ * Hand-over protocol with the collector (finalize takes idle threads'
+ * tries; the collector's side and the full argument are in
+ * profiling_collector.c, end_session_and_fence):
+ *   1. guard_enter: store xr_in_handler = 1 (relaxed), compiler barrier;
+ *   2. only then read the session (xr_prof_active_gen) and, if it is still
+ *      the thread's, use the trie;
+ *   3. guard_leave: store xr_in_handler = 0 with release, after the last
+ *      access to the trie.
+ * The collector ends the session, makes every thread execute a full fence
+ * (membarrier), then reads each guard with acquire: a clear guard means the
+ * thread's earlier events are visible to it (3) and its later events see the
+ * session ended (1-2), so the trie is no longer touched by its thread. */
 #include "core/clock.h"
 #include "core/thread.h"
 #include "profiling/call_trie.h"
 #include "profiling/profiling_collector.h"
 #include "core/handlers.h"
 #include "xray/xray_interface.h"
+
+static XR_ALWAYS_INLINE void guard_enter(void) {
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  /* The session is read after this store in program order; the collector's
+   * membarrier supplies the store-load fence at the moment it matters. */
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static XR_ALWAYS_INLINE void guard_leave(void) {
+  /* Release: the trie's updates are visible before the guard reads clear. */
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELEASE);
+}
 
 static void grow_cb(void *t) { xr_trie_add_chunk(t); }
 
@@ -53,14 +80,13 @@ static XR_NOINLINE void slow_event(int32_t id, XRayEntryType type, uintptr_t sp,
   if (p->gen_tag != __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED) &&
       !refresh(p))
     goto out;
-  struct xr_trie *t = p->trie;
+  struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_RELAXED);
   if (type == ENTRY || type == LOG_ARGS_ENTRY)
     xr_trie_enter(t, id, now, sp);
   else if (type == EXIT || type == TAIL)
     xr_trie_exit(t, id, now);
 out:
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  xr_in_handler = 0;
+  guard_leave();
 }
 
 /* The handler for entry, exit, tail exit and arg-logging entry (type 3; the
@@ -71,10 +97,9 @@ out:
  * the child cache; the exit matches the top frame), written out so that
  * every other case is one tail call to slow_event. */
 XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
-  if (XR_UNLIKELY(xr_in_handler != 0))
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0))
     return;
-  xr_in_handler = 1;
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  guard_enter();
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   if (XR_UNLIKELY(!xr_clock.using_tsc)) {
     slow_event(id, type, sp, 0);
@@ -89,7 +114,8 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     slow_event(id, type, sp, now);
     return;
   }
-  struct xr_trie *t = p->trie;
+  /* Owned by this thread while the session is its own (see above). */
+  struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_RELAXED);
   uint32_t d = t->depth;
   if (type == ENTRY || type == LOG_ARGS_ENTRY) {
     struct xr_trie_frame *f = &t->stack[d];
@@ -120,6 +146,5 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     t->depth = d - 1;
     xr_trie_record_call(top->node, now - top->entry_time);
   }
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  xr_in_handler = 0;
+  guard_leave();
 }

@@ -98,11 +98,11 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_INITIALIZING,
                                    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return (XRayLogInitStatus)expected;
-  uint8_t was_in = xr_in_handler;
-  xr_in_handler = 1;
+  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   if (xr_profiling_flags_load(&flags, args, args_size, &outputs,
                               &folded_calls) != 0) {
-    xr_in_handler = was_in;
+    __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
     set_state(XRAY_LOG_UNINITIALIZED);
     return XRAY_LOG_UNINITIALIZED;
   }
@@ -133,7 +133,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
    * acquire load of the same variable. */
   __atomic_store_n(&xr_prof_active_gen, session_gen, __ATOMIC_RELEASE);
   xr_handler_install(XR_SLOT_ARG0, (void *)xr_prof_handle_arg0, XR_HANDLER_LEAN);
-  xr_in_handler = was_in;
+  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
   return XRAY_LOG_INITIALIZED;
 }
 
@@ -148,18 +148,13 @@ static XRayLogInitStatus prof_finalize(void) {
   if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
                                    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return (XRayLogInitStatus)expected;
-  uint8_t was_in = xr_in_handler;
-  xr_in_handler = 1;
-  /* Threads see the session end at their next event; those inside a handler
-   * right now get the grace period to leave it before their tries are
-   * adopted (a thread still inside is skipped and counted). */
-  __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_RELEASE);
-  if (flags.grace_period_ms > 0) {
-    struct timespec ts = {flags.grace_period_ms / 1000,
-                          (long)(flags.grace_period_ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-  }
+  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  /* Threads see the session end at their next event; after the fence in
+   * xr_prof_end_session, a thread found outside the handler is done with its
+   * trie, and one inside is given up to about half a second to leave it
+   * (xr_prof_collect) before it is skipped and counted. */
+  xr_prof_end_session((unsigned)flags.grace_period_ms);
   struct xr_trie **got;
   trie_count = xr_prof_collect(session_gen, &got, &not_collected);
   tries = got;
@@ -177,7 +172,7 @@ static XRayLogInitStatus prof_finalize(void) {
               size);
     profile_map = 0;
   }
-  xr_in_handler = was_in;
+  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
   set_state(XRAY_LOG_FINALIZED);
   return XRAY_LOG_FINALIZED;
 }
@@ -296,8 +291,8 @@ static XRayLogFlushStatus prof_flush(void) {
   if (load_state() != XRAY_LOG_FINALIZED ||
       __atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL) != 0)
     return XRAY_LOG_NOT_FLUSHING;
-  uint8_t was_in = xr_in_handler;
-  xr_in_handler = 1;
+  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   if (!flags.no_flush)
     write_files();
   xr_handler_install(XR_SLOT_ARG0, NULL, XR_HANDLER_LEAN);
@@ -305,7 +300,7 @@ static XRayLogFlushStatus prof_flush(void) {
   free_profile();
   xr_prof_collector_reset();
   set_state(XRAY_LOG_UNINITIALIZED);
-  xr_in_handler = was_in;
+  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
   __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
   return XRAY_LOG_FLUSHED;
 }

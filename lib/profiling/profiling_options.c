@@ -20,7 +20,7 @@ static const struct xr_option options[] = {
      4096, (int64_t)1 << 32,
      "bytes of shadow stack per thread (32 per open call)"},
     {"grace_period_ms", XR_OPT_INT, F(grace_period_ms), 0, "1", 0, 60000,
-     "wait at finalize for threads inside a handler to leave it"},
+     "only without membarrier(2): pause at finalize before idle threads' profiles are taken"},
     {"no_flush", XR_OPT_BOOL, F(no_flush), 0, "false", 0, 0,
      "flush writes no file (data stays reachable in memory until flush)"},
     {"buffers_max", XR_OPT_INT, F(buffers_max), 0, "128", 1, 1 << 20,
