@@ -1,4 +1,5 @@
-/* Which vector state the trampolines must save (cpuid + xgetbv, once). */
+/* Which vector state the trampolines must save (cpuid + xgetbv, once), and
+ * whether they may keep flags with lahf/sahf. */
 #include "handlers.h"
 
 #include <cpuid.h>
@@ -6,6 +7,7 @@
 uint8_t xr_vector_avx;
 uint32_t xr_xsave_size;
 uint64_t xr_xsave_mask;
+uint8_t xr_cpu_lahf_sahf;
 
 /* User state components XSAVE may save for xr_call_preserving_vectors: x87,
  * SSE, AVX and the three AVX-512 parts. Not MPX (3, 4; obsolete) nor AMX
@@ -17,6 +19,8 @@ void xr_vector_state_init(void) {
   if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
     return;
   unsigned a, b, c, d;
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & 1u))
+    xr_cpu_lahf_sahf = 1;
   if (!__get_cpuid(1, &a, &b, &c, &d))
     goto out;
   const unsigned osxsave = 1u << 27, avx = 1u << 28;

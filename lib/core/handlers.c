@@ -28,9 +28,13 @@ static void refresh_dispatch(void) {
       [XR_T_ARG] = arg1 != XR_PATH_NONE ? arg1 : arg0,
       [XR_T_CUSTOM] = path_of(XR_SLOT_CUSTOM),
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
-  for (int t = 0; t < XR_T_COUNT; t++)
-    __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][want[t]],
+  for (int t = 0; t < XR_T_COUNT; t++) {
+    enum xr_path path = want[t];
+    if (path == XR_PATH_FULL && !xr_cpu_lahf_sahf)
+      path = XR_PATH_FULL_PUSHF;
+    __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][path],
                      __ATOMIC_RELEASE);
+  }
 }
 
 /* Ordering: the new slot is stored before the other one is cleared, so a

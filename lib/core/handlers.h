@@ -43,9 +43,12 @@ enum xr_trampoline {
   XR_T_ENTRY, XR_T_TAIL, XR_T_EXIT, XR_T_ARG, XR_T_CUSTOM, XR_T_TYPED,
   XR_T_COUNT
 };
-enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL };
+/* XR_PATH_FULL_PUSHF: the full path saving rflags with pushfq/popfq, for
+ * CPUs without LAHF/SAHF in 64-bit mode (xr_cpu_lahf_sahf == 0); not a
+ * choice of its own otherwise. */
+enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL, XR_PATH_FULL_PUSHF };
 XR_HIDDEN extern void *volatile xr_trampoline_dispatch[XR_T_COUNT];
-XR_HIDDEN extern void *const xr_trampoline_paths[XR_T_COUNT][3];
+XR_HIDDEN extern void *const xr_trampoline_paths[XR_T_COUNT][4];
 
 /* Vector state the trampolines save, decided once by xr_vector_state_init()
  * (lib/core/cpu_x86_64.c; idempotent) before any handler can run:
@@ -54,6 +57,10 @@ XR_HIDDEN extern void *const xr_trampoline_paths[XR_T_COUNT][3];
  * describe the XSAVE area of xr_call_preserving_vectors (size 0: use FXSAVE).
  * Read by assembly. */
 XR_HIDDEN extern uint8_t xr_vector_avx;
+/* 1 when the CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001 ECX bit 0):
+ * the full entry/exit paths then keep the status flags with lahf/sahf, else
+ * with pushfq/popfq (also set by xr_vector_state_init). */
+XR_HIDDEN extern uint8_t xr_cpu_lahf_sahf;
 XR_HIDDEN extern uint32_t xr_xsave_size;
 XR_HIDDEN extern uint64_t xr_xsave_mask;
 XR_HIDDEN void xr_vector_state_init(void);

@@ -84,8 +84,21 @@ static uintptr_t trampoline_for(uint8_t kind) {
   }
 }
 
+/* Code is written with plain x86 stores in asm, never C stores: sanitizers
+ * would instrument those, and ThreadSanitizer keeps no writable shadow for
+ * text (it faults). An aligned 2-byte mov is single-copy atomic, and x86
+ * stores are release-ordered: the "memory" clobber keeps the compiler from
+ * moving the body's stores after it. */
 static void store_first_two(uintptr_t address, uint16_t bytes) {
-  __atomic_store_n((volatile uint16_t *)address, bytes, __ATOMIC_RELEASE);
+  __asm__ volatile("movw %w1, (%0)" : : "r"(address), "r"(bytes) : "memory");
+}
+
+static void store_code_8(unsigned char *p, uint64_t v) {
+  __asm__ volatile("movq %1, (%0)" : : "r"(p), "r"(v) : "memory");
+}
+
+static void store_code_1(unsigned char *p, uint8_t v) {
+  __asm__ volatile("movb %b1, (%0)" : : "r"(p), "q"(v) : "memory");
 }
 
 static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) {
@@ -104,8 +117,8 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) 
   uint64_t opcode = sled->kind == EXIT ? OP_JMP : OP_CALL;
   uint64_t want = (uint64_t)(uint32_t)id | opcode << 32 | (uint64_t)(rel32 & 0xFFFFFFu) << 40;
   uint8_t last = (uint8_t)(rel32 >> 24);
-  memcpy(p + 2, &want, 8); /* written blind: reading first would fault the */
-  p[10] = last;            /* page in once for the read, again for the copy */
+  store_code_8(p + 2, want); /* written blind: reading first would fault */
+  store_code_1(p + 10, last); /* the page in once for the read, again here */
   store_first_two(sled->address, BYTES_MOV_R10D); /* release: after the body */
   return 0;
 }

@@ -3,10 +3,19 @@
  * W^X: only the pages that hold the affected sleds change protection, merged
  * into runs of adjacent pages; each run is made RWX (not just RW: other
  * threads may be running code on those pages), its sleds are rewritten, and
- * then exactly the protection it had before is restored. The original
- * protections come from /proc/self/maps, read once (for the address range of
- * the sleds) and cached: the runtime is the only one that changes them. So
- * when a call returns no page is writable and executable. */
+ * then exactly the protection it had before is restored. So when a call
+ * returns no page is writable and executable.
+ *
+ * The original protections are found once and cached (the runtime is the only
+ * one that changes them): from the program headers of the module holding the
+ * sleds (dl_iterate_phdr, no I/O), which is exactly what the loader mapped
+ * when each sled page lies in one PT_LOAD segment whose pages it shares with
+ * no other segment and no PT_GNU_RELRO range covers them; otherwise from
+ * /proc/self/maps (about 23 us here). The one case the headers cannot see is
+ * a program that itself changed the protection of its code pages before the
+ * first patching call; we restore the loader's protection then (never W+X
+ * unless the segment says so). */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "patching.h"
 
 #include "options.h"
@@ -15,11 +24,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* One mapping of /proc/self/maps that holds sleds, with its protection. */
+/* A range of pages that holds sleds, with its original protection: one
+ * mapping of /proc/self/maps or one PT_LOAD segment. */
 struct prot_segment {
   uintptr_t start, end;
   int prot;
@@ -33,6 +44,8 @@ static struct {
 
 /* Set while a patching call runs; a concurrent call returns ONGOING. */
 static int patching_busy;
+
+#define MAX_SLED_BYTES 22 /* the typed-event sled */
 
 static size_t sled_size(uint8_t kind) {
   switch (kind) {
@@ -115,6 +128,72 @@ static bool load_segments(uintptr_t lo, uintptr_t hi) {
   }
   close(fd);
   return ok && segments.count > 0;
+}
+
+/* Protections from the program headers. The module is the one with a
+ * PT_LOAD segment holding the lowest sled. Its PT_LOAD segments that meet
+ * [lo, hi) become the segments, if that is exact (see the head comment);
+ * else `exact` stays false and nothing is added. */
+struct phdr_search {
+  uintptr_t lo, hi, first_sled, last_sled;
+  size_t page;
+  bool found, exact;
+};
+
+static bool in_segment(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+                       uintptr_t a) {
+  uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+  return ph->p_type == PT_LOAD && a >= start && a < start + ph->p_memsz;
+}
+
+static int phdr_module(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  struct phdr_search *q = arg;
+  bool has_first = false, has_last = false;
+  for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    has_first = has_first || in_segment(info, &info->dlpi_phdr[i], q->first_sled);
+    has_last = has_last || in_segment(info, &info->dlpi_phdr[i], q->last_sled);
+  }
+  if (!has_first)
+    return 0; /* not this module */
+  q->found = true;
+  if (!has_last)
+    return 1; /* sleds in two modules? not ours to guess */
+  uintptr_t mask = q->page - 1, prev_end = 0;
+  for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = (info->dlpi_addr + ph->p_vaddr) & ~mask;
+    uintptr_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + mask) & ~mask;
+    if (ph->p_type == PT_GNU_RELRO && start < q->hi && end > q->lo)
+      return 1; /* protection changed after loading */
+    if (ph->p_type != PT_LOAD || ph->p_memsz == 0)
+      continue;
+    if (start < prev_end)
+      return 1; /* a page shared by two segments, or out of order */
+    prev_end = end;
+    if (start >= q->hi || end <= q->lo)
+      continue;
+    int prot = (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+               (ph->p_flags & PF_X ? PROT_EXEC : 0);
+    if (!add_segment(start, end, prot))
+      return 1;
+  }
+  q->exact = segments.count > 0;
+  return 1;
+}
+
+/* The original protections of [lo, hi): program headers, else /proc/self/maps. */
+static bool load_protections(uintptr_t lo, uintptr_t hi) {
+  const struct xr_sled_map *m = &xr_self_map;
+  struct phdr_search q = {lo, hi, m->min_sled, m->max_sled, (size_t)sysconf(_SC_PAGESIZE),
+                          false, false};
+  segments.count = 0;
+  if (q.page && !(q.page & (q.page - 1)))
+    dl_iterate_phdr(phdr_module, &q);
+  if (q.exact)
+    return true;
+  segments.count = 0;
+  return load_segments(lo, hi);
 }
 
 /* Applies `prot` (or, when restore is set, each mapping's own protection) to
@@ -231,15 +310,60 @@ static int collect_run(const struct run *r, void *ctx) {
   return 0;
 }
 
+/* Builds all_runs for the whole map in one pass over the sleds: a sled whose
+ * first page lies in or right after the current run grows it; any other
+ * (a gap, or an out-of-order sled below the run) starts a new run, so runs
+ * stay exact in any order (two runs may then share a page: each is
+ * restored before the next is opened). Function ids are found only where a
+ * run starts, by moving a cursor forward (ids follow sled order), so the
+ * whole build costs one pass over the sleds plus one over the functions.
+ * Returns 0, or -1 when out of memory (all_runs is then left invalid). */
+static int build_all_runs(size_t page) {
+  const struct xr_sled *sleds = xr_self_map.sleds;
+  const struct xr_function *fns = xr_self_map.functions;
+  size_t n = xr_self_map.sled_count, fn_count = xr_self_map.function_count;
+  uintptr_t mask = page - 1;
+  all_runs.count = 0;
+  all_runs.page = 0;
+  if (n == 0) {
+    all_runs.page = page;
+    return 0;
+  }
+  size_t id = 1;    /* cursor: the function of the current run's first sled */
+  size_t first = 0; /* the current run: sleds [first, i), pages [start, end) */
+  uintptr_t start = sleds[0].address & ~mask, end = start;
+  uintptr_t reach = page; /* end - start + page: how far past start it goes */
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t a = sleds[i].address;
+    /* Common case, 4 instructions: the sled starts in the run or on the page
+     * right after it (unsigned, so a sled below start fails too). */
+    if (a - start >= reach) {
+      if (collect_run(&(struct run){start, end, first, i, (int32_t)id}, NULL))
+        return -1;
+      while (id < fn_count && i >= (size_t)fns[id - 1].first_sled + fns[id - 1].sled_count)
+        id++;
+      first = i;
+      start = end = a & ~mask;
+    }
+    if (a + MAX_SLED_BYTES > end) { /* may reach past the run: exact size */
+      uintptr_t hi = (a + sled_size(sleds[i].kind) + mask) & ~mask;
+      if (hi > end)
+        end = hi;
+      reach = end - start + page;
+    }
+  }
+  if (collect_run(&(struct run){start, end, first, n, (int32_t)id}, NULL))
+    return -1;
+  all_runs.page = page;
+  return 0;
+}
+
 struct rewrite_ctx {
   bool enable;
-  bool collect; /* also remember the run in all_runs */
   size_t failed;
 };
 static int rewrite_emitted(const struct run *r, void *ctx) {
   struct rewrite_ctx *c = ctx;
-  if (c->collect && collect_run(r, NULL))
-    c->collect = false; /* out of memory: just do not cache */
   return rewrite_run(r, c->enable, &c->failed);
 }
 
@@ -252,8 +376,8 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     return FAILED;
   if (!segments.loaded) {
     uintptr_t lo = m->min_sled & ~(uintptr_t)(page - 1);
-    uintptr_t hi = (m->max_sled + 22 + page - 1) & ~(uintptr_t)(page - 1);
-    if (!load_segments(lo, hi)) {
+    uintptr_t hi = (m->max_sled + MAX_SLED_BYTES + page - 1) & ~(uintptr_t)(page - 1);
+    if (!load_protections(lo, hi)) {
       xr_report(XR_ERROR, "cannot read /proc/self/maps: XRay patching failed");
       segments.count = 0;
       return FAILED;
@@ -262,21 +386,17 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
   }
 
   bool everything = first_id == 1 && (size_t)last_id == m->function_count;
-  struct rewrite_ctx ctx = {enable, everything && all_runs.page != page, 0};
+  if (everything && all_runs.page != page && build_all_runs(page))
+    all_runs.page = 0; /* out of memory: the slower walk below still works */
+  struct rewrite_ctx ctx = {enable, 0};
   if (everything && all_runs.page == page) { /* cached runs: one pass of writes */
     for (size_t i = 0; i < all_runs.count; i++)
       if (rewrite_run(&all_runs.v[i], enable, &ctx.failed))
         return FAILED;
   } else {
-    /* Find the runs while rewriting them (one pass); for the whole map,
-     * keep them for next time. */
-    all_runs.count = ctx.collect ? 0 : all_runs.count;
-    if (for_each_run(first_id, last_id, page, rewrite_emitted, &ctx)) {
-      all_runs.page = 0;
+    /* A range: find its runs while rewriting them (one pass). */
+    if (for_each_run(first_id, last_id, page, rewrite_emitted, &ctx))
       return FAILED;
-    }
-    if (ctx.collect)
-      all_runs.page = page;
   }
   if (ctx.failed) {
     xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach)", ctx.failed,

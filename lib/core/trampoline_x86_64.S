@@ -23,9 +23,17 @@
  * unconditional tail `jmp` (checked on clang 13-19 output). So the lean
  * paths of those trampolines do not save rflags: the lean handler (C code)
  * may change the arithmetic flags, never DF (the ABI keeps it clear across
- * calls). The full paths save rflags, as users may expect, and the NONE path
- * touches nothing. Event sleds sit anywhere in a function body and the
- * compiler does not treat them as calls, so both event paths save rflags.
+ * calls). The full paths keep the six status flags (CF PF AF ZF SF OF), as
+ * users may expect, but without pushfq/popfq: `lahf` + `seto %al` put them in
+ * %ax after rax is saved (AH = SF ZF AF PF CF, AL = OF), and `addb $0x7f,
+ * %al` (overflows iff AL is 1, so it sets OF back) + `sahf` restore them,
+ * about 3 cycles in all. DF is 0 here by the ABI and the system flags are
+ * not the handler's to change. CPUs without LAHF/SAHF in 64-bit mode (CPUID
+ * 0x80000001 ECX bit 0; only the first x86-64 steppings) get a copy of each
+ * full path with pushfq/popfq instead, chosen once by xr_handler_install.
+ * The NONE path touches nothing. Event sleds sit anywhere in a function body
+ * and the compiler does not treat them as calls, so both event paths save
+ * the whole of rflags with pushfq/popfq.
  *
  * Alignment (rsp mod 16 on arrival, xray-abi.md 2.4): entry, tail and
  * arg-logger 0 (two calls deep from an aligned frame); exit 8 (jumped to with
@@ -88,6 +96,30 @@
         POP_CFI %rsi
         POP_CFI %rdi
         POP_CFI %rax
+.endm
+
+/* Status flags of the full entry/exit paths (see the head comment). Used
+ * after rax is saved and before it is restored; one 8-byte slot either way.
+ * `how` is lahf (the fast form) or pushf (CPUs without LAHF in 64-bit mode). */
+.macro SAVE_FLAGS how
+        .ifc \how, lahf
+        lahf                             /* AH = SF ZF 0 AF 0 PF 1 CF */
+        seto %al                         /* AL = OF */
+        PUSH_CFI %rax
+        .else
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        .endif
+.endm
+.macro RESTORE_FLAGS how
+        .ifc \how, lahf
+        POP_CFI %rax
+        addb $0x7f, %al                  /* OF = (AL == 1) */
+        sahf                             /* SF ZF AF PF CF from AH */
+        .else
+        popfq
+        .cfi_adjust_cfa_offset -8
+        .endif
 .endm
 
 /* Vector registers 0..n-1 to/from `n` 32-byte slots at off(%rsp): whole ymm
@@ -162,12 +194,36 @@
 2:
 .endm
 
+/* The full path of an entry-like trampoline, at `label`; `how` as SAVE_FLAGS.
+ * 80 bytes pushed (9 registers + flags): rsp = 0 mod 16 at the call. */
+.macro ENTRY_FULL_PATH name, type, how, label
+\label:
+        .cfi_def_cfa_offset 8
+        SAVE_CALLER_GPRS
+        SAVE_FLAGS \how
+        subq $256, %rsp                  /* ymm0-7 */
+        .cfi_adjust_cfa_offset 256
+        SAVE_VECTORS 0, 8
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        movl %r10d, %edi
+        movl $\type, %esi
+        call *%rax
+3:      RESTORE_VECTORS 0, 8
+        addq $256, %rsp
+        .cfi_adjust_cfa_offset -256
+        RESTORE_FLAGS \how
+        RESTORE_CALLER_GPRS
+        ret
+.endm
+
 /* Entry-like trampolines (entry, tail exit): arrive with rsp = 0 mod 16.
  *   none:  indirect jmp, ret.
  *   lean:  indirect jmp, 9 pushes, 1 load, 3 moves, call, 9 pops, ret
  *          (rflags not saved, see the head comment).
- *   full:  indirect jmp, pushfq/popfq, 9 pushes, 8 vector stores and loads
- *          (ymm with AVX), call. */
+ *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
+ *          stores and loads (ymm with AVX), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
@@ -193,33 +249,41 @@
         RESTORE_CALLER_GPRS
         ret
 
-.L\name\()_full:
-        .cfi_def_cfa_offset 8
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        SAVE_CALLER_GPRS                 /* 80 bytes pushed: rsp = 0 mod 16 */
-        subq $256, %rsp                  /* ymm0-7 */
-        .cfi_adjust_cfa_offset 256
-        SAVE_VECTORS 0, 8
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        movl $\type, %esi
-        call *%rax
-3:      RESTORE_VECTORS 0, 8
-        addq $256, %rsp
-        .cfi_adjust_cfa_offset -256
-        RESTORE_CALLER_GPRS
-        popfq
-        .cfi_adjust_cfa_offset -8
-        ret
+        ENTRY_FULL_PATH \name, \type, lahf, .L\name\()_full
+        ENTRY_FULL_PATH \name, \type, pushf, .L\name\()_full_pushf
         .cfi_endproc
         .size \name, .-\name
 .endm
 
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
+
+/* The full path of __xray_ArgLoggerEntry, at `label`; `how` as SAVE_FLAGS. */
+.macro ARG_FULL_PATH how, label
+\label:
+        .cfi_def_cfa_offset 8
+        SAVE_CALLER_GPRS
+        SAVE_FLAGS \how
+        subq $256, %rsp
+        .cfi_adjust_cfa_offset 256
+        SAVE_VECTORS 0, 8
+        movq %rdi, %rdx                  /* the logged argument */
+        movl %r10d, %edi
+        movl $TYPE_LOG_ARGS_ENTRY, %esi
+        movq xr_handler_full+SLOT_ARG1(%rip), %rax
+        testq %rax, %rax
+        jnz 1f
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 2f
+1:      call *%rax
+2:      RESTORE_VECTORS 0, 8
+        addq $256, %rsp
+        .cfi_adjust_cfa_offset -256
+        RESTORE_FLAGS \how
+        RESTORE_CALLER_GPRS
+        ret
+.endm
 
 /* __xray_ArgLoggerEntry: entry of an xray_log_args(1) function. Calls the
  * arg1 handler with (id, LOG_ARGS_ENTRY, rdi); without one, the arg0 handler
@@ -254,33 +318,36 @@ __xray_ArgLoggerEntry:
         RESTORE_CALLER_GPRS
         ret
 
-.Larg_full:
-        .cfi_def_cfa_offset 8
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        SAVE_CALLER_GPRS
-        subq $256, %rsp
-        .cfi_adjust_cfa_offset 256
-        SAVE_VECTORS 0, 8
-        movq %rdi, %rdx                  /* the logged argument */
-        movl %r10d, %edi
-        movl $TYPE_LOG_ARGS_ENTRY, %esi
-        movq xr_handler_full+SLOT_ARG1(%rip), %rax
-        testq %rax, %rax
-        jnz 1f
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 2f
-1:      call *%rax
-2:      RESTORE_VECTORS 0, 8
-        addq $256, %rsp
-        .cfi_adjust_cfa_offset -256
-        RESTORE_CALLER_GPRS
-        popfq
-        .cfi_adjust_cfa_offset -8
-        ret
+        ARG_FULL_PATH lahf, .Larg_full
+        ARG_FULL_PATH pushf, .Larg_full_pushf
         .cfi_endproc
         .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
+
+/* The full path of __xray_FunctionExit, at `label`; `how` as SAVE_FLAGS.
+ * Arrives at rsp = 8 mod 16; 24 bytes pushed: 0 mod 16 at the call. */
+.macro EXIT_FULL_PATH how, label
+\label:
+        .cfi_def_cfa_offset 8
+        PUSH_CFI %rax
+        PUSH_CFI %rdx
+        SAVE_FLAGS \how
+        subq $64, %rsp                   /* ymm0-1 */
+        .cfi_adjust_cfa_offset 64
+        SAVE_VECTORS 0, 2
+        movq xr_handler_full+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        movl %r10d, %edi
+        movl $TYPE_EXIT, %esi
+        call *%rax
+3:      RESTORE_VECTORS 0, 2
+        addq $64, %rsp
+        .cfi_adjust_cfa_offset -64
+        RESTORE_FLAGS \how
+        POP_CFI %rdx
+        POP_CFI %rax
+        ret
+.endm
 
 /* __xray_FunctionExit: jumped to from the exit sled with rsp = 8 mod 16 and
  * the function's return address on top; returns to the function's caller.
@@ -288,7 +355,7 @@ __xray_ArgLoggerEntry:
  * (long double returns).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
- *   full: indirect jmp, pushfq/popfq, 2 pushes, ymm0-1, call.
+ *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1, call.
  * The x87 stack is left alone: a long double return value stays in st0
  * (st0-st1 for a complex one) while the handler runs, leaving it 6 free x87
  * registers. Spilling it would need `fnstsw` to learn the depth, measured
@@ -321,29 +388,8 @@ __xray_FunctionExit:
         POP_CFI %rax
         ret
 
-.Lexit_full:
-        .cfi_def_cfa_offset 8
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        PUSH_CFI %rax
-        PUSH_CFI %rdx                       /* rsp = 0 mod 16 */
-        subq $64, %rsp                   /* ymm0-1 */
-        .cfi_adjust_cfa_offset 64
-        SAVE_VECTORS 0, 2
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        movl $TYPE_EXIT, %esi
-        call *%rax
-3:      RESTORE_VECTORS 0, 2
-        addq $64, %rsp
-        .cfi_adjust_cfa_offset -64
-        POP_CFI %rdx
-        POP_CFI %rax
-        popfq
-        .cfi_adjust_cfa_offset -8
-        ret
+        EXIT_FULL_PATH lahf, .Lexit_full
+        EXIT_FULL_PATH pushf, .Lexit_full_pushf
         .cfi_endproc
         .size __xray_FunctionExit, .-__xray_FunctionExit
 
@@ -543,20 +589,22 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL], and the current one.
- * Written only by xr_handler_install (handlers.c), under its lock. */
+/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_PUSHF], and the
+ * current one. FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
+ * event trampolines' full paths use pushfq anyway). Written only by
+ * xr_handler_install (handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths
         .hidden xr_trampoline_paths
         .type xr_trampoline_paths,@object
 xr_trampoline_paths:
-        .quad .L__xray_FunctionEntry_none, .L__xray_FunctionEntry_lean, .L__xray_FunctionEntry_full
-        .quad .L__xray_FunctionTailExit_none, .L__xray_FunctionTailExit_lean, .L__xray_FunctionTailExit_full
-        .quad .Lexit_none, .Lexit_lean, .Lexit_full
-        .quad .Larg_none, .Larg_lean, .Larg_full
-        .quad .L__xray_CustomEvent_none, .L__xray_CustomEvent_lean, .L__xray_CustomEvent_full
-        .quad .L__xray_TypedEvent_none, .L__xray_TypedEvent_lean, .L__xray_TypedEvent_full
+        .quad .L__xray_FunctionEntry_none, .L__xray_FunctionEntry_lean, .L__xray_FunctionEntry_full, .L__xray_FunctionEntry_full_pushf
+        .quad .L__xray_FunctionTailExit_none, .L__xray_FunctionTailExit_lean, .L__xray_FunctionTailExit_full, .L__xray_FunctionTailExit_full_pushf
+        .quad .Lexit_none, .Lexit_lean, .Lexit_full, .Lexit_full_pushf
+        .quad .Larg_none, .Larg_lean, .Larg_full, .Larg_full_pushf
+        .quad .L__xray_CustomEvent_none, .L__xray_CustomEvent_lean, .L__xray_CustomEvent_full, .L__xray_CustomEvent_full
+        .quad .L__xray_TypedEvent_none, .L__xray_TypedEvent_lean, .L__xray_TypedEvent_full, .L__xray_TypedEvent_full
         .size xr_trampoline_paths, .-xr_trampoline_paths
 
         .data

@@ -24,6 +24,7 @@ extern void clobber_everything(void);
 extern void probe_call_preserving_vectors(void);
 extern void lean_handler(void);
 extern uint64_t lean_calls, lean_last_arg;
+extern uint8_t xr_cpu_lahf_sahf; /* runtime-internal: forces the pushfq paths */
 extern uint32_t lean_last_id, lean_last_type;
 
 void xr_handler_install(int slot, void *fn, unsigned flags);
@@ -57,11 +58,15 @@ static int failures;
     }                                                                          \
   } while (0)
 
+/* Status flags the probes start with: all six set, or all six clear (the
+ * full handler inverts each one). */
+static int flags_set = 1;
+
 static void fill_input(int x87) {
   memset(&st_in, 0, sizeof st_in);
   for (int i = 0; i < 15; i++)
     st_in.gpr[i] = 0x1111111111111111ull * (uint64_t)(i + 1) ^ 0x0123456789ABCDEFull;
-  st_in.flags = 0x202 | 0x0C5; /* IF, reserved bit; CF PF ZF SF set */
+  st_in.flags = 0x202 | (flags_set ? ARITH_FLAGS : 0); /* IF, reserved bit */
   for (int r = 0; r < 16; r++)
     for (int b = 0; b < 32; b++)
       st_in.vec[r][b] = (uint8_t)(r * 37 + b * 11 + 1);
@@ -121,7 +126,11 @@ static int arg1_installed;
 static void run_case(const struct probe *p, enum handler_kind h) {
   int failures_before = failures;
   char what[64];
-  snprintf(what, sizeof what, "%s, %s", p->name, handler_names[h]);
+  if (h == FULL)
+    snprintf(what, sizeof what, "%s, %s, flags %s", p->name, handler_names[h],
+             flags_set ? "set" : "clear");
+  else
+    snprintf(what, sizeof what, "%s, %s", p->name, handler_names[h]);
   int is_exit = p->type == EXIT;
   fill_input(is_exit); /* a long double is live only at exit */
   full_calls = 0;
@@ -177,8 +186,27 @@ int main(void) {
       xr_handler_install(SLOT_ARG0, (void *)lean_handler, LEAN);
     }
     for (size_t i = 0; i < 4; i++)
-      run_case(&probes[i], (enum handler_kind)h);
+      for (flags_set = 1; flags_set >= (h == FULL ? 0 : 1); flags_set--)
+        run_case(&probes[i], (enum handler_kind)h);
+    flags_set = 1;
   }
+  /* The full paths of CPUs without LAHF/SAHF (pushfq/popfq): forced here by
+   * clearing the CPU bit before installing. */
+  uint8_t lahf = xr_cpu_lahf_sahf;
+  xr_cpu_lahf_sahf = 0;
+  __xray_set_handler(full_handler);
+  printf("pushfq paths:\n");
+  for (size_t i = 0; i < 4; i++)
+    for (flags_set = 1; flags_set >= 0; flags_set--)
+      run_case(&probes[i], FULL);
+  flags_set = 1;
+  __xray_set_handler_arg1(full_handler_arg1);
+  arg1_installed = 1;
+  full_last_arg = 0;
+  run_case(&probes[1], FULL);
+  __xray_remove_handler_arg1();
+  arg1_installed = 0;
+  xr_cpu_lahf_sahf = lahf;
   /* Arg1 handlers for the log-args probe. */
   __xray_remove_handler();
   __xray_set_handler_arg1(full_handler_arg1);
@@ -196,5 +224,6 @@ int main(void) {
   expect_preserved("xr_call_preserving_vectors", CALLEE_SAVED, 16, 0, 1);
   printf("xr_call_preserving_vectors: %s\n", failures > before ? "FAILED" : "ok");
   printf("avx %s\n", use_avx ? "yes" : "no");
+  printf("lahf %s\n", lahf ? "yes" : "no");
   return failures != 0;
 }

@@ -184,7 +184,8 @@ probe_call_preserving_vectors:
 /* void clobber_everything(void): what any C handler may do: every
  * caller-saved general register, all vector registers (whole ymm with AVX),
  * six x87 registers (pushed and popped: at function exit a long double
- * return value may hold the other two), the arithmetic flags. */
+ * return value may hold the other two), and each of the six status flags
+ * set to the opposite of its value in st_in. */
         .globl clobber_everything
         .type clobber_everything,@function
         .p2align 4
@@ -214,7 +215,10 @@ clobber_everything:
         .rept 6
         fstp %st(0)
         .endr
-        xorl %eax, %eax                  /* ZF=1 PF=1, CF=OF=SF=0 */
+        pushq st_in+120(%rip)            /* every status flag inverted: */
+        xorq $0x8D5, (%rsp)              /* CF PF AF ZF SF OF */
+        popfq
+        movq $-1, %rax                   /* (mov leaves the flags alone) */
         ret
         .size clobber_everything, .-clobber_everything
 

@@ -25,7 +25,7 @@
 #include "xray/xray_log_interface.h"
 
 #define NOINLINE __attribute__((noinline))
-static volatile int sink;
+static volatile unsigned sink; /* unsigned: it wraps, and UBSan aborts on signed overflow */
 NOINLINE void g(int i) { sink += i; }
 NOINLINE void on_signal(int s) { g(s); }
 NOINLINE void on_alarm(int s) { g(s); }
