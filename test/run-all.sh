@@ -132,9 +132,8 @@ phase_release() {
 # bugs): core_patch.exceptions (a C++ exception thrown from a handler in the
 # tail-exit trampoline restores a callee-saved register from the slot the
 # sled's call overwrote: the compiler's CFI after the epilogue is stale;
-# frame-pointer builds crash) and fdr.longjmp (fails under ASan, owner to
-# investigate).
-ASAN_EXCLUDE=${XRAY_ASAN_EXCLUDE-'^(package\..*|core_patch\.exceptions|fdr\.longjmp)$'}
+# frame-pointer builds crash).
+ASAN_EXCLUDE=${XRAY_ASAN_EXCLUDE-'^(package\..*|core_patch\.exceptions)$'}
 SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 phase_asan() {
   configure asan -DCMAKE_C_COMPILER=clang \

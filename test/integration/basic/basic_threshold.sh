@@ -5,21 +5,27 @@
 source "$TEST_SRC_DIR/basic_lib.sh"
 build threshold
 
+# Basic mode erases a short call only when it exits on the CPU it entered on
+# (TSC values of two CPUs are not compared). Pin the program to one CPU so a
+# migration under load cannot keep a call the threshold should erase.
+command -v taskset >/dev/null || skip "taskset (util-linux) not found"
+pinned() { taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" "$@"; }
+
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=default-" \
-  ./threshold >/dev/null
+  pinned ./threshold >/dev/null
 expect_eq "default threshold" "sleepy 3" "$(counts threshold "$(only_file 'default-threshold.*')")"
 
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=zero-" \
-XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" ./threshold >/dev/null
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" pinned ./threshold >/dev/null
 expect_eq "threshold 0" "sleepy 3
 tiny 100" "$(counts threshold "$(only_file 'zero-threshold.*')")"
 
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=legacy- xray_naive_log_func_duration_threshold_us=0" \
-  ./threshold >/dev/null
+  pinned ./threshold >/dev/null
 expect_eq "legacy threshold 0" "sleepy 3
 tiny 100" "$(counts threshold "$(only_file 'legacy-threshold.*')")"
 
 # A threshold above every call: nothing recorded, so no file at all.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=high-" \
-XRAY_BASIC_OPTIONS="func_duration_threshold_us=10000000" ./threshold >/dev/null
+XRAY_BASIC_OPTIONS="func_duration_threshold_us=10000000" pinned ./threshold >/dev/null
 expect_eq "files when everything is erased" 0 "$(nfiles 'high-*')"
