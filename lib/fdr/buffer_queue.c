@@ -57,7 +57,9 @@ void xr_fdr_queue_destroy(struct xr_fdr_queue *q) {
   *q = (struct xr_fdr_queue){0};
 }
 
-struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q) {
+struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
+                                               struct xr_fdr_writer *w) {
+  uintptr_t me = w ? (uintptr_t)w : XR_FDR_BUFFER_HELD;
   /* Pick the free buffer released longest ago (never-used ones have seq 0
    * and end the scan at once); a lost CAS means another thread took it:
    * scan again, a bounded number of times, so this never blocks. */
@@ -66,7 +68,7 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q) {
     uint64_t best_seq = UINT64_MAX;
     for (size_t i = 0; i < q->count; i++) {
       struct xr_fdr_buffer *b = &q->buffers[i];
-      if (A_LOAD(&b->state) != XR_FDR_BUFFER_FREE)
+      if (A_LOAD(&b->holder) != XR_FDR_BUFFER_FREE)
         continue;
       uint64_t seq = __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED);
       if (seq < best_seq) {
@@ -78,9 +80,10 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q) {
     }
     if (!best)
       return NULL;
-    uint32_t expected = XR_FDR_BUFFER_FREE;
-    if (__atomic_compare_exchange_n(&best->state, &expected,
-                                    XR_FDR_BUFFER_HELD, false,
+    /* The holder is named in the same CAS that takes the buffer: whoever
+     * sees this buffer held also sees by whom (xr_fdr_queue_close). */
+    uintptr_t expected = XR_FDR_BUFFER_FREE;
+    if (__atomic_compare_exchange_n(&best->holder, &expected, me, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
       if (best->extents != 0)
         __atomic_fetch_add(&q->overwritten, 1, __ATOMIC_RELAXED);
@@ -96,14 +99,15 @@ void xr_fdr_queue_release(struct xr_fdr_queue *q, struct xr_fdr_buffer *b) {
   __atomic_store_n(&b->release_seq, seq, __ATOMIC_RELAXED);
   /* Release order: the records and extents are visible before the buffer
    * can be taken by another thread. */
-  A_STORE(&b->state, XR_FDR_BUFFER_FREE);
+  A_STORE(&b->holder, (uintptr_t)XR_FDR_BUFFER_FREE);
 }
 
 void xr_fdr_queue_reset(struct xr_fdr_queue *q) {
   for (size_t i = 0; i < q->count; i++) {
     q->buffers[i].extents = 0;
+    q->buffers[i].flush_extents = 0;
     q->buffers[i].release_seq = 0;
-    A_STORE(&q->buffers[i].state, XR_FDR_BUFFER_FREE);
+    A_STORE(&q->buffers[i].holder, (uintptr_t)XR_FDR_BUFFER_FREE);
   }
   q->release_counter = 0;
   q->overwritten = 0;
@@ -122,6 +126,54 @@ size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q, const void *p) {
 
 size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q, size_t from) {
   while (from < q->count && q->buffers[from].extents == 0)
+    from++;
+  return from;
+}
+
+size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
+                          const struct xr_fdr_writer *self) {
+  /* Ordering argument. A writer that may still run (a straggler: it passed
+   * its epoch check before the change and is slow to finish) touches only
+   * the buffer it holds, and takes a new one only by a CAS FREE -> itself
+   * made while its busy flag is 1 (set before the CAS, cleared with a
+   * release store after its last write to the buffer). Here each buffer is
+   * either CLOSED by our CAS (so no later acquisition can succeed, and a
+   * release that came before it is read by the CAS: its writes happen
+   * before ours), or found held by w: the acquire load of the holder reads
+   * w's CAS, so w's busy := 1 is visible or a later value of it; busy read
+   * as 0 (acquire) means w finished its event and every write it made to
+   * the buffer happens before this read. w cannot write again: its next
+   * event fails the epoch check (quiesce's membarrier orders it). */
+  size_t left_out = 0;
+  for (size_t i = 0; i < q->count; i++) {
+    struct xr_fdr_buffer *b = &q->buffers[i];
+    b->flush_extents = 0;
+    uintptr_t h = A_LOAD(&b->holder);
+    while (h == XR_FDR_BUFFER_FREE &&
+           !__atomic_compare_exchange_n(&b->holder, &h, XR_FDR_BUFFER_CLOSED,
+                                        false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+    }
+    if (h > XR_FDR_BUFFER_HELD) {
+      const struct xr_fdr_writer *w = (const struct xr_fdr_writer *)h;
+      if (w != self && A_LOAD(&w->busy)) {
+        left_out++;
+        continue;
+      }
+    }
+    uint64_t extents = b->extents;
+    if (h > XR_FDR_BUFFER_HELD) {
+      const uint8_t *cur = ((const struct xr_fdr_writer *)h)->cur;
+      if (cur >= b->data && cur <= b->data + q->buffer_size)
+        extents = (uint64_t)(cur - b->data);
+    }
+    b->flush_extents = extents;
+  }
+  return left_out;
+}
+
+size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q, size_t from) {
+  while (from < q->count && q->buffers[from].flush_extents == 0)
     from++;
   return from;
 }
@@ -148,7 +200,8 @@ struct xr_fdr_writer *xr_fdr_writer_claim(void) {
         if (__atomic_load_n(&w->claimed, __ATOMIC_RELAXED) == 0 &&
             __atomic_compare_exchange_n(&w->claimed, &expected, 1, false,
                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-          w->busy = 0; /* dropped stays: counts are per generation */
+          /* dropped stays: counts are per generation */
+          __atomic_store_n(&w->busy, 0, __ATOMIC_RELAXED);
           return w;
         }
       }
@@ -165,7 +218,7 @@ struct xr_fdr_writer *xr_fdr_writer_claim(void) {
 }
 
 void xr_fdr_writer_free(struct xr_fdr_writer *w) {
-  w->busy = 0;
+  __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
   A_STORE(&w->claimed, 0);
 }
 
@@ -238,11 +291,20 @@ uint64_t xr_fdr_writers_nested(void) {
   return sum;
 }
 
+uint64_t xr_fdr_writers_erased(void) {
+  uint64_t sum = 0;
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      sum += __atomic_load_n(&c->slots[i].erased, __ATOMIC_RELAXED);
+  return sum;
+}
+
 void xr_fdr_writers_reset_dropped(void) {
   for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
     for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
       __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);
       __atomic_store_n(&c->slots[i].nested, 0, __ATOMIC_RELAXED);
+      __atomic_store_n(&c->slots[i].erased, 0, __ATOMIC_RELAXED);
     }
 }
 

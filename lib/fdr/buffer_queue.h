@@ -18,7 +18,10 @@
 
 #include "core/common.h"
 
-enum { XR_FDR_BUFFER_FREE = 0, XR_FDR_BUFFER_HELD = 1 };
+/* A buffer's `holder` word: FREE, CLOSED (taken by finalize: nobody may
+ * acquire it), HELD (held, holder unknown), or the holding writer's slot
+ * (slots are 64-aligned, so never 1 or 2). */
+enum { XR_FDR_BUFFER_FREE = 0, XR_FDR_BUFFER_CLOSED = 1, XR_FDR_BUFFER_HELD = 2 };
 
 /* Bytes reserved before each buffer's data so a BufferExtents record can be
  * placed right in front of it when buffers are handed out in memory. */
@@ -26,8 +29,12 @@ enum { XR_FDR_BUFFER_FREE = 0, XR_FDR_BUFFER_HELD = 1 };
 
 struct xr_fdr_buffer {
   uint8_t *data;            /* buffer_size bytes (XR_FDR_PREFIX before it) */
-  volatile uint64_t extents; /* bytes of records; stored by the holder */
-  uint32_t state;           /* XR_FDR_BUFFER_FREE / _HELD, atomic */
+  uint64_t extents;         /* bytes of records: set at acquisition and
+                               release; while held by a writer slot its
+                               cursor (xr_fdr_writer.cur) is the truth */
+  uintptr_t holder;         /* atomic: XR_FDR_BUFFER_* or the writer slot */
+  uint64_t flush_extents;   /* extents as xr_fdr_queue_close found them;
+                               written and read only by the control path */
   uint32_t index;
   uint64_t release_seq;     /* 0 = never released; larger = released later */
 } __attribute__((aligned(64)));
@@ -50,8 +57,15 @@ XR_HIDDEN int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
 /* Unmaps; q becomes empty. Only when no thread can touch the buffers. */
 XR_HIDDEN void xr_fdr_queue_destroy(struct xr_fdr_queue *q);
 
-/* Takes a free buffer (extents reset to 0), or NULL when all are held. */
-XR_HIDDEN struct xr_fdr_buffer *xr_fdr_queue_acquire(struct xr_fdr_queue *q);
+/* Takes a free buffer (extents reset to 0) for writer slot `w` (NULL:
+ * unknown holder), or NULL when none is free or the queue is closed. */
+struct xr_fdr_writer;
+XR_HIDDEN struct xr_fdr_buffer *xr_fdr_queue_acquire_for(
+    struct xr_fdr_queue *q, struct xr_fdr_writer *w);
+static inline struct xr_fdr_buffer *xr_fdr_queue_acquire(
+    struct xr_fdr_queue *q) {
+  return xr_fdr_queue_acquire_for(q, NULL);
+}
 /* Gives a held buffer back; its data stays until it is re-acquired. */
 XR_HIDDEN void xr_fdr_queue_release(struct xr_fdr_queue *q,
                                     struct xr_fdr_buffer *b);
@@ -61,17 +75,37 @@ XR_HIDDEN void xr_fdr_queue_reset(struct xr_fdr_queue *q);
 XR_HIDDEN size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q,
                                        const void *p);
 /* Index of the first buffer at or after `from` with extents > 0, or
- * q->count. */
+ * q->count. Only while no writer can touch the queue (tests). */
 XR_HIDDEN size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q,
                                         size_t from);
+/* Finalize: takes every buffer away from the writers, after the epoch
+ * change and xr_fdr_writers_quiesce. Free buffers become CLOSED (no
+ * acquisition can succeed any more); a buffer held by a writer that is not
+ * busy is kept (its holder can no longer write: the epoch check stops it);
+ * a buffer held by a writer still busy (a straggler past the grace period)
+ * is left out, its bytes may still change. Records each kept buffer's
+ * extents in flush_extents (0 for the left out); returns how many were
+ * left out. Readers then use only flush_extents. */
+XR_HIDDEN size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
+                                    const struct xr_fdr_writer *self);
+/* Like xr_fdr_queue_next_used, over flush_extents (after close). */
+XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
+                                           size_t from);
 
 struct xr_fdr_writer {
-  volatile uint32_t busy; /* owner is inside a handler */
+  uint32_t busy;          /* atomic: owner is inside a handler; also the
+                             FDR fast path's re-entrancy guard */
+  uint8_t *cur;           /* owner's cursor in the buffer it holds (the
+                             buffer's extents, kept here so the hot path
+                             stores one pointer); read by
+                             xr_fdr_queue_close once the owner is idle */
   uint32_t claimed;       /* atomic: slot owned by a live thread */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already
                              inside the tracer (a signal handler); written
                              only by the owner, read at flush */
+  uint64_t erased;        /* calls erased as shorter than the threshold;
+                             relaxed stores by the owner, read at flush */
 } __attribute__((aligned(64)));
 
 /* A free slot for the calling thread, or NULL (mmap failed). */
@@ -85,9 +119,11 @@ XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
 /* Registers for the cheap membarrier flavour; call once at init. */
 XR_HIDDEN void xr_fdr_writers_prepare(void);
-/* Sums of the dropped and nested counters; reset_dropped zeroes both. */
+/* Sums of the dropped, nested and erased counters; reset_dropped zeroes
+ * all three. */
 XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
 XR_HIDDEN uint64_t xr_fdr_writers_nested(void);
+XR_HIDDEN uint64_t xr_fdr_writers_erased(void);
 XR_HIDDEN void xr_fdr_writers_reset_dropped(void);
 /* In a fork child: every slot but `self` belongs to a thread that does not
  * exist here; free them. */

@@ -16,7 +16,6 @@ struct xr_fdr_thread {
   uint8_t *end;       /* records must end at or before this */
   uint8_t *run_start; /* [run_start, cur) holds only plain enter records */
   uint8_t *begin;     /* first byte of the buffer's data */
-  volatile uint64_t *extents; /* &buffer->extents */
   uint64_t last_tsc;  /* TSC of the last record written (reader's base) */
   uint64_t epoch;     /* xr_fdr_hot.epoch this state belongs to; 0 none */
   struct xr_fdr_writer *writer; /* slot while the thread is known */
@@ -61,8 +60,6 @@ struct xr_fdr_prepare_args {
  * buffer when the held one lacks `need` bytes; drops (and counts) when none
  * is free. On success leaves the writer busy. */
 XR_HIDDEN void xr_fdr_prepare_slow(void *prepare_args);
-/* Non-TSC clock (CLOCK_MONOTONIC based), out: *(uint64_t *)arg. */
-XR_HIDDEN void xr_fdr_clock_slow(void *u64_out);
 /* CPU id without rseq, out: *(uint32_t *)arg. */
 XR_HIDDEN void xr_fdr_cpu_slow(void *u32_out);
 /* Counts an event dropped for a reason other than a missing buffer (an

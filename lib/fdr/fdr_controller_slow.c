@@ -60,7 +60,7 @@ void xr_fdr_prepare_slow(void *arg) {
     xr_thread_arm();
   }
   struct xr_fdr_writer *w = t->writer;
-  w->busy = 1;
+  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
   /* A real fence here (slow path): busy is visible before the epoch is read,
    * even where membarrier is unavailable. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -83,11 +83,12 @@ void xr_fdr_prepare_slow(void *arg) {
     goto idle;
   }
   if (t->buffer) {
+    t->buffer->extents = (uint64_t)(t->cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
     t->buffer = NULL;
     t->cur = t->end = NULL;
   }
-  struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&xr_fdr_queue);
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire_for(&xr_fdr_queue, w);
   if (!b) {
     count_drop(t);
     goto idle;
@@ -102,7 +103,7 @@ void xr_fdr_prepare_slow(void *arg) {
   t->begin = b->data;
   t->end = b->data + cap;
   t->cur = t->run_start = p;
-  t->extents = &b->extents;
+  w->cur = p;
   t->cpu = cpu;
   t->last_tsc = a->tsc;
   b->extents = (uint64_t)(p - b->data);
@@ -111,8 +112,6 @@ void xr_fdr_prepare_slow(void *arg) {
 idle:
   __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 }
-
-void xr_fdr_clock_slow(void *out) { *(uint64_t *)out = xr_clock_fallback_now(); }
 
 void xr_fdr_cpu_slow(void *out) { *(uint32_t *)out = xr_cpu_id(); }
 
@@ -136,10 +135,12 @@ void xr_fdr_thread_exit(void) {
   struct xr_fdr_writer *w = t->writer;
   if (!w)
     return;
-  w->busy = 1;
+  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (t->buffer && t->epoch == load_epoch())
+  if (t->buffer && t->epoch == load_epoch()) {
+    t->buffer->extents = (uint64_t)(t->cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
+  }
   /* Otherwise the buffer stays held: finalize has run, and flush writes
    * held buffers as they are. */
   t->buffer = NULL;

@@ -257,16 +257,20 @@ static XRayLogInitStatus fdr_finalize(void) {
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  uint32_t self_busy = self ? self->busy : 0;
+  uint32_t self_busy =
+      self ? __atomic_load_n(&self->busy, __ATOMIC_RELAXED) : 0;
   if (self)
-    self->busy = 0;
+    __atomic_store_n(&self->busy, 0, __ATOMIC_RELAXED);
   queue_quiescent = xr_fdr_writers_quiesce(bound_ms * 1000000u);
   if (self)
-    self->busy = self_busy;
+    __atomic_store_n(&self->busy, self_busy, __ATOMIC_RELAXED);
+  /* From here on no thread can take a buffer, and the file holds only
+   * buffers whose writers have finished (see xr_fdr_queue_close). */
+  size_t left_out = xr_fdr_queue_close(&xr_fdr_queue, self);
   if (!queue_quiescent)
     xr_report(XR_INFO, "xray-fdr: a thread was still writing after %d ms; "
-                       "its last event may be incomplete",
-              (int)bound_ms);
+                       "%zu buffer(s) left out of the log",
+              (int)bound_ms, left_out);
   xr_fdr_file_header(file_header, (uint16_t)xr_fdr_hot.version,
                      xr_clock.constant_tsc, xr_clock.nonstop_tsc,
                      xr_clock.frequency_hz, (uint64_t)options.buffer_size);
@@ -280,7 +284,7 @@ static XRayLogInitStatus fdr_finalize(void) {
  * bytes kept free at the end). Only after finalize. */
 static XRayBuffer buffer_bytes(size_t i) {
   struct xr_fdr_buffer *b = &xr_fdr_queue.buffers[i];
-  uint64_t extents = b->extents;
+  uint64_t extents = b->flush_extents;
   if (xr_fdr_hot.version >= 2) {
     xr_fdr_buffer_extents(b->data - XR_FDR_PREFIX, extents);
     return (XRayBuffer){b->data - XR_FDR_PREFIX, XR_FDR_PREFIX + extents};
@@ -294,7 +298,7 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
     return (XRayBuffer){NULL, 0};
   if (previous.Data == NULL)
     return (XRayBuffer){file_header, sizeof file_header};
-  bool none_used = xr_fdr_queue_next_used(&xr_fdr_queue, 0) >= xr_fdr_queue.count;
+  bool none_used = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0) >= xr_fdr_queue.count;
   if (previous.Data == file_header && none_used)
     return (XRayBuffer){empty_buffer, empty_buffer_size};
   if (previous.Data == empty_buffer)
@@ -306,7 +310,7 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
       return (XRayBuffer){NULL, 0};
     from = i + 1;
   }
-  size_t next = xr_fdr_queue_next_used(&xr_fdr_queue, from);
+  size_t next = xr_fdr_queue_next_flushed(&xr_fdr_queue, from);
   if (next >= xr_fdr_queue.count)
     return (XRayBuffer){NULL, 0};
   return buffer_bytes(next);
@@ -346,6 +350,45 @@ static void write_file(void) {
   close(fd);
 }
 
+/* True when some kept buffer holds a function record (byte 0 bit 0 clear);
+ * stops at the first one, so it costs a few records in a normal log. */
+static bool log_has_function_record(void) {
+  for (size_t i = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0);
+       i < xr_fdr_queue.count; i = xr_fdr_queue_next_flushed(&xr_fdr_queue, i + 1)) {
+    const uint8_t *p = xr_fdr_queue.buffers[i].data;
+    const uint8_t *end = p + xr_fdr_queue.buffers[i].flush_extents;
+    while (p < end) {
+      if ((p[0] & 1) == 0)
+        return true;
+      unsigned kind = p[0] >> 1;
+      size_t size = XR_FDR_META_SIZE;
+      if (kind == XR_FDR_CUSTOM_EVENT || kind == XR_FDR_TYPED_EVENT) {
+        int32_t payload;
+        memcpy(&payload, p + 1, sizeof payload);
+        size += payload > 0 ? (size_t)payload : 0;
+      }
+      p += size;
+    }
+  }
+  return false;
+}
+
+/* Every call was erased by the threshold: the user gets a log without a
+ * single function record and may not know why. Said once per flush; at
+ * verbosity 0 only to a person (stderr is a terminal): xr_hint_level. */
+static void report_all_calls_erased(void) {
+  uint64_t erased = xr_fdr_writers_erased();
+  if (erased == 0 || log_has_function_record())
+    return;
+  xr_report(xr_hint_level(),
+            "xray-fdr: all %llu function calls were shorter than "
+            "func_duration_threshold_us=%d and were erased; the log has no "
+            "function records (func_duration_threshold_us=0 keeps every "
+            "call)",
+            (unsigned long long)erased,
+            (int)options.func_duration_threshold_us);
+}
+
 static XRayLogFlushStatus fdr_flush(void) {
   if (load_state() != XRAY_LOG_FINALIZED)
     return XRAY_LOG_NOT_FLUSHING;
@@ -357,6 +400,7 @@ static XRayLogFlushStatus fdr_flush(void) {
   __xray_log_remove_buffer_iterator();
   if (!options.no_file_flush)
     write_file();
+  report_all_calls_erased();
   uint64_t dropped = xr_fdr_writers_dropped();
   uint64_t nested = xr_fdr_writers_nested();
   uint64_t overwritten =
