@@ -17,6 +17,7 @@ XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
 uint32_t xr_prof_active_gen;
 struct xr_trie_config xr_prof_trie_config;
 uint64_t xr_prof_lost_events;
+uint64_t xr_prof_nested_drops;
 
 /* Retries for threads found inside a handler at finalize. */
 #define XR_COLLECT_ROUNDS 45

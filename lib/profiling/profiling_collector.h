@@ -46,6 +46,8 @@ XR_HIDDEN extern struct xr_trie_config xr_prof_trie_config;
 
 /* Events lost because a thread could not get a trie (no memory). */
 XR_HIDDEN extern uint64_t xr_prof_lost_events;
+/* Events dropped because the thread was already inside the handler. */
+XR_HIDDEN extern uint64_t xr_prof_nested_drops;
 
 /* Slow path of the handlers (arg: the thread's struct xr_prof_thread), run
  * through xr_call_preserving_vectors: posts a trie of an ended session and

@@ -97,8 +97,12 @@ out:
  * the child cache; the exit matches the top frame), written out so that
  * every other case is one tail call to slow_event. */
 XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
-  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0))
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0)) {
+    /* Re-entered (a signal handler ran instrumented code while this thread
+     * was inside the handler): dropped, and counted. Rare: one locked add. */
+    __atomic_fetch_add(&xr_prof_nested_drops, 1, __ATOMIC_RELAXED);
     return;
+  }
   guard_enter();
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   if (XR_UNLIKELY(!xr_clock.using_tsc)) {

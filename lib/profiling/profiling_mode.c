@@ -118,6 +118,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
       .global_used = &global_used,
   };
   __atomic_store_n(&xr_prof_lost_events, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_prof_nested_drops, 0, __ATOMIC_RELAXED);
   if (++last_gen == 0 || last_gen == XR_PROF_NO_GEN)
     last_gen = 1;
   session_gen = last_gen;
@@ -285,6 +286,12 @@ static void write_files(void) {
               "max_depth/stack_allocator_max, %llu busy thread(s)",
               (unsigned long long)l.no_memory, (unsigned long long)l.too_deep,
               (unsigned long long)not_collected);
+  xr_report(XR_INFO,
+            "xray-profiling: %llu nested events dropped (instrumented code "
+            "ran while the thread was inside the handler, e.g. in a signal "
+            "handler)",
+            (unsigned long long)__atomic_load_n(&xr_prof_nested_drops,
+                                                __ATOMIC_RELAXED));
 }
 
 static XRayLogFlushStatus prof_flush(void) {
