@@ -28,12 +28,11 @@ enum { CPU_NONE = 0 };
 #define CPU_RDPID XR_CPU_ID_RDPID
 #define CPU_RDTSCP XR_CPU_ID_RDTSCP
 #define CPU_SCHED XR_CPU_ID_SCHED
-static int cpu_method = CPU_NONE;
+int xr_cpu_method = CPU_NONE;
 static bool have_rdpid, have_rdtscp;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
 /* glibc >= 2.35 registers an rseq area per thread and exports where it is. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
 #define NS_PER_SEC 1000000000ull
@@ -200,11 +199,6 @@ static bool rseq_available(void) {
   return &__rseq_offset != NULL && &__rseq_size != NULL && __rseq_size >= 8;
 }
 
-static int32_t rseq_cpu(void) {
-  char *tp = (char *)__builtin_thread_pointer();
-  return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
-                         __ATOMIC_RELAXED);
-}
 
 static void clock_init_once(void) {
   unsigned r[4];
@@ -234,13 +228,13 @@ static void clock_init_once(void) {
   have_rdpid = rdpid;
   have_rdtscp = rdtscp;
   if (rseq_available())
-    cpu_method = CPU_RSEQ;
+    xr_cpu_method = CPU_RSEQ;
   else if (rdpid)
-    cpu_method = CPU_RDPID;
+    xr_cpu_method = CPU_RDPID;
   else if (rdtscp)
-    cpu_method = CPU_RDTSCP;
+    xr_cpu_method = CPU_RDTSCP;
   else
-    cpu_method = CPU_SCHED;
+    xr_cpu_method = CPU_SCHED;
 
   /* An invariant TSC runs at a constant rate and keeps running in deep
    * C-states: both header bits follow from it. */
@@ -252,9 +246,9 @@ static void clock_init_once(void) {
   }
   xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
             (unsigned long long)xr_clock.frequency_hz,
-            cpu_method == CPU_RSEQ    ? "rseq"
-            : cpu_method == CPU_RDPID ? "rdpid"
-            : cpu_method == CPU_RDTSCP ? "rdtscp"
+            xr_cpu_method == CPU_RSEQ    ? "rseq"
+            : xr_cpu_method == CPU_RDPID ? "rdpid"
+            : xr_cpu_method == CPU_RDTSCP ? "rdtscp"
                                       : "sched_getcpu");
 }
 
@@ -265,23 +259,11 @@ static uint32_t sched_cpu(void) {
   return c < 0 ? 0u : (uint32_t)c;
 }
 
-static uint32_t rdpid_cpu(void) {
-  uint64_t aux;
-  __asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux)); /* rdpid rax */
-  return (uint32_t)aux & 0xfff; /* Linux: node << 12 | cpu */
-}
-
-static uint32_t rdtscp_cpu(void) {
-  uint32_t lo, hi, aux;
-  __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-  return aux & 0xfff;
-}
-
 int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
   xr_clock_init();
   switch (method) {
   case XR_CPU_ID_RSEQ: {
-    int32_t c = rseq_available() ? rseq_cpu() : -1;
+    int32_t c = rseq_available() ? xr_cpu_by_rseq() : -1;
     if (c < 0)
       return -1;
     *cpu = (uint32_t)c;
@@ -290,12 +272,12 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
   case XR_CPU_ID_RDPID:
     if (!have_rdpid)
       return -1;
-    *cpu = rdpid_cpu();
+    *cpu = xr_cpu_by_rdpid();
     return 0;
   case XR_CPU_ID_RDTSCP:
     if (!have_rdtscp)
       return -1;
-    *cpu = rdtscp_cpu();
+    *cpu = xr_cpu_by_rdtscp();
     return 0;
   case XR_CPU_ID_SCHED:
     *cpu = sched_cpu();
@@ -304,25 +286,8 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
   return -1;
 }
 
-/* Cost: rseq one TLS-relative load; rdpid ~tens of cycles; rdtscp more;
- * sched_getcpu a vDSO call. */
-uint32_t xr_cpu_id(void) {
-  switch (cpu_method) {
-  case CPU_RSEQ: {
-    int32_t c = rseq_cpu();
-    if (XR_LIKELY(c >= 0))
-      return (uint32_t)c;
-    return sched_cpu(); /* this thread has no rseq registration */
-  }
-  case CPU_RDPID:
-    return rdpid_cpu();
-  case CPU_RDTSCP:
-    return rdtscp_cpu();
-  case CPU_SCHED:
-    return sched_cpu();
-  case CPU_NONE:
-  default:
-    xr_clock_init();
-    return cpu_method == CPU_NONE ? sched_cpu() : xr_cpu_id();
-  }
+void xr_cpu_sched_cb(void *out) { *(uint32_t *)out = sched_cpu(); }
+void xr_clock_init_cb(void *unused) {
+  (void)unused;
+  xr_clock_init();
 }

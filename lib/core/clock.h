@@ -51,6 +51,34 @@ static XR_ALWAYS_INLINE uint64_t xr_now(void) {
  * meaningful. */
 XR_HIDDEN uint32_t xr_cpu_id(void);
 
+/* How xr_cpu_id() reads the CPU (an enum xr_cpu_id_method, 0 before
+ * xr_clock_init); chosen once by xr_clock_init. */
+XR_HIDDEN extern int xr_cpu_method;
+
+/* The register-only CPU readers, shared by xr_cpu_id (clock_hot.c, lean) and
+ * xr_cpu_id_by (clock.c). Linux keeps node << 12 | cpu in TSC_AUX. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
+  /* glibc >= 2.35: struct rseq at thread pointer + __rseq_offset; cpu_id at
+   * offset 4, negative while unregistered. */
+  char *tp = (char *)__builtin_thread_pointer();
+  return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
+                         __ATOMIC_RELAXED);
+}
+static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdpid(void) {
+  uint64_t aux;
+  __asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux)); /* rdpid rax */
+  return (uint32_t)aux & 0xfff;
+}
+static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
+  uint32_t lo, hi, aux;
+  __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+  return aux & 0xfff;
+}
+/* Callbacks for xr_call_preserving_vectors: libc work behind a vector save. */
+XR_HIDDEN void xr_cpu_sched_cb(void *out_u32);  /* sched_getcpu */
+XR_HIDDEN void xr_clock_init_cb(void *unused);  /* xr_clock_init */
+
 /* For tests: the CPU id read by one given method, if this CPU/libc/thread
  * supports it (returns 0 and sets *cpu), else -1. */
 enum xr_cpu_id_method {
