@@ -402,6 +402,49 @@ __xray_FunctionExit:
  *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
  *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
+/* The event trampolines' frame, shared by their lean and full paths: rcx,
+ * flags and rbp pushed with CFI, rbp as the frame (CFA) register, then the
+ * other caller-saved GPRs, 64 bytes below rbp. The flags may be live in the
+ * middle of a function body, so both paths keep them with pushfq/popfq. */
+.macro EVENT_SAVE_GPRS
+        PUSH_CFI %rcx
+        pushfq
+        .cfi_adjust_cfa_offset 8
+        PUSH_CFI %rbp
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rax
+        pushq %rdx
+        pushq %rsi
+        pushq %rdi
+        pushq %r8
+        pushq %r9
+        pushq %r10
+        pushq %r11
+.endm
+
+/* Undoes EVENT_SAVE_GPRS (rsp may have been realigned below it) and returns
+ * to the sled; `pushed` is the number of registers the sled pushed. */
+.macro EVENT_RESTORE_GPRS_AND_RETURN pushed
+        leaq -64(%rbp), %rsp
+        popq %r11
+        popq %r10
+        popq %r9
+        popq %r8
+        popq %rdi
+        popq %rsi
+        popq %rdx
+        popq %rax
+        popq %rbp
+        .cfi_def_cfa %rsp, 24+8*\pushed
+        .cfi_restore %rbp
+        popfq
+        .cfi_adjust_cfa_offset -8
+        POP_CFI %rcx
+        ret
+.endm
+
 .macro EVENT_TRAMPOLINE name, slot, zext, index, pushed
         .globl \name
         .type \name,@function
@@ -425,21 +468,7 @@ __xray_FunctionExit:
         ret
 
 .L\name\()_lean:
-        PUSH_CFI %rcx
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        PUSH_CFI %rbp
-        .cfi_rel_offset %rbp, 0
-        movq %rsp, %rbp
-        .cfi_def_cfa_register %rbp
-        pushq %rax
-        pushq %rdx
-        pushq %rsi
-        pushq %rdi
-        pushq %r8
-        pushq %r9
-        pushq %r10
-        pushq %r11                       /* 64 bytes below rbp */
+        EVENT_SAVE_GPRS                  /* 64 bytes below rbp */
         andq $-16, %rsp
         .if \zext
         movzwl %di, %edi
@@ -448,40 +477,11 @@ __xray_FunctionExit:
         testq %rax, %rax
         jz 3f
         call *%rax
-3:      leaq -64(%rbp), %rsp
-        popq %r11
-        popq %r10
-        popq %r9
-        popq %r8
-        popq %rdi
-        popq %rsi
-        popq %rdx
-        popq %rax
-        popq %rbp
-        .cfi_def_cfa %rsp, 24+8*\pushed
-        .cfi_restore %rbp
-        popfq
-        .cfi_adjust_cfa_offset -8
-        POP_CFI %rcx
-        ret
+3:      EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
 .L\name\()_full:
         .cfi_def_cfa_offset 8+8*\pushed
-        PUSH_CFI %rcx
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        PUSH_CFI %rbp
-        .cfi_rel_offset %rbp, 0
-        movq %rsp, %rbp
-        .cfi_def_cfa_register %rbp
-        pushq %rax
-        pushq %rdx
-        pushq %rsi
-        pushq %rdi
-        pushq %r8
-        pushq %r9
-        pushq %r10
-        pushq %r11
+        EVENT_SAVE_GPRS
         andq $-32, %rsp
         subq $672, %rsp                  /* ymm0-15 at 0, x87 at 512..656 */
         SAVE_VECTORS 0, 16
@@ -498,22 +498,7 @@ __xray_FunctionExit:
         call *%rax
 3:      X87_RELOAD 512
         RESTORE_VECTORS 0, 16
-        leaq -64(%rbp), %rsp
-        popq %r11
-        popq %r10
-        popq %r9
-        popq %r8
-        popq %rdi
-        popq %rsi
-        popq %rdx
-        popq %rax
-        popq %rbp
-        .cfi_def_cfa %rsp, 24+8*\pushed
-        .cfi_restore %rbp
-        popfq
-        .cfi_adjust_cfa_offset -8
-        POP_CFI %rcx
-        ret
+        EVENT_RESTORE_GPRS_AND_RETURN \pushed
         .cfi_endproc
         .size \name, .-\name
 .endm
