@@ -41,12 +41,6 @@ static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
   __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
 
-static uint64_t rdtsc(void) {
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return ((uint64_t)hi << 32) | lo;
-}
-
 static uint64_t raw_ns(void) {
   struct timespec ts;
   if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0)
@@ -92,9 +86,9 @@ uint64_t xr_us_to_ticks(uint64_t us) {
 static int sample(uint64_t *tsc, uint64_t *ns) {
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < 8; i++) {
-    uint64_t a = rdtsc();
+    uint64_t a = xr_rdtsc();
     uint64_t t = raw_ns();
-    uint64_t b = rdtsc();
+    uint64_t b = xr_rdtsc();
     if (t == 0)
       return -1;
     if (b - a < best) {

@@ -35,14 +35,19 @@ XR_HIDDEN uint64_t xr_clock_fallback_now(void);
  * *(uint64_t *)out. Ordinary code; call it only behind the vector save. */
 XR_HIDDEN void xr_clock_monotonic_cb(void *out);
 
+/* The raw time-stamp counter; the hot paths that test xr_clock.using_tsc
+ * together with their other checks read it directly. */
+static XR_ALWAYS_INLINE uint64_t xr_rdtsc(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((uint64_t)hi << 32) | lo;
+}
+
 /* Hot path: one predictable branch and one rdtsc. Safe in every caller,
  * lean handlers (*_hot.c) included. */
 static XR_ALWAYS_INLINE uint64_t xr_now(void) {
-  if (XR_LIKELY(xr_clock.using_tsc)) {
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-  }
+  if (XR_LIKELY(xr_clock.using_tsc))
+    return xr_rdtsc();
   return xr_clock_fallback_now();
 }
 

@@ -209,10 +209,8 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   BARRIER();
   /* The clock after the flag: a signal handler's events are dropped from
    * here on, and any it wrote before came earlier in time too. xr_now()
-   * inlined without its using_tsc test, made above with the others. */
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  uint64_t tsc = ((uint64_t)hi << 32) | lo;
+   * without its using_tsc test, made above with the others. */
+  uint64_t tsc = xr_rdtsc();
   /* The checks one after another, each value dead after its compare: few
    * registers live, so no register needs saving. */
   if (XR_UNLIKELY(t->epoch != current_epoch()))

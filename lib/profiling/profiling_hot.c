@@ -109,9 +109,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     slow_event(id, type, sp, 0);
     return;
   }
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  uint64_t now = ((uint64_t)hi << 32) | lo;
+  uint64_t now = xr_rdtsc();
   struct xr_prof_thread *p = &xr_prof_tls;
   if (XR_UNLIKELY(p->gen_tag !=
                   __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))) {
