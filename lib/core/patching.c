@@ -46,7 +46,6 @@ static struct {
 static int patching_busy;
 
 #define MAX_SLED_BYTES 22 /* the typed-event sled */
-#define XR_MADV_POPULATE_WRITE 23 /* <sys/mman.h> of older libcs lacks it */
 
 static size_t sled_size(uint8_t kind) {
   switch (kind) {

@@ -8,7 +8,8 @@
  *   - NONE: return at once. Cost: one indirect jump (predicted) and `ret`;
  *     no register, not even rflags, is touched.
  *   - LEAN (built-in modes, compiled -mgeneral-regs-only): only the general
- *     caller-saved registers that are live are saved.
+ *     caller-saved registers that are live are saved (not r10, which the
+ *     sled itself overwrites).
  *   - FULL (users' handlers, any C code): general registers, vector
  *     registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
  *     stack where it can hold values.
@@ -89,6 +90,32 @@
 .macro RESTORE_CALLER_GPRS
         POP_CFI %r11
         POP_CFI %r10
+        POP_CFI %r9
+        POP_CFI %r8
+        POP_CFI %rcx
+        POP_CFI %rdx
+        POP_CFI %rsi
+        POP_CFI %rdi
+        POP_CFI %rax
+.endm
+
+/* The lean paths' set: the same but r10. The sled itself writes the id to
+ * r10 before calling, so no code holds a value in r10 across a sled and the
+ * lean paths need not keep the id either. 64 bytes: an entry-like
+ * trampoline, arriving at rsp = 0 mod 16, calls with rsp 16-aligned without
+ * padding. */
+.macro SAVE_LEAN_GPRS
+        PUSH_CFI %rax
+        PUSH_CFI %rdi
+        PUSH_CFI %rsi
+        PUSH_CFI %rdx
+        PUSH_CFI %rcx
+        PUSH_CFI %r8
+        PUSH_CFI %r9
+        PUSH_CFI %r11
+.endm
+.macro RESTORE_LEAN_GPRS
+        POP_CFI %r11
         POP_CFI %r9
         POP_CFI %r8
         POP_CFI %rcx
@@ -220,8 +247,9 @@
 
 /* Entry-like trampolines (entry, tail exit): arrive with rsp = 0 mod 16.
  *   none:  indirect jmp, ret.
- *   lean:  indirect jmp, 9 pushes, 1 load, 3 moves, call, 9 pops, ret
- *          (rflags not saved, see the head comment).
+ *   lean:  indirect jmp, 8 pushes, 1 load, 2 moves, call, 8 pops, ret
+ *          (rflags and r10 not saved, see the head comment and
+ *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
  *          stores and loads (ymm with AVX), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
@@ -235,18 +263,14 @@
         ret
 
 .L\name\()_lean:
-        SAVE_CALLER_GPRS                 /* rsp = 8 mod 16 */
-        subq $8, %rsp                    /* rsp = 0 mod 16 at the call */
-        .cfi_adjust_cfa_offset 8
+        SAVE_LEAN_GPRS                   /* rsp = 0 mod 16 */
         movq xr_handler_lean+SLOT_ARG0(%rip), %rax
         testq %rax, %rax
         jz 3f
         movl %r10d, %edi
         movl $\type, %esi
         call *%rax
-3:      addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
-        RESTORE_CALLER_GPRS
+3:      RESTORE_LEAN_GPRS
         ret
 
         ENTRY_FULL_PATH \name, \type, lahf, .L\name\()_full
@@ -300,9 +324,7 @@ __xray_ArgLoggerEntry:
         ret
 
 .Larg_lean:
-        SAVE_CALLER_GPRS
-        subq $8, %rsp
-        .cfi_adjust_cfa_offset 8
+        SAVE_LEAN_GPRS
         movq %rdi, %rdx                  /* the logged argument */
         movl %r10d, %edi
         movl $TYPE_LOG_ARGS_ENTRY, %esi
@@ -313,9 +335,7 @@ __xray_ArgLoggerEntry:
         testq %rax, %rax
         jz 2f
 1:      call *%rax
-2:      addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
-        RESTORE_CALLER_GPRS
+2:      RESTORE_LEAN_GPRS
         ret
 
         ARG_FULL_PATH lahf, .Larg_full

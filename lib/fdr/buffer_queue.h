@@ -10,8 +10,8 @@
  *
  * Writers: one cache-line slot per tracing thread, from mmap'd chunks that
  * are never unmapped, so a slot pointer stays valid for the life of the
- * process whatever generation of buffers exists. A slot's `busy` flag is set
- * while its owner is inside a handler; finalize waits for these flags only
+ * process whatever generation of buffers exists. A slot's busy bit is set
+ * while its owner is inside a handler; finalize waits for these bits only
  * (xr_fdr_writers_quiesce). */
 #ifndef XR_FDR_BUFFER_QUEUE_H
 #define XR_FDR_BUFFER_QUEUE_H
@@ -31,11 +31,13 @@ struct xr_fdr_buffer {
   uint8_t *data;            /* buffer_size bytes (XR_FDR_PREFIX before it) */
   uint64_t extents;         /* bytes of records: set at acquisition and
                                release; while held by a writer slot its
-                               cursor (xr_fdr_writer.cur) is the truth */
+                               cursor (in xr_fdr_writer.state) is the
+                               truth */
   uintptr_t holder;         /* atomic: XR_FDR_BUFFER_* or the writer slot */
   uint64_t flush_extents;   /* extents as xr_fdr_queue_close found them;
                                written and read only by the control path */
   uint32_t index;
+  uint32_t populated;       /* atomic: pages faulted in (first acquisition) */
   uint64_t release_seq;     /* 0 = never released; larger = released later */
 } __attribute__((aligned(64)));
 
@@ -57,8 +59,9 @@ XR_HIDDEN int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
 /* Unmaps; q becomes empty. Only when no thread can touch the buffers. */
 XR_HIDDEN void xr_fdr_queue_destroy(struct xr_fdr_queue *q);
 
-/* Takes a free buffer (extents reset to 0) for writer slot `w` (NULL:
- * unknown holder), or NULL when none is free or the queue is closed. */
+/* Takes a free buffer (extents reset to 0, pages faulted in at its first
+ * acquisition) for writer slot `w` (NULL: unknown holder), or NULL when none
+ * is free or the queue is closed. */
 struct xr_fdr_writer;
 XR_HIDDEN struct xr_fdr_buffer *xr_fdr_queue_acquire_for(
     struct xr_fdr_queue *q, struct xr_fdr_writer *w);
@@ -93,12 +96,13 @@ XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
                                            size_t from);
 
 struct xr_fdr_writer {
-  uint32_t busy;          /* atomic: owner is inside a handler; also the
-                             FDR fast path's re-entrancy guard */
-  uint8_t *cur;           /* owner's cursor in the buffer it holds (the
-                             buffer's extents, kept here so the hot path
-                             stores one pointer); read by
-                             xr_fdr_queue_close once the owner is idle */
+  uintptr_t state;        /* atomic: the owner's cursor in the buffer it
+                             holds (its extents, as xr_fdr_queue_close reads
+                             them once the owner is idle), or-ed with
+                             XR_FDR_BUSY while the owner is inside a handler
+                             (also the FDR fast path's re-entrancy guard).
+                             One word, so that the hot path ends an event
+                             with one store: cursor and idle together. */
   uint32_t claimed;       /* atomic: slot owned by a live thread */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already
@@ -107,6 +111,26 @@ struct xr_fdr_writer {
   uint64_t erased;        /* calls erased as shorter than the threshold;
                              relaxed stores by the owner, read at flush */
 } __attribute__((aligned(64)));
+
+/* The busy bit of xr_fdr_writer.state: bit 63, never set in a user-space
+ * address on x86-64. */
+#define XR_FDR_BUSY ((uintptr_t)1 << 63)
+static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
+  return (uint8_t *)(state & ~XR_FDR_BUSY);
+}
+static XR_ALWAYS_INLINE bool xr_fdr_writer_busy(const struct xr_fdr_writer *w) {
+  return (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) & XR_FDR_BUSY) != 0;
+}
+/* Owner only: sets the busy bit and says whether it was set already. One
+ * instruction, not locked (other threads only read the word): a signal
+ * handler on this thread runs wholly before it (and any cursor it advanced
+ * is kept) or sees the bit (and drops its event); so the cursor is read
+ * after this, never before. Also a compiler barrier. */
+static XR_ALWAYS_INLINE bool xr_fdr_writer_enter(struct xr_fdr_writer *w) {
+  bool was_busy;
+  __asm__ volatile("btsq $63, %0" : "+m"(w->state), "=@ccc"(was_busy) : : "memory");
+  return was_busy;
+}
 
 /* A free slot for the calling thread, or NULL (mmap failed). */
 XR_HIDDEN struct xr_fdr_writer *xr_fdr_writer_claim(void);

@@ -12,9 +12,10 @@
 /* Per thread, in initial-exec TLS. Valid only while `epoch` equals
  * xr_fdr_hot.epoch; pointers into a buffer are never followed otherwise. */
 struct xr_fdr_thread {
-  uint8_t *cur;       /* next record goes here */
+  /* The cursor (next record goes here) is in writer->state. */
   uint8_t *end;       /* records must end at or before this */
-  uint8_t *run_start; /* [run_start, cur) holds only plain enter records */
+  uint8_t *run_start; /* [run_start, cursor) holds only plain enter records;
+                         kept only while threshold_ticks != 0 */
   uint8_t *begin;     /* first byte of the buffer's data */
   uint64_t last_tsc;  /* TSC of the last record written (reader's base) */
   uint64_t epoch;     /* xr_fdr_hot.epoch this state belongs to; 0 none */
@@ -31,12 +32,17 @@ struct xr_fdr_hot_config {
    * uninitialised, events are dropped. Changes only under the mode's
    * state machine. */
   uint64_t epoch;
+  /* The fast path's copy of epoch: equal to it while the fast path may run
+   * (rseq gives the CPU id and the clock is the TSC), else XR_FDR_NO_FAST,
+   * which no thread's epoch equals. One compare then covers all three. */
+  uint64_t fast_epoch;
   uint64_t threshold_ticks;  /* calls shorter than this are erased */
   intptr_t rseq_cpu_offset;  /* %fs offset of rseq cpu_id; 0 unavailable */
   int version;               /* 5, or 1 for the 2017 layout */
   uint32_t max_event_size;   /* largest custom/typed payload that fits */
 } __attribute__((aligned(64)));
 XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
+#define XR_FDR_NO_FAST UINT64_MAX
 
 /* The queue of the current generation (owned by fdr_mode.c). */
 XR_HIDDEN extern struct xr_fdr_queue xr_fdr_queue;
@@ -65,6 +71,13 @@ XR_HIDDEN void xr_fdr_cpu_slow(void *u32_out);
 /* Counts an event dropped for a reason other than a missing buffer (an
  * oversized or empty payload); arg is the thread state. */
 XR_HIDDEN void xr_fdr_count_drop_slow(void *thread);
+
+/* The calling thread's cursor, NULL without a buffer. */
+static XR_ALWAYS_INLINE uint8_t *xr_fdr_cursor(const struct xr_fdr_thread *t) {
+  return t->writer ? xr_fdr_state_cursor(__atomic_load_n(&t->writer->state,
+                                                         __ATOMIC_RELAXED))
+                   : NULL;
+}
 
 /* Short-call erasure. [run_start, cur) holds only plain enter records (8
  * bytes each, nothing else was written since). An exit or tail exit of `id`

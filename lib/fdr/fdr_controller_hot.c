@@ -6,20 +6,22 @@
  *
  * Budget of a function event in the common case (function_event: a buffer
  * of this generation with room, same CPU, delta fits, threshold 0 or an
- * enter): one rdtsc; TLS loads of the thread state; a load and two stores
- * of the writer's busy flag (also the re-entrancy guard); one load+compare
- * of the global epoch; one compare for space; one %fs load+compare of the
- * rseq CPU id; one compare of the TSC delta; one 8-byte record store;
- * stores of the cursor (in the thread state and in the writer slot, where
- * finalize reads the extents) and the last TSC. About 40 instructions, no
- * call, no fence, no register save; rdtsc is most of its cost.
+ * enter): one rdtsc; TLS loads of the thread state; one load of the
+ * writer's state word (cursor + busy bit, the busy bit also being the
+ * re-entrancy guard) and two stores to it (busy on; then cursor with busy
+ * off, the end of the event); one load+compare of the global fast epoch
+ * (which also says rseq and the TSC are usable); one compare for space; one
+ * %fs load+compare of the rseq CPU id; one compare of the TSC delta; one
+ * 8-byte record store; one store of the last TSC. Four stores, about 35
+ * instructions, no call, no fence, no register save; rdtsc is most of its
+ * cost.
  * Everything else (metadata, buffer switch, erasure at a threshold) takes
  * function_event_full through a tail call.
  *
- * Protocol with finalize (see xr_fdr_writers_quiesce): busy := 1, compiler
- * barrier, check the epoch, write, store the cursor in the writer slot,
- * compiler barrier, busy := 0. A writer never follows a pointer into a buffer before the epoch
- * check passed. */
+ * Protocol with finalize (see xr_fdr_writers_quiesce): state := cursor |
+ * busy, compiler barrier, check the epoch, write, compiler barrier, state :=
+ * new cursor (busy off, release). A writer never follows a pointer into a
+ * buffer before the epoch check passed. */
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/thread.h"
@@ -30,7 +32,7 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
 
-/* The writer's busy flag and the epoch, as C11 atomics (same instructions
+/* The writer's state word and the epoch, as C11 atomics (same instructions
  * as plain moves on x86). Ordering argument: busy := 1 must be visible to
  * finalize before this thread reads the epoch (store -> load order, which
  * x86 does not give without a fence). No fence is paid here: finalize
@@ -38,14 +40,15 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
  * thread execute a full fence; so either our busy := 1 is seen by
  * xr_fdr_writers_quiesce (it waits) or our epoch load sees the change (we
  * back out). Hence relaxed for the set and the epoch load; the compiler
- * barrier keeps the compiler from moving them. busy := 0 is a release
- * store: the records and extents written under busy happen before
- * quiesce's acquire load that reads 0. */
-static XR_ALWAYS_INLINE void set_busy(struct xr_fdr_writer *w) {
-  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
+ * barrier keeps the compiler from moving them. Clearing busy is a release
+ * store of the new cursor: the records written under busy happen before
+ * quiesce's acquire load that reads the bit clear. Only the owner writes its
+ * state (and finalize, for its own thread), so no read-modify-write. */
+static XR_ALWAYS_INLINE uintptr_t load_state(const struct xr_fdr_writer *w) {
+  return __atomic_load_n(&w->state, __ATOMIC_RELAXED);
 }
-static XR_ALWAYS_INLINE void clear_busy(struct xr_fdr_writer *w) {
-  __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+static XR_ALWAYS_INLINE void clear_busy(struct xr_fdr_writer *w, uint8_t *cur) {
+  __atomic_store_n(&w->state, (uintptr_t)cur, __ATOMIC_RELEASE);
 }
 static XR_ALWAYS_INLINE uint64_t current_epoch(void) {
   return __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
@@ -72,30 +75,30 @@ static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
   return cpu;
 }
 
-/* Enters the buffer: returns true with the writer busy and at least `need`
- * bytes free in the current generation's buffer. */
-static XR_ALWAYS_INLINE bool begin_write(struct xr_fdr_thread *t, uint64_t tsc,
-                                         size_t need) {
+/* Enters the buffer: returns the cursor, with the writer busy and at least
+ * `need` bytes free in the current generation's buffer; NULL if the event
+ * cannot be written (not busy then). */
+static XR_ALWAYS_INLINE uint8_t *begin_write(struct xr_fdr_thread *t,
+                                             uint64_t tsc, size_t need) {
   struct xr_fdr_writer *w = t->writer;
   if (XR_LIKELY(w != NULL)) {
-    set_busy(w);
-    BARRIER();
+    (void)xr_fdr_writer_enter(w); /* clear: checked by the caller */
+    uint8_t *cur = xr_fdr_state_cursor(load_state(w));
     if (XR_LIKELY(t->epoch == current_epoch() &&
-                  (size_t)(t->end - t->cur) >= need)) {
+                  (size_t)(t->end - cur) >= need)) {
       BARRIER(); /* configuration reads stay after the epoch check */
-      return true;
+      return cur;
     }
   }
   struct xr_fdr_prepare_args args = {t, tsc, need, false};
   xr_call_preserving_vectors(xr_fdr_prepare_slow, &args);
-  return args.ok;
+  return args.ok ? xr_fdr_cursor(t) : NULL;
 }
 
+/* Leaves the buffer with `p` as the cursor (the extents finalize reads). */
 static XR_ALWAYS_INLINE void end_write(struct xr_fdr_thread *t, uint8_t *p) {
-  t->cur = p;
-  t->writer->cur = p; /* the extents, as finalize will read them */
   BARRIER();
-  clear_busy(t->writer);
+  clear_busy(t->writer, p);
 }
 
 /* Writes NewCPUId when the thread moved, TSCWrap when the delta does not fit
@@ -127,10 +130,10 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
 static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
   /* Nested: the guard (set by this path, the payload path and thread-exit
-   * hooks) or the writer's busy flag (the fast path's only guard). */
+   * hooks) or the writer's busy bit (the fast path's only guard). */
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
   if (XR_UNLIKELY(xr_in_handler ||
-                  (self && __atomic_load_n(&self->busy, __ATOMIC_RELAXED)))) {
+                  (self && (load_state(self) & XR_FDR_BUSY)))) {
     count_nested();
     return;
   }
@@ -142,9 +145,10 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
                 (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
-  if (XR_LIKELY(begin_write(t, tsc, need))) {
+  uint8_t *cur = begin_write(t, tsc, need);
+  if (XR_LIKELY(cur != NULL)) {
     uint32_t delta;
-    uint8_t *p = stamp(t, t->cur, tsc, &delta);
+    uint8_t *p = stamp(t, cur, tsc, &delta);
     switch (type) {
     case ENTRY:
       p = xr_fdr_function(p, id, XR_FDR_FN_ENTER, delta);
@@ -174,7 +178,8 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
       p = xr_fdr_function(
           p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
           delta);
-      t->run_start = p;
+      if (threshold != 0)
+        t->run_start = p;
       break;
     }
     }
@@ -189,41 +194,39 @@ out:
 /* The common case, written so that it makes no call (no register saves in
  * its prologue): a thread with a buffer of this generation, room for the
  * record, on the same CPU as its last record, a delta that fits. Anything
- * else leaves through a tail call to function_event_full, with the guard
- * and busy flag as they were on entry. */
+ * else leaves through a tail call to function_event_full, with the state
+ * word as it was on entry. */
 static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
                                             uint64_t arg) {
   struct xr_fdr_thread *t = &xr_fdr_thread;
   struct xr_fdr_writer *w = t->writer;
-  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
-  /* One flag serves as both the re-entrancy guard and the busy flag: a
+  /* The busy bit serves as both the re-entrancy guard and the busy flag: a
    * signal landing while it is set finds it set and goes to the full path,
    * which counts the nested drop; xr_in_handler (set by the full path and
    * by thread-exit hooks) is checked there, not here. */
-  if (XR_UNLIKELY(w == NULL || off == 0 || !xr_clock.using_tsc ||
-                  __atomic_load_n(&w->busy, __ATOMIC_RELAXED))) {
-    function_event_full(id, type, arg, 0);
-    return;
-  }
-  set_busy(w);
-  BARRIER();
-  /* The clock after the flag: a signal handler's events are dropped from
-   * here on, and any it wrote before came earlier in time too. xr_now()
-   * without its using_tsc test, made above with the others. */
+  if (XR_UNLIKELY(w == NULL || xr_fdr_writer_enter(w)))
+    goto full;
+  uintptr_t state = load_state(w);
+  /* The clock after the busy bit: a signal handler's events are dropped
+   * from here on, and any it wrote before came earlier in time too. */
   uint64_t tsc = xr_rdtsc();
   /* The checks one after another, each value dead after its compare: few
-   * registers live, so no register needs saving. */
-  if (XR_UNLIKELY(t->epoch != current_epoch()))
+   * registers live, so no register needs saving. fast_epoch equals our
+   * epoch only while tracing and while rseq and the TSC are usable. */
+  if (XR_UNLIKELY(t->epoch !=
+                  __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
     goto bail;
   uint32_t cpu;
-  __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
+  __asm__ volatile("movl %%fs:(%1), %0"
+                   : "=r"(cpu)
+                   : "r"(xr_fdr_hot.rseq_cpu_offset));
   if (XR_UNLIKELY(cpu != t->cpu))
     goto bail;
   uint64_t delta = tsc - t->last_tsc;
   if (XR_UNLIKELY(delta > INT32_MAX))
     goto bail;
   size_t need = XR_FDR_FN_SIZE + (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
-  uint8_t *p = t->cur;
+  uint8_t *p = xr_fdr_state_cursor(state);
   if (XR_UNLIKELY((size_t)(t->end - p) < need))
     goto bail;
   BARRIER(); /* configuration reads stay after the epoch check */
@@ -234,22 +237,25 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
     p = xr_fdr_call_argument(p, arg);
     t->run_start = p;
   } else { /* exit or tail exit */
-    if (xr_fdr_hot.threshold_ticks != 0 && p != t->run_start)
+    bool erasing = xr_fdr_hot.threshold_ticks != 0;
+    if (erasing && p != t->run_start)
       goto bail; /* maybe a short call to erase: the full path looks */
     p = xr_fdr_function(p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
                         (uint32_t)delta);
-    t->run_start = p;
+    if (erasing) /* run_start matters only to erasure */
+      t->run_start = p;
   }
   t->last_tsc = tsc;
-  t->cur = p;
-  w->cur = p; /* the extents, as finalize will read them */
   BARRIER();
-  clear_busy(w);
+  clear_busy(w, p); /* the event's end: new cursor, busy off */
   return;
-bail: /* with the busy flag as it was on entry */
-  clear_busy(w);
+bail: /* with the state as it was on entry */
+  clear_busy(w, xr_fdr_state_cursor(state));
   BARRIER();
   function_event_full(id, type, arg, tsc);
+  return;
+full:
+  function_event_full(id, type, arg, 0);
 }
 
 void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type) {
@@ -266,7 +272,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                                            const void *data, size_t size) {
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
   if (XR_UNLIKELY(xr_in_handler ||
-                  (self && __atomic_load_n(&self->busy, __ATOMIC_RELAXED)))) {
+                  (self && (load_state(self) & XR_FDR_BUSY)))) {
     count_nested();
     return;
   }
@@ -274,18 +280,20 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
   BARRIER();
   uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
   struct xr_fdr_thread *t = &xr_fdr_thread;
+  uint8_t *cur;
   /* Empty events are invalid for readers; oversized ones fit no buffer;
    * version 1 has no typed events. */
   if (XR_UNLIKELY(size == 0 || size > xr_fdr_hot.max_event_size ||
                   (typed && xr_fdr_hot.version < 5))) {
     xr_call_preserving_vectors(xr_fdr_count_drop_slow, t);
-  } else if (XR_LIKELY(begin_write(t, tsc, 2 * XR_FDR_META_SIZE + size))) {
+  } else if (XR_LIKELY((cur = begin_write(t, tsc, 2 * XR_FDR_META_SIZE +
+                                                      size)) != NULL)) {
     if (XR_UNLIKELY(typed && xr_fdr_hot.version < 5)) {
-      end_write(t, t->cur); /* re-initialised as version 1 meanwhile */
+      end_write(t, cur); /* re-initialised as version 1 meanwhile */
       goto out;
     }
     uint32_t delta;
-    uint8_t *p = stamp(t, t->cur, tsc, &delta);
+    uint8_t *p = stamp(t, cur, tsc, &delta);
     if (typed) {
       p = xr_fdr_typed_event(p, (int32_t)size, (int32_t)delta, event_type);
     } else if (xr_fdr_hot.version >= 5) {

@@ -60,7 +60,8 @@ void xr_fdr_prepare_slow(void *arg) {
     xr_thread_arm();
   }
   struct xr_fdr_writer *w = t->writer;
-  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
+  (void)xr_fdr_writer_enter(w); /* already set by the caller, or a new slot */
+  uint8_t *cur = xr_fdr_state_cursor(__atomic_load_n(&w->state, __ATOMIC_RELAXED));
   /* A real fence here (slow path): busy is visible before the epoch is read,
    * even where membarrier is unavailable. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -71,9 +72,9 @@ void xr_fdr_prepare_slow(void *arg) {
     /* A new generation: the old buffer belonged to an old queue. */
     t->epoch = epoch;
     t->buffer = NULL;
-    t->cur = t->end = t->begin = t->run_start = NULL;
+    cur = t->end = t->begin = t->run_start = NULL;
   }
-  if (t->buffer && (size_t)(t->end - t->cur) >= a->need) {
+  if (t->buffer && (size_t)(t->end - cur) >= a->need) {
     a->ok = true;
     return;
   }
@@ -83,10 +84,10 @@ void xr_fdr_prepare_slow(void *arg) {
     goto idle;
   }
   if (t->buffer) {
-    t->buffer->extents = (uint64_t)(t->cur - t->begin);
+    t->buffer->extents = (uint64_t)(cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
     t->buffer = NULL;
-    t->cur = t->end = NULL;
+    cur = t->end = NULL;
   }
   struct xr_fdr_buffer *b = xr_fdr_queue_acquire_for(&xr_fdr_queue, w);
   if (!b) {
@@ -102,15 +103,15 @@ void xr_fdr_prepare_slow(void *arg) {
   t->buffer = b;
   t->begin = b->data;
   t->end = b->data + cap;
-  t->cur = t->run_start = p;
-  w->cur = p;
+  t->run_start = p;
   t->cpu = cpu;
   t->last_tsc = a->tsc;
   b->extents = (uint64_t)(p - b->data);
+  __atomic_store_n(&w->state, (uintptr_t)p | XR_FDR_BUSY, __ATOMIC_RELAXED);
   a->ok = true;
   return;
 idle:
-  __atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&w->state, (uintptr_t)cur, __ATOMIC_RELEASE);
 }
 
 void xr_fdr_cpu_slow(void *out) { *(uint32_t *)out = xr_cpu_id(); }
@@ -135,16 +136,17 @@ void xr_fdr_thread_exit(void) {
   struct xr_fdr_writer *w = t->writer;
   if (!w)
     return;
-  __atomic_store_n(&w->busy, 1, __ATOMIC_RELAXED);
+  (void)xr_fdr_writer_enter(w); /* the thread's last event has ended */
+  uint8_t *cur = xr_fdr_state_cursor(__atomic_load_n(&w->state, __ATOMIC_RELAXED));
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (t->buffer && t->epoch == load_epoch()) {
-    t->buffer->extents = (uint64_t)(t->cur - t->begin);
+    t->buffer->extents = (uint64_t)(cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
   }
   /* Otherwise the buffer stays held: finalize has run, and flush writes
    * held buffers as they are. */
   t->buffer = NULL;
-  t->cur = t->end = t->begin = t->run_start = NULL;
+  t->end = t->begin = t->run_start = NULL;
   t->epoch = 0;
   t->writer = NULL;
   xr_fdr_writer_free(w);
@@ -153,8 +155,13 @@ void xr_fdr_thread_exit(void) {
 void xr_fdr_thread_forget_after_fork(void) {
   struct xr_fdr_thread *t = &xr_fdr_thread;
   xr_fdr_writers_fork_child(t->writer);
+  if (t->writer) /* no cursor; the busy bit as it was */
+    __atomic_store_n(&t->writer->state,
+                     __atomic_load_n(&t->writer->state, __ATOMIC_RELAXED) &
+                         XR_FDR_BUSY,
+                     __ATOMIC_RELAXED);
   t->buffer = NULL;
-  t->cur = t->end = t->begin = t->run_start = NULL;
+  t->end = t->begin = t->run_start = NULL;
   t->epoch = 0;
 }
 

@@ -49,7 +49,18 @@ static const struct xr_option fdr_option_rows[] = {
 XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
     "XRAY_FDR_OPTIONS", fdr_option_rows, XR_ARRAY_SIZE(fdr_option_rows)};
 
-struct xr_fdr_hot_config xr_fdr_hot;
+struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
+
+/* Moves the epoch by `by` and the fast path's copy with it (see
+ * xr_fdr_hot_config). When the epoch closes, both change before
+ * xr_fdr_writers_quiesce's membarrier, so a fast-path writer either is seen
+ * busy or reads the new fast_epoch and backs out. */
+static void advance_epoch(uint64_t by) {
+  uint64_t e = __atomic_add_fetch(&xr_fdr_hot.epoch, by, __ATOMIC_SEQ_CST);
+  bool fast = (e & 1) && xr_fdr_hot.rseq_cpu_offset != 0 && xr_clock.using_tsc;
+  __atomic_store_n(&xr_fdr_hot.fast_epoch, fast ? e : XR_FDR_NO_FAST,
+                   __ATOMIC_SEQ_CST);
+}
 struct xr_fdr_queue xr_fdr_queue;
 
 static int state = XRAY_LOG_UNINITIALIZED; /* atomic */
@@ -127,7 +138,7 @@ static void fork_child(void) {
     /* The parent's events are the parent's: start empty, new epoch. */
     xr_fdr_queue_reset(&xr_fdr_queue);
     xr_fdr_writers_reset_dropped();
-    __atomic_add_fetch(&xr_fdr_hot.epoch, 2, __ATOMIC_SEQ_CST);
+    advance_epoch(2);
   }
 }
 
@@ -217,7 +228,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
 
   /* Open the gate (epoch becomes odd, a new value: threads holding state of
    * an older generation notice and start over), then install handlers. */
-  __atomic_add_fetch(&xr_fdr_hot.epoch, 1, __ATOMIC_SEQ_CST);
+  advance_epoch(1);
   __xray_log_set_buffer_iterator(fdr_iterator);
   install_handlers(true);
   set_state(XRAY_LOG_INITIALIZED);
@@ -251,19 +262,19 @@ static XRayLogInitStatus fdr_finalize(void) {
     return (XRayLogInitStatus)expected;
   /* Close the gate (epoch becomes even), stop calling us, then wait only for
    * threads caught in the middle of an event. */
-  __atomic_add_fetch(&xr_fdr_hot.epoch, 1, __ATOMIC_SEQ_CST);
+  advance_epoch(1);
   install_handlers(false);
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  uint32_t self_busy =
-      self ? __atomic_load_n(&self->busy, __ATOMIC_RELAXED) : 0;
+  uintptr_t self_state =
+      self ? __atomic_load_n(&self->state, __ATOMIC_RELAXED) : 0;
   if (self)
-    __atomic_store_n(&self->busy, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&self->state, self_state & ~XR_FDR_BUSY, __ATOMIC_RELAXED);
   queue_quiescent = xr_fdr_writers_quiesce(bound_ms * 1000000u);
   if (self)
-    __atomic_store_n(&self->busy, self_busy, __ATOMIC_RELAXED);
+    __atomic_store_n(&self->state, self_state, __ATOMIC_RELAXED);
   /* From here on no thread can take a buffer, and the file holds only
    * buffers whose writers have finished (see xr_fdr_queue_close). */
   size_t left_out = xr_fdr_queue_close(&xr_fdr_queue, self);

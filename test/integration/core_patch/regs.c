@@ -158,7 +158,10 @@ static void run_case(const struct probe *p, enum handler_kind h) {
     expect_preserved(what, CALLEE_SAVED | EXIT_LIVE, 2, h == FULL, 1);
   else
     expect_preserved(what, CALLEE_SAVED | ENTRY_LIVE, 8, h == FULL, 0);
-  if (!is_exit)
+  /* r10 is the sled's scratch register: the sled itself overwrites it with
+   * the id, so no code can hold a value in it across a sled. The full and
+   * empty paths leave the id there; the lean path does not save it. */
+  if (!is_exit && h != LEAN_STYLE)
     EXPECT(st_out.gpr[R10] == (uint64_t)p->id, "%s: r10 %#llx, want the id", what,
            (unsigned long long)st_out.gpr[R10]);
   printf("%s: %s\n", what, failures > failures_before ? "FAILED" : "ok");

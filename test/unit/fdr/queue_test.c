@@ -172,9 +172,9 @@ static void writers_claim_and_free(void **s) {
   /* all idle: quiesce returns at once */
   assert_true(xr_fdr_writers_quiesce(1000000));
   /* a busy slot that never clears: quiesce gives up at its bound */
-  w[7]->busy = 1;
+  w[7]->state = XR_FDR_BUSY;
   assert_false(xr_fdr_writers_quiesce(2000000));
-  w[7]->busy = 0;
+  w[7]->state = 0;
   /* fork child: every slot but ours is freed */
   xr_fdr_writers_fork_child(w[0]);
   struct xr_fdr_writer *first = xr_fdr_writer_claim();
@@ -190,14 +190,14 @@ static void writers_claim_and_free(void **s) {
  * quiescer records the busy flag it sees when quiesce returns. */
 static struct xr_fdr_writer *busy_writer;
 static int quiesce_started;
-static uint32_t busy_seen_at_return = 99;
+static int busy_seen_at_return = 99;
 static void *leave_later(void *arg) {
   (void)arg;
   while (!__atomic_load_n(&quiesce_started, __ATOMIC_ACQUIRE))
     sched_yield();
   for (int i = 0; i < 100; i++)
     sched_yield();
-  __atomic_store_n(&busy_writer->busy, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&busy_writer->state, 0, __ATOMIC_RELEASE);
   return NULL;
 }
 
@@ -205,14 +205,14 @@ static void *quiescer(void *arg) {
   bool *result = arg;
   __atomic_store_n(&quiesce_started, 1, __ATOMIC_RELEASE);
   *result = xr_fdr_writers_quiesce(10ull * 1000000000u);
-  busy_seen_at_return = __atomic_load_n(&busy_writer->busy, __ATOMIC_ACQUIRE);
+  busy_seen_at_return = xr_fdr_writer_busy(busy_writer);
   return NULL;
 }
 
 static void quiesce_waits_for_busy_writer(void **s) {
   (void)s;
   busy_writer = xr_fdr_writer_claim();
-  busy_writer->busy = 1;
+  busy_writer->state = XR_FDR_BUSY;
   bool result = false;
   pthread_t q, w;
   assert_int_equal(pthread_create(&q, NULL, quiescer, &result), 0);
