@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fdr/buffer_queue.h"
@@ -224,6 +226,68 @@ static void quiesce_waits_for_busy_writer(void **s) {
   xr_fdr_writer_free(busy_writer);
 }
 
+/* Pages of [from, to) resident in memory (mincore). */
+static size_t resident_pages(const uint8_t *from, const uint8_t *to) {
+  uintptr_t a = (uintptr_t)from & ~(uintptr_t)4095;
+  size_t n = ((uintptr_t)to - a + 4095) / 4096;
+  unsigned char vec[64];
+  assert_true(n <= sizeof vec);
+  assert_int_equal(mincore((void *)a, n * 4096, vec), 0);
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    count += vec[i] & 1;
+  return count;
+}
+
+/* A buffer's pages are faulted in when it is first taken, so its writer
+ * never takes a page fault; buffers nobody takes stay unbacked. */
+static void first_acquisition_faults_the_buffer_in(void **s) {
+  (void)s;
+  void *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(probe != MAP_FAILED);
+  int supported = madvise(probe, 4096, XR_MADV_POPULATE_WRITE) == 0;
+  munmap(probe, 4096);
+  if (!supported)
+    skip(); /* kernel before 5.14: pages fault in one by one */
+  enum { SIZE = 64 * 1024 };
+  struct xr_fdr_queue q;
+  assert_int_equal(xr_fdr_queue_init(&q, SIZE, 4), 0);
+  const uint8_t *first = q.buffers[0].data;
+  const uint8_t *third = q.buffers[2].data;
+  assert_int_equal(resident_pages(first, first + SIZE), 0);
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire(&q);
+  assert_ptr_equal(b, &q.buffers[0]);
+  assert_int_equal(b->populated, 1);
+  assert_int_equal(resident_pages(first - XR_FDR_PREFIX, first + SIZE),
+                   (((uintptr_t)first + SIZE + 4095) / 4096) -
+                       (((uintptr_t)first - XR_FDR_PREFIX) / 4096));
+  /* the third buffer's own pages (not the one it shares with the second) */
+  assert_int_equal(resident_pages(third + 4096, third + SIZE), 0);
+  /* a fork child's reset: populate again (the pages are copy-on-write) */
+  xr_fdr_queue_reset(&q);
+  assert_int_equal(q.buffers[0].populated, 0);
+  xr_fdr_queue_destroy(&q);
+}
+
+/* The busy bit: set in one instruction, the cursor kept; says whether it
+ * was set already (the nested-event test of the fast path). */
+static void writer_enter_sets_busy_and_keeps_cursor(void **s) {
+  (void)s;
+  struct xr_fdr_writer *w = xr_fdr_writer_claim();
+  assert_non_null(w);
+  static uint8_t buffer[64];
+  w->state = (uintptr_t)(buffer + 24);
+  assert_false(xr_fdr_writer_busy(w));
+  assert_false(xr_fdr_writer_enter(w));
+  assert_true(xr_fdr_writer_busy(w));
+  assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
+  assert_true(xr_fdr_writer_enter(w)); /* nested: already busy */
+  assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
+  xr_fdr_writer_free(w);
+  assert_int_equal(w->state, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_sizes_are_refused),
@@ -232,6 +296,8 @@ int main(void) {
       cmocka_unit_test(concurrent_acquire_release),
       cmocka_unit_test(writers_claim_and_free),
       cmocka_unit_test(quiesce_waits_for_busy_writer),
+      cmocka_unit_test(first_acquisition_faults_the_buffer_in),
+      cmocka_unit_test(writer_enter_sets_busy_and_keeps_cursor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
