@@ -19,8 +19,8 @@ scenario both medians, the ratio ours/crt, the spread and the target.
   --quick            10x fewer calls, 3 runs: a smoke test (figures noisy)
   --runs N           runs per side and scenario (default 7)
   --scenario NAME    only this scenario; repeat or comma-separate for several.
-                     Names: unpatched noop basic fdr profiling patch fdr-2t
-                     floor (default: all of these), and the diagnostic
+                     Names: unpatched noop basic fdr fdr-default profiling
+                     patch fdr-2t floor (default: all of these), and the diagnostic
                      noop-stack (no-op handler with the caller's stack moved
                      by 0/16/32/48 bytes: alignment-sensitive trampolines)
   --check-only       run each scenario once per side with few calls and
@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-ALL_SCENARIOS=(unpatched noop basic fdr profiling patch fdr-2t floor)
+ALL_SCENARIOS=(unpatched noop basic fdr fdr-default profiling patch fdr-2t floor)
 [ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=("${ALL_SCENARIOS[@]}")
 for s in "${SCENARIOS[@]}"; do
   [[ " ${ALL_SCENARIOS[*]} noop-stack " == *" $s "* ]] || { echo "run.sh: unknown scenario $s" >&2; exit 2; }
@@ -94,6 +94,7 @@ calls_for() {
     noop-stack) full=4000000 ;;
     basic) full=500000 ;;
     fdr) full=1000000 ;; # 16 MiB of log: flush time grows with it
+    fdr-default) echo 90000; return ;; # 9/10 of the default buffers, always
     fdr-2t) full=1000000 ;;
     profiling) full=300000 ;;
     floor) full=2000000 ;;
@@ -107,7 +108,8 @@ calls_for() {
 metrics_for() {
   case $1 in
     unpatched) echo "unpatched noxray" ;;
-    fdr) echo "fdr fdr-flush" ;;
+    fdr) echo "fdr fdr-mean fdr-flush" ;;
+    fdr-default) echo "fdr-flush-default" ;;
     patch) echo "patch repatch unpatch" ;;
     noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
     floor) echo "floor-call floor-rdtsc floor-rdtscp floor-clock_gettime floor-gettid floor-fdr-pair-rdtsc floor-fdr-pair-rdtscp floor-pushfq-popfq floor-fnstsw floor-save-8ymm floor-save-8xmm floor-read-proc-maps floor-tramp-none floor-tramp-gpr floor-tramp-gpr-xmm floor-tramp-gpr-ymm floor-tramp-gpr-ymm-flags floor-write-16MiB" ;;
@@ -119,8 +121,8 @@ target_for() {
     unpatched) echo 1.02 ;;
     noop) echo 0.50 ;;
     basic) echo 0.10 ;;
-    fdr|fdr-2t) echo 0.15 ;;
-    fdr-flush) echo 0.05 ;;
+    fdr|fdr-mean|fdr-2t) echo 0.15 ;;
+    fdr-flush|fdr-flush-default) echo 0.05 ;;
     profiling) echo 0.30 ;;
     patch|repatch|unpatch) echo 1.00 ;;
     *) echo - ;;
@@ -393,7 +395,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
         # A side whose timed runs failed their checks gets no count either.
         [ "$(check_of "$sc" $side)" = ok ] || { ir[$side]=-; continue; }
         case $m in
-          fdr-flush) continue ;;
+          fdr-flush|fdr-flush-default|fdr-mean) continue ;;
           repatch) continue ;;
           patch|unpatch) # timed_patch runs 16 times, timed_unpatch 16 times
             ir[$side]=$(callgrind_ir $side patch 0 "timed_$m")
@@ -412,7 +414,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
             else ir[$side]=$(awk -v a="$a" -v b="$b" -v n=$n1 -v p=$per 'BEGIN { printf "%.1f", (b - a) / (n * p) }'); fi ;;
         esac
       done
-      case $m in fdr-flush|repatch) continue ;; esac
+      case $m in fdr-flush|fdr-flush-default|fdr-mean|repatch) continue ;; esac
       awk -v m="$m" -v o="${ir[ours]:--}" -v c="${ir[crt]:--}" 'BEGIN {
         r = (o != "-" && c != "-" && c > 0) ? sprintf("%.3f", o / c) : "-"
         printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (Ir per call, 20k functions)" : "") }'
