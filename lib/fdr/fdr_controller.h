@@ -38,11 +38,24 @@ struct xr_fdr_hot_config {
   uint64_t fast_epoch;
   uint64_t threshold_ticks;  /* calls shorter than this are erased */
   intptr_t rseq_cpu_offset;  /* %fs offset of rseq cpu_id; 0 unavailable */
+  int cpu_source;            /* enum xr_fdr_cpu_source */
   int version;               /* 5, or 1 for the 2017 layout */
   uint32_t max_event_size;   /* largest custom/typed payload that fits */
 } __attribute__((aligned(64)));
 XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
 #define XR_FDR_NO_FAST UINT64_MAX
+
+/* Where the handlers read the CPU id (NewCPUId records), best first. The
+ * first three are single instructions, safe in lean handlers and on the
+ * fast path; rdtscp also gives the timestamp, in place of rdtsc. glibc
+ * before 2.35 registers no rseq area (RHEL 9, Debian 11, Ubuntu 20.04): the
+ * fast path then uses rdpid, or rdtscp on CPUs without it. */
+enum xr_fdr_cpu_source {
+  XR_FDR_CPU_RSEQ,   /* a load from the rseq area (glibc >= 2.35) */
+  XR_FDR_CPU_RDPID,  /* rdpid: TSC_AUX, node << 12 | cpu */
+  XR_FDR_CPU_RDTSCP, /* rdtscp: TSC and TSC_AUX together */
+  XR_FDR_CPU_SLOW    /* sched_getcpu behind a vector save: full path only */
+};
 
 /* The queue of the current generation (owned by fdr_mode.c). */
 XR_HIDDEN extern struct xr_fdr_queue xr_fdr_queue;
@@ -118,7 +131,8 @@ XR_HIDDEN void xr_fdr_thread_exit(void);
 /* In a fork child: frees every other thread's slot and forgets the held
  * buffer (the caller resets the queue and changes the epoch). */
 XR_HIDDEN void xr_fdr_thread_forget_after_fork(void);
-/* Finds the rseq cpu_id field of the calling thread; sets rseq_cpu_offset. */
+/* Finds the rseq cpu_id field of the calling thread (rseq_cpu_offset) and
+ * chooses cpu_source; after xr_clock_init. */
 XR_HIDDEN void xr_fdr_detect_rseq(void);
 
 #endif

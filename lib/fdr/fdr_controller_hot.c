@@ -64,13 +64,41 @@ static XR_ALWAYS_INLINE void count_nested(void) {
                      __ATOMIC_RELAXED);
 }
 
-static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
-  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
-  uint32_t cpu;
-  if (XR_LIKELY(off != 0)) {
-    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
+/* The CPU id by the source chosen at init (rdtscp's is read by the caller,
+ * with the timestamp, and passed in `aux`). */
+static XR_ALWAYS_INLINE uint32_t cpu_from(int source, uint32_t aux) {
+  if (XR_LIKELY(source == XR_FDR_CPU_RSEQ)) {
+    uint32_t cpu;
+    __asm__ volatile("movl %%fs:(%1), %0"
+                     : "=r"(cpu)
+                     : "r"(xr_fdr_hot.rseq_cpu_offset));
     return cpu;
   }
+  if (source == XR_FDR_CPU_RDPID)
+    return xr_cpu_by_rdpid();
+  return aux;
+}
+
+/* The timestamp, and with rdtscp the CPU id in *aux. */
+static XR_ALWAYS_INLINE uint64_t clock_from(int source, uint32_t *aux) {
+  if (XR_UNLIKELY(source == XR_FDR_CPU_RDTSCP)) {
+    uint32_t lo, hi, c;
+    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c));
+    *aux = c & 0xfff;
+    return ((uint64_t)hi << 32) | lo;
+  }
+  *aux = 0;
+  return xr_rdtsc();
+}
+
+/* The CPU id on the full path, whatever the clock. */
+static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
+  int source = xr_fdr_hot.cpu_source;
+  if (XR_LIKELY(source == XR_FDR_CPU_RSEQ || source == XR_FDR_CPU_RDPID))
+    return cpu_from(source, 0);
+  if (source == XR_FDR_CPU_RDTSCP)
+    return xr_cpu_by_rdtscp();
+  uint32_t cpu;
   xr_call_preserving_vectors(xr_fdr_cpu_slow, &cpu);
   return cpu;
 }
@@ -209,18 +237,17 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   uintptr_t state = load_state(w);
   /* The clock after the busy bit: a signal handler's events are dropped
    * from here on, and any it wrote before came earlier in time too. */
-  uint64_t tsc = xr_rdtsc();
+  int source = xr_fdr_hot.cpu_source;
+  uint32_t aux;
+  uint64_t tsc = clock_from(source, &aux);
   /* The checks one after another, each value dead after its compare: few
    * registers live, so no register needs saving. fast_epoch equals our
-   * epoch only while tracing and while rseq and the TSC are usable. */
+   * epoch only while tracing and while the TSC and a one-instruction CPU
+   * id are usable. */
   if (XR_UNLIKELY(t->epoch !=
                   __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
     goto bail;
-  uint32_t cpu;
-  __asm__ volatile("movl %%fs:(%1), %0"
-                   : "=r"(cpu)
-                   : "r"(xr_fdr_hot.rseq_cpu_offset));
-  if (XR_UNLIKELY(cpu != t->cpu))
+  if (XR_UNLIKELY(cpu_from(source, aux) != t->cpu))
     goto bail;
   uint64_t delta = tsc - t->last_tsc;
   if (XR_UNLIKELY(delta > INT32_MAX))

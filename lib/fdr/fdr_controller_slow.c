@@ -175,4 +175,8 @@ void xr_fdr_detect_rseq(void) {
       off = cpu_field;
   }
   xr_fdr_hot.rseq_cpu_offset = off;
+  xr_fdr_hot.cpu_source = off != 0                              ? XR_FDR_CPU_RSEQ
+                          : xr_cpu_method == XR_CPU_ID_RDPID  ? XR_FDR_CPU_RDPID
+                          : xr_cpu_method == XR_CPU_ID_RDTSCP ? XR_FDR_CPU_RDTSCP
+                                                              : XR_FDR_CPU_SLOW;
 }

@@ -57,7 +57,8 @@ struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
  * busy or reads the new fast_epoch and backs out. */
 static void advance_epoch(uint64_t by) {
   uint64_t e = __atomic_add_fetch(&xr_fdr_hot.epoch, by, __ATOMIC_SEQ_CST);
-  bool fast = (e & 1) && xr_fdr_hot.rseq_cpu_offset != 0 && xr_clock.using_tsc;
+  bool fast = (e & 1) && xr_fdr_hot.cpu_source != XR_FDR_CPU_SLOW &&
+              xr_clock.using_tsc;
   __atomic_store_n(&xr_fdr_hot.fast_epoch, fast ? e : XR_FDR_NO_FAST,
                    __ATOMIC_SEQ_CST);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/clock.h"
 #include "core/handlers.h"
 #include "core/options.h"
 #include "fdr/fdr_controller.h"
@@ -47,6 +48,7 @@ static void stop(void) {
  * "E5" enter #5, "X5" exit, "T5" tail exit, "A5" enter-arg, "C=.." call
  * argument, "W" TSC wrap, "U:abc" custom, "Y3:xyz" typed. NewCPUId skipped. */
 static char tokens[4096];
+static bool show_cpu; /* print NewCPUId records after the preamble as "N<cpu>" */
 static const char *records(int version) {
   size_t off = 32;
   char *out = tokens;
@@ -83,7 +85,11 @@ static const char *records(int version) {
         continue;
       }
       switch (b >> 1) {
-      case XR_FDR_NEW_CPU: off += 16; break;
+      case XR_FDR_NEW_CPU:
+        if (show_cpu)
+          out += sprintf(out, " N%u", (unsigned)(trace[off + 1] | trace[off + 2] << 8));
+        off += 16;
+        break;
       case XR_FDR_TSC_WRAP: out += sprintf(out, " W"); off += 16; break;
       case XR_FDR_CALL_ARGUMENT:
         out += sprintf(out, " C=%llx", (unsigned long long)xr_fdr_get64(trace + off + 1));
@@ -246,7 +252,78 @@ static void handlers_only_while_initialised(void **s) {
   assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
 }
 
+static cpu_set_t initial_affinity; /* as the process started, from main */
+
+/* Moves the calling thread to `cpu` (sched_setaffinity migrates before it
+ * returns). */
+static void move_to(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+  assert_int_equal(sched_getcpu(), cpu);
+}
+
+/* Every CPU-id source the handlers can use (rseq, rdpid, rdtscp, the
+ * sched_getcpu slow path) notices a migration: a NewCPUId with the new CPU
+ * comes before the first record written there, on the fast path and on the
+ * full one. The source is forced after init, with the fast path allowed as
+ * init would allow it (fdr_mode.c, advance_epoch). Sources this machine
+ * lacks are skipped; with a single CPU the whole test is. */
+static void cpu_sources_follow_a_migration(void **s) {
+  (void)s;
+  cpu_set_t allowed = initial_affinity; /* the other tests pin */
+  int a = -1, b = -1;
+  for (int c = 0; c < CPU_SETSIZE && b < 0; c++)
+    if (CPU_ISSET(c, &allowed)) {
+      if (a < 0)
+        a = c;
+      else
+        b = c;
+    }
+  if (b < 0)
+    skip();
+  const struct { int source; enum xr_cpu_id_method needs; const char *name; } sources[] = {
+      {XR_FDR_CPU_RSEQ, XR_CPU_ID_RSEQ, "rseq"},
+      {XR_FDR_CPU_RDPID, XR_CPU_ID_RDPID, "rdpid"},
+      {XR_FDR_CPU_RDTSCP, XR_CPU_ID_RDTSCP, "rdtscp"},
+      {XR_FDR_CPU_SLOW, XR_CPU_ID_SCHED, "sched_getcpu"},
+  };
+  int tested = 0;
+  for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+    uint32_t probe;
+    if (xr_cpu_id_by(sources[i].needs, &probe) != 0) {
+      printf("cpu source %s: not on this machine, skipped\n", sources[i].name);
+      continue;
+    }
+    move_to(a);
+    start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+    xr_fdr_hot.cpu_source = sources[i].source;
+    xr_fdr_hot.fast_epoch =
+        sources[i].source == XR_FDR_CPU_SLOW ? XR_FDR_NO_FAST : xr_fdr_hot.epoch;
+    xr_fdr_handle_arg0(1, ENTRY); /* full path: the buffer, the preamble */
+    xr_fdr_handle_arg0(2, ENTRY); /* fast path where allowed */
+    move_to(b);
+    xr_fdr_handle_arg0(2, EXIT);
+    xr_fdr_handle_arg0(1, EXIT);
+    move_to(a);
+    xr_fdr_handle_arg0(3, ENTRY);
+    xr_fdr_handle_arg0(3, EXIT);
+    stop();
+    show_cpu = true;
+    char want[128];
+    snprintf(want, sizeof want, "E1 E2 N%d X2 X1 N%d E3 X3", b, a);
+    printf("cpu source %s: %s\n", sources[i].name, records(5));
+    assert_string_equal(records(5), want);
+    show_cpu = false;
+    tested++;
+  }
+  assert_true(tested >= 2); /* sched_getcpu, and rdtscp on any x86-64 here */
+}
+
 int main(void) {
+  if (sched_getaffinity(0, sizeof initial_affinity, &initial_affinity) != 0)
+    CPU_ZERO(&initial_affinity);
   xr_flags_load();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(handlers_only_while_initialised),
@@ -255,6 +332,7 @@ int main(void) {
       cmocka_unit_test_setup(threshold_zero_keeps_everything, pin),
       cmocka_unit_test_setup(version_1, pin),
       cmocka_unit_test_setup(buffers_switch_and_never_overflow, pin),
+      cmocka_unit_test(cpu_sources_follow_a_migration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
