@@ -6,20 +6,21 @@
  *
  * Budget of a function event in the common case (function_event: a buffer
  * of this generation with room, same CPU, delta fits, threshold 0 or an
- * enter): one rdtsc; TLS loads of the thread state; one load of the
- * writer's state word (cursor + busy bit, the busy bit also being the
- * re-entrancy guard) and two stores to it (busy on; then cursor with busy
- * off, the end of the event); one load+compare of the global fast epoch
- * (which also says rseq and the TSC are usable); one compare for space; one
- * %fs load+compare of the rseq CPU id; one compare of the TSC delta; one
- * 8-byte record store; one store of the last TSC. Four stores, about 35
- * instructions, no call, no fence, no register save; rdtsc is most of its
- * cost.
+ * enter): one rdtsc; TLS loads of the thread state; the writer's state
+ * word (cursor + busy bit, the busy bit also being the re-entrancy guard):
+ * one unlocked bts to set busy, one load, and at the end one store of the
+ * new cursor with busy off; one load+compare of the global fast epoch (which
+ * also says the TSC and a one-instruction CPU id are usable); one compare
+ * for space; the CPU id (an rseq load, else rdpid, else rdtscp in place of
+ * rdtsc) and its compare; one compare of the TSC delta; one 8-byte record
+ * store; one store of the last TSC. Four stores, about 35 instructions, no
+ * call, no fence, no locked instruction, no register save; rdtsc is most of
+ * its cost, and the rest runs in its shadow.
  * Everything else (metadata, buffer switch, erasure at a threshold) takes
  * function_event_full through a tail call.
  *
- * Protocol with finalize (see xr_fdr_writers_quiesce): state := cursor |
- * busy, compiler barrier, check the epoch, write, compiler barrier, state :=
+ * Protocol with finalize (see xr_fdr_writers_quiesce): set the busy bit
+ * (compiler barrier), check the epoch, write, compiler barrier, state :=
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
 #include "core/clock.h"
@@ -43,7 +44,8 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
  * barrier keeps the compiler from moving them. Clearing busy is a release
  * store of the new cursor: the records written under busy happen before
  * quiesce's acquire load that reads the bit clear. Only the owner writes its
- * state (and finalize, for its own thread), so no read-modify-write. */
+ * state (and finalize, for its own thread), so nothing needs a lock: the
+ * bit is set with one unlocked bts (xr_fdr_writer_enter). */
 static XR_ALWAYS_INLINE uintptr_t load_state(const struct xr_fdr_writer *w) {
   return __atomic_load_n(&w->state, __ATOMIC_RELAXED);
 }
