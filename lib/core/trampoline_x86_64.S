@@ -73,37 +73,12 @@
         .cfi_adjust_cfa_offset -8
 .endm
 
-/* The nine caller-saved general registers: live at entry, tail exit and
- * arg-logger entry (arguments, %al = number of vector arguments, r10 static
- * chain / our id, r11 indirect tail-call target). 72 bytes. */
-.macro SAVE_CALLER_GPRS
-        PUSH_CFI %rax
-        PUSH_CFI %rdi
-        PUSH_CFI %rsi
-        PUSH_CFI %rdx
-        PUSH_CFI %rcx
-        PUSH_CFI %r8
-        PUSH_CFI %r9
-        PUSH_CFI %r10
-        PUSH_CFI %r11
-.endm
-.macro RESTORE_CALLER_GPRS
-        POP_CFI %r11
-        POP_CFI %r10
-        POP_CFI %r9
-        POP_CFI %r8
-        POP_CFI %rcx
-        POP_CFI %rdx
-        POP_CFI %rsi
-        POP_CFI %rdi
-        POP_CFI %rax
-.endm
-
-/* The lean paths' set: the same but r10. The sled itself writes the id to
- * r10 before calling, so no code holds a value in r10 across a sled and the
- * lean paths need not keep the id either. 64 bytes: an entry-like
- * trampoline, arriving at rsp = 0 mod 16, calls with rsp 16-aligned without
- * padding. */
+/* The caller-saved general registers live at entry, tail exit and
+ * arg-logger entry (arguments, %al = number of vector arguments, r11
+ * indirect tail-call target), but r10. The sled itself writes the id to r10
+ * before calling, so no code holds a value in r10 across a sled: the lean
+ * paths do not keep it. 64 bytes: an entry-like trampoline, arriving at
+ * rsp = 0 mod 16, calls with rsp 16-aligned without padding. */
 .macro SAVE_LEAN_GPRS
         PUSH_CFI %rax
         PUSH_CFI %rdi
@@ -123,6 +98,16 @@
         POP_CFI %rsi
         POP_CFI %rdi
         POP_CFI %rax
+.endm
+/* All nine, for the full paths (a user's handler may read r10, the id, as
+ * compiler-rt's keeps it). 72 bytes. */
+.macro SAVE_CALLER_GPRS
+        SAVE_LEAN_GPRS
+        PUSH_CFI %r10
+.endm
+.macro RESTORE_CALLER_GPRS
+        POP_CFI %r10
+        RESTORE_LEAN_GPRS
 .endm
 
 /* Status flags of the full entry/exit paths (see the head comment). Used
