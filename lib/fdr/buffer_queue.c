@@ -57,20 +57,22 @@ void xr_fdr_queue_destroy(struct xr_fdr_queue *q) {
   *q = (struct xr_fdr_queue){0};
 }
 
-/* A buffer's first use: its pages are faulted in with one system call
- * before its writer gets it. Left to fault one by one under the writer, they
- * cost it about 4 ns per 8-byte event here (a fault per 4 KiB page, 512
- * events), a third of an event's cost; here, in the slow path of a buffer
- * switch, one call costs less than the faults did. Memory is committed per
- * buffer as it is first taken, never for buffers nobody takes. Only the
- * holder touches the flag. */
-static void populate_once(struct xr_fdr_queue *q, struct xr_fdr_buffer *b) {
-  if (__atomic_load_n(&b->populated, __ATOMIC_RELAXED))
-    return;
-  __atomic_store_n(&b->populated, 1, __ATOMIC_RELAXED);
-  uintptr_t from = ((uintptr_t)b->data - XR_FDR_PREFIX) & ~(uintptr_t)(XR_PAGE_SIZE - 1);
-  uintptr_t to = round_up((uintptr_t)b->data + q->buffer_size, XR_PAGE_SIZE);
-  (void)madvise((void *)from, to - from, XR_MADV_POPULATE_WRITE);
+size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
+                                  struct xr_fdr_buffer *b) {
+  size_t done = __atomic_load_n(&b->populated, __ATOMIC_RELAXED);
+  if (done >= q->buffer_size)
+    return q->buffer_size;
+  size_t upto = q->buffer_size - done > XR_FDR_POPULATE_STEP
+                    ? done + XR_FDR_POPULATE_STEP
+                    : q->buffer_size;
+  uintptr_t from = ((uintptr_t)b->data + done) & ~(uintptr_t)(XR_PAGE_SIZE - 1);
+  uintptr_t to = round_up((uintptr_t)b->data + upto, XR_PAGE_SIZE);
+  /* Refused (a kernel before 5.14, no memory): the pages will fault in
+   * one by one as they are written, as they would have anyway. */
+  if (madvise((void *)from, to - from, XR_MADV_POPULATE_WRITE) != 0)
+    upto = q->buffer_size;
+  __atomic_store_n(&b->populated, upto, __ATOMIC_RELAXED);
+  return upto;
 }
 
 struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
@@ -104,7 +106,6 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
       if (best->extents != 0)
         __atomic_fetch_add(&q->overwritten, 1, __ATOMIC_RELAXED);
       best->extents = 0;
-      populate_once(q, best);
       return best;
     }
   }
@@ -125,7 +126,7 @@ void xr_fdr_queue_reset(struct xr_fdr_queue *q) {
     q->buffers[i].flush_extents = 0;
     q->buffers[i].release_seq = 0;
     /* In a fork child the pages are shared copy-on-write with the parent:
-     * populating again copies them in one call, not a fault per page. */
+     * populating again copies them in a few calls, not a fault per page. */
     __atomic_store_n(&q->buffers[i].populated, 0, __ATOMIC_RELAXED);
     A_STORE(&q->buffers[i].holder, (uintptr_t)XR_FDR_BUFFER_FREE);
   }

@@ -26,6 +26,18 @@ static size_t preamble_size(void) {
   return xr_fdr_hot.version >= 3 ? XR_FDR_PREAMBLE_V5 : XR_FDR_PREAMBLE_V1;
 }
 
+/* Where records in b may end: its capacity, or sooner where its pages are
+ * not faulted in yet (xr_fdr_queue_populate_next); faults in steps until the
+ * first `bytes` fit or the capacity is reached. The fast path's room check
+ * against this end brings the writer back here before it writes to pages
+ * not faulted in. */
+static uint8_t *room_end(struct xr_fdr_buffer *b, size_t cap, size_t bytes) {
+  size_t populated = __atomic_load_n(&b->populated, __ATOMIC_RELAXED);
+  while (populated < bytes && populated < cap)
+    populated = xr_fdr_queue_populate_next(&xr_fdr_queue, b);
+  return b->data + (populated < cap ? populated : cap);
+}
+
 static uint32_t current_cpu(void) {
   intptr_t off = xr_fdr_hot.rseq_cpu_offset;
   if (off != 0) {
@@ -74,11 +86,15 @@ void xr_fdr_prepare_slow(void *arg) {
     t->buffer = NULL;
     cur = t->end = t->begin = t->run_start = NULL;
   }
-  if (t->buffer && (size_t)(t->end - cur) >= a->need) {
-    a->ok = true;
-    return;
-  }
   size_t cap = capacity();
+  if (t->buffer) {
+    /* The room may end where the buffer's pages do: fault in more. */
+    t->end = room_end(t->buffer, cap, (size_t)(cur - t->begin) + a->need);
+    if ((size_t)(t->end - cur) >= a->need) {
+      a->ok = true;
+      return;
+    }
+  }
   if (a->need > cap - preamble_size()) {
     count_drop(t); /* can never fit; keep the current buffer */
     goto idle;
@@ -94,6 +110,7 @@ void xr_fdr_prepare_slow(void *arg) {
     count_drop(t);
     goto idle;
   }
+  uint8_t *end = room_end(b, cap, preamble_size() + a->need);
   struct timespec wall;
   clock_gettime(CLOCK_MONOTONIC, &wall);
   uint32_t cpu = current_cpu();
@@ -102,7 +119,7 @@ void xr_fdr_prepare_slow(void *arg) {
                                (uint16_t)cpu, a->tsc);
   t->buffer = b;
   t->begin = b->data;
-  t->end = b->data + cap;
+  t->end = end;
   t->run_start = p;
   t->cpu = cpu;
   t->last_tsc = a->tsc;

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/options.h"
+#include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "xray/xray_log_interface.h"
@@ -254,6 +255,26 @@ static void handlers_only_while_initialised(void **s) {
 
 static cpu_set_t initial_affinity; /* as the process started, from main */
 
+/* Records never go past the pages the holder has faulted in: the room
+ * ends where the populated part does, and the controller populates the
+ * next step when the writer reaches it (buffer_queue.h,
+ * XR_FDR_POPULATE_STEP, 1 MiB). 80000 calls fill 1.28 MB of a 4 MiB
+ * buffer. */
+static void records_stay_within_populated_pages(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4194304 buffer_max=2");
+  for (int i = 0; i < 80000; i++) {
+    xr_fdr_handle_arg0(7, ENTRY);
+    xr_fdr_handle_arg0(7, EXIT);
+  }
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  struct xr_fdr_buffer *b = &xr_fdr_queue.buffers[0];
+  assert_true(b->flush_extents >= 80000 * 16);
+  assert_true(b->populated >= b->flush_extents);
+  assert_true(b->populated < 4194304); /* in steps, not all at once */
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+}
+
 /* Moves the calling thread to `cpu` (sched_setaffinity migrates before it
  * returns). */
 static void move_to(int cpu) {
@@ -333,6 +354,7 @@ int main(void) {
       cmocka_unit_test_setup(version_1, pin),
       cmocka_unit_test_setup(buffers_switch_and_never_overflow, pin),
       cmocka_unit_test(cpu_sources_follow_a_migration),
+      cmocka_unit_test_setup(records_stay_within_populated_pages, pin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
