@@ -406,7 +406,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
               unpatched) per=1 ;;
               noxray) toggle='timed_plain'; per=1 ;;
               profiling) toggle='timed_tree'; per=8 ;;
-              fdr-2t) toggle='timed_thread'; per=4 ;;
+              fdr-2t) per=4 ;; # timed_leaf only: the threads' spinning barrier is not the runtime's
             esac
             a=$(callgrind_ir $side "$sc" $n1 "$toggle")
             b=$(callgrind_ir $side "$sc" $((2 * n1)) "$toggle")
