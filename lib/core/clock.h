@@ -75,10 +75,17 @@ static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdpid(void) {
   __asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux)); /* rdpid rax */
   return (uint32_t)aux & 0xfff;
 }
-static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
+/* The time-stamp counter and, in *cpu, the CPU id, from one rdtscp. */
+static XR_ALWAYS_INLINE uint64_t xr_rdtscp(uint32_t *cpu) {
   uint32_t lo, hi, aux;
   __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-  return aux & 0xfff;
+  *cpu = aux & 0xfff;
+  return ((uint64_t)hi << 32) | lo;
+}
+static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
+  uint32_t cpu;
+  (void)xr_rdtscp(&cpu);
+  return cpu;
 }
 /* Callbacks for xr_call_preserving_vectors: libc work behind a vector save. */
 XR_HIDDEN void xr_cpu_sched_cb(void *out_u32);  /* sched_getcpu */

@@ -79,8 +79,6 @@ struct xr_fdr_prepare_args {
  * buffer when the held one lacks `need` bytes; drops (and counts) when none
  * is free. On success leaves the writer busy. */
 XR_HIDDEN void xr_fdr_prepare_slow(void *prepare_args);
-/* CPU id without rseq, out: *(uint32_t *)arg. */
-XR_HIDDEN void xr_fdr_cpu_slow(void *u32_out);
 /* Counts an event dropped for a reason other than a missing buffer (an
  * oversized or empty payload); arg is the thread state. */
 XR_HIDDEN void xr_fdr_count_drop_slow(void *thread);

@@ -66,6 +66,22 @@ static XR_ALWAYS_INLINE void count_nested(void) {
                      __ATOMIC_RELAXED);
 }
 
+/* The full and payload paths' entry: false (and the event counted as
+ * dropped) when this thread is already inside the tracer, by the guard (set
+ * by these paths and thread-exit hooks) or the writer's busy bit (the fast
+ * path's only guard); else sets the guard. The caller clears it. */
+static XR_ALWAYS_INLINE bool enter_guard(void) {
+  struct xr_fdr_writer *self = xr_fdr_thread.writer;
+  if (XR_UNLIKELY(xr_in_handler ||
+                  (self && (load_state(self) & XR_FDR_BUSY)))) {
+    count_nested();
+    return false;
+  }
+  xr_in_handler = 1;
+  BARRIER();
+  return true;
+}
+
 /* The CPU id by the source chosen at init (rdtscp's is read by the caller,
  * with the timestamp, and passed in `aux`). */
 static XR_ALWAYS_INLINE uint32_t cpu_from(int source, uint32_t aux) {
@@ -83,26 +99,19 @@ static XR_ALWAYS_INLINE uint32_t cpu_from(int source, uint32_t aux) {
 
 /* The timestamp, and with rdtscp the CPU id in *aux. */
 static XR_ALWAYS_INLINE uint64_t clock_from(int source, uint32_t *aux) {
-  if (XR_UNLIKELY(source == XR_FDR_CPU_RDTSCP)) {
-    uint32_t lo, hi, c;
-    __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c));
-    *aux = c & 0xfff;
-    return ((uint64_t)hi << 32) | lo;
-  }
+  if (XR_UNLIKELY(source == XR_FDR_CPU_RDTSCP))
+    return xr_rdtscp(aux);
   *aux = 0;
   return xr_rdtsc();
 }
 
-/* The CPU id on the full path, whatever the clock. */
+/* The CPU id on the full path, whatever the clock: the rseq load inline,
+ * else xr_cpu_id, which reads it the same way (rdpid, rdtscp, or
+ * sched_getcpu behind its own vector save) and is safe here. */
 static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
-  int source = xr_fdr_hot.cpu_source;
-  if (XR_LIKELY(source == XR_FDR_CPU_RSEQ || source == XR_FDR_CPU_RDPID))
-    return cpu_from(source, 0);
-  if (source == XR_FDR_CPU_RDTSCP)
-    return xr_cpu_by_rdtscp();
-  uint32_t cpu;
-  xr_call_preserving_vectors(xr_fdr_cpu_slow, &cpu);
-  return cpu;
+  if (XR_LIKELY(xr_fdr_hot.cpu_source == XR_FDR_CPU_RSEQ))
+    return cpu_from(XR_FDR_CPU_RSEQ, 0);
+  return xr_cpu_id();
 }
 
 /* Enters the buffer: returns the cursor, with the writer busy and at least
@@ -159,16 +168,8 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
  * either dropped or all before this one (no backwards TSC, no TSCWrap). */
 static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
-  /* Nested: the guard (set by this path, the payload path and thread-exit
-   * hooks) or the writer's busy bit (the fast path's only guard). */
-  struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  if (XR_UNLIKELY(xr_in_handler ||
-                  (self && (load_state(self) & XR_FDR_BUSY)))) {
-    count_nested();
+  if (XR_UNLIKELY(!enter_guard()))
     return;
-  }
-  xr_in_handler = 1;
-  BARRIER();
   if (tsc == 0)
     tsc = xr_now();
   struct xr_fdr_thread *t = &xr_fdr_thread;
@@ -299,14 +300,8 @@ void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
 
 static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                                            const void *data, size_t size) {
-  struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  if (XR_UNLIKELY(xr_in_handler ||
-                  (self && (load_state(self) & XR_FDR_BUSY)))) {
-    count_nested();
+  if (XR_UNLIKELY(!enter_guard()))
     return;
-  }
-  xr_in_handler = 1;
-  BARRIER();
   uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
   struct xr_fdr_thread *t = &xr_fdr_thread;
   uint8_t *cur;

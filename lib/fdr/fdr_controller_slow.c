@@ -38,14 +38,22 @@ static uint8_t *room_end(struct xr_fdr_buffer *b, size_t cap, size_t bytes) {
   return b->data + (populated < cap ? populated : cap);
 }
 
-static uint32_t current_cpu(void) {
-  intptr_t off = xr_fdr_hot.rseq_cpu_offset;
-  if (off != 0) {
-    uint32_t cpu;
-    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(off));
-    return cpu;
+/* The calling thread's writer slot, claimed on its first event while
+ * tracing; NULL when not tracing or no slot can be mapped. */
+static struct xr_fdr_writer *claim_writer(struct xr_fdr_thread *t) {
+  if (t->writer || !(load_epoch() & 1))
+    return t->writer; /* not tracing: no need to know this thread */
+  t->writer = xr_fdr_writer_claim();
+  if (t->writer) {
+    /* Nested drops counted before the slot existed move into it; each step
+     * is one instruction, so a signal in between loses nothing. */
+    __atomic_fetch_add(&t->writer->nested,
+                       __atomic_exchange_n(&t->nested_pending, 0,
+                                           __ATOMIC_RELAXED),
+                       __ATOMIC_RELAXED);
+    xr_thread_arm();
   }
-  return xr_cpu_id();
+  return t->writer;
 }
 
 static void count_drop(struct xr_fdr_thread *t) {
@@ -57,20 +65,8 @@ void xr_fdr_prepare_slow(void *arg) {
   struct xr_fdr_prepare_args *a = arg;
   struct xr_fdr_thread *t = a->thread;
   a->ok = false;
-  if (!t->writer) {
-    if (!(load_epoch() & 1))
-      return; /* not tracing: no need to know this thread */
-    t->writer = xr_fdr_writer_claim();
-    if (!t->writer)
-      return;
-    /* Nested drops counted before the slot existed move into it; each step
-     * is one instruction, so a signal in between loses nothing. */
-    __atomic_fetch_add(&t->writer->nested,
-                       __atomic_exchange_n(&t->nested_pending, 0,
-                                           __ATOMIC_RELAXED),
-                       __ATOMIC_RELAXED);
-    xr_thread_arm();
-  }
+  if (!claim_writer(t))
+    return;
   struct xr_fdr_writer *w = t->writer;
   (void)xr_fdr_writer_enter(w); /* already set by the caller, or a new slot */
   uint8_t *cur = xr_fdr_state_cursor(__atomic_load_n(&w->state, __ATOMIC_RELAXED));
@@ -113,7 +109,7 @@ void xr_fdr_prepare_slow(void *arg) {
   uint8_t *end = room_end(b, cap, preamble_size() + a->need);
   struct timespec wall;
   clock_gettime(CLOCK_MONOTONIC, &wall);
-  uint32_t cpu = current_cpu();
+  uint32_t cpu = xr_cpu_id();
   uint8_t *p = xr_fdr_preamble(b->data, xr_fdr_hot.version, xr_tid(), xr_pid(),
                                wall.tv_sec, (int32_t)(wall.tv_nsec / 1000),
                                (uint16_t)cpu, a->tsc);
@@ -131,20 +127,9 @@ idle:
   __atomic_store_n(&w->state, (uintptr_t)cur, __ATOMIC_RELEASE);
 }
 
-void xr_fdr_cpu_slow(void *out) { *(uint32_t *)out = xr_cpu_id(); }
-
 void xr_fdr_count_drop_slow(void *thread) {
   struct xr_fdr_thread *t = thread;
-  if (!t->writer && (load_epoch() & 1)) {
-    t->writer = xr_fdr_writer_claim();
-    if (t->writer) {
-      __atomic_fetch_add(&t->writer->nested,
-                         __atomic_exchange_n(&t->nested_pending, 0,
-                                             __ATOMIC_RELAXED),
-                         __ATOMIC_RELAXED);
-      xr_thread_arm();
-    }
-  }
+  claim_writer(t);
   count_drop(t);
 }
 
