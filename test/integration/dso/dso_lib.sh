@@ -4,7 +4,7 @@
 
 # The executable exports the runtime's ABI so that objects loaded with dlopen
 # find it (objects linked at build time make the linker export it anyway).
-XRAY_EXPORT_FLAGS=(-Wl,--export-dynamic-symbol=__xray_* -Wl,--export-dynamic-symbol=_ZN6__xray*)
+XRAY_EXPORT_FLAGS=(-Wl,--dynamic-list="$XRAY_SRC/cmake/xray.dynlist")
 
 # xr_so CC OUT SRC... [flags]: an instrumented shared object with libxray-dso.a
 xr_so() {

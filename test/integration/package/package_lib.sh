@@ -63,6 +63,14 @@ check_app() {
 
 # check_traced APP: run it under the basic mode chosen by environment only,
 # and read the log with llvm-xray: leaf called 15 times.
+# check_plugin APP PLUGIN: APP dlopens the instrumented PLUGIN (built with
+# libxray-dso.a) and counts the events of its object exactly.
+check_plugin() {
+  local out
+  out=$("$1" "$2") || fail "$1 $2 exited $?"
+  expect_eq "$1: plugin events" "plugin events=10 objects=2 sum=20" "$out"
+}
+
 check_traced() {
   local app=$1
   [ -n "${LLVM_XRAY:-}" ] || { note "llvm-xray not found: traced run not checked"; return 0; }
