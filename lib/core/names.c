@@ -135,11 +135,11 @@ static int build(struct xr_name_table *t, const struct xr_sled_map *map,
   /* Names were asked for by a filter option: say why they are missing. */
   enum xr_report_level level = filter_asked() ? xr_hint_level() : XR_INFO;
   if (!have && count > 0)
-    xr_report(level, "no symbol table in '%s' (stripped?): function names are "
+    xr_report(level, "no function symbols in '%s' (stripped?): function names are "
               "unavailable; functions are named fn<id>@0x<address>",
               object_path);
   else if (unnamed > 0)
-    xr_report(XR_INFO, "%zu of %zu instrumented functions in '%s' have no "
+    xr_report(level, "%zu of %zu instrumented functions in '%s' have no "
               "symbol; they are named fn<id>@0x<address>", unnamed, count,
               object_path);
   t->entries = e;

@@ -6,11 +6,13 @@
  *   run          handler on, work(), print the event sequence and the ids
  *   run-patch    the same after __xray_patch() (XRAY_OPTIONS filters apply)
  *   names        name <-> id round trip for every id; print "id<TAB>name"
+ *   unlinked     the same after deleting the executable file
  *   api P U      __xray_patch_matching(P), work, __xray_unpatch_matching(U),
  *                work, then the statuses of bad arguments */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
@@ -154,6 +156,12 @@ NEVER int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "work") == 0) {
     work(); /* for the modes (XRAY_OPTIONS) */
     return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "unlinked") == 0) {
+    /* the executable is deleted before the names are first read */
+    if (unlink(argv[0]) != 0)
+      return fail("unlink", 0);
+    return round_trip();
   }
   if (argc >= 2 && strcmp(argv[1], "names") == 0)
     return round_trip();
