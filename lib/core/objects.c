@@ -11,6 +11,7 @@
 #include "objects.h"
 
 #include "dso_abi.h"
+#include "names.h"
 #include "options.h"
 #include "patching.h"
 #include "report.h"
@@ -198,7 +199,8 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
   if (xr_flags.patch_premain &&
-      xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, true) != SUCCESS)
+      xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, NULL, true) !=
+          SUCCESS)
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", id,
               objects[id].path);
   xr_objects_unlock();
@@ -253,9 +255,27 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
-  s = o ? xr_patch_object_functions(o, first, last, enable) : FAILED;
+  s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
   close_call();
   return s;
+}
+
+/* What "patch everything" means for object o: everything, or for the
+ * executable with xray_patch / xray_skip set, what they select (names.c
+ * builds that selection once). Lock held. */
+static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
+  const uint8_t *selected = NULL;
+  if (enable && o->id == 0) {
+    int status;
+    selected = xr_names_option_selection(&status);
+    if (status != XR_NAMES_OK) {
+      xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
+                "built (status %d); nothing was patched", status);
+      return FAILED;
+    }
+  }
+  return (XRayPatchingStatus)xr_patch_object_functions(o, 1, (int32_t)o->map->function_count,
+                                                       selected, enable);
 }
 
 /* Every loaded object; FAILED if one failed (the others are still done). */
@@ -265,8 +285,7 @@ static XRayPatchingStatus patch_all(bool enable) {
     return s;
   for (uint32_t i = 0; i < object_count; i++) {
     struct xr_object *o = &objects[i];
-    if (o->loaded && o->map->function_count > 0 &&
-        xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, enable) != SUCCESS)
+    if (o->loaded && o->map->function_count > 0 && patch_whole(o, enable) != SUCCESS)
       s = FAILED;
   }
   close_call();
@@ -278,10 +297,29 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
-  s = o == NULL ? FAILED
-      : o->map->function_count == 0
-          ? NOT_INITIALIZED
-          : xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, enable);
+  s = o == NULL                      ? FAILED
+      : o->map->function_count == 0 ? NOT_INITIALIZED
+                                     : patch_whole(o, enable);
+  close_call();
+  return s;
+}
+
+int xr_patch_selected(const uint8_t *selected, bool enable) {
+  int32_t first = 0, last = 0;
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  for (size_t i = 0; i < xr_self_map.function_count; i++)
+    if (selected[i]) {
+      last = (int32_t)i + 1;
+      if (first == 0)
+        first = last;
+    }
+  if (first == 0)
+    return SUCCESS; /* nothing selected: nothing to write */
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  s = (XRayPatchingStatus)xr_patch_object_functions(&objects[0], first, last, selected, enable);
   close_call();
   return s;
 }
@@ -371,7 +409,7 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
   const struct xr_object *o = xr_object_get(id);
   if (o != NULL)
     *out = (struct xr_object_info){id, o->loaded, o->base, o->path, o->build_id,
-                                   o->build_id_size, o->map->function_count};
+                                   o->build_id_size, o->map->function_count, o->map};
   xr_objects_unlock();
   return o != NULL;
 }

@@ -69,6 +69,7 @@ struct xr_object_info {
   const uint8_t *build_id;
   size_t build_id_size;
   size_t function_count;
+  const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
 };
 /* One more than the highest object id ever handed out (1 with only the
  * executable, 0 before init): what __xray_num_objects returns. */

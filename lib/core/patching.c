@@ -248,7 +248,10 @@ static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
  * copy-on-write fault per page at the first sled write: the first patch of
  * the 20k-function benchmark goes from 0.72 to 0.62 ms. Only worth it once. */
-static int rewrite_run(const struct run *r, bool enable, size_t *failed, bool populate) {
+/* selected: NULL for every sled of the run, else only the sleds of
+ * functions whose selected[id - 1] is set. */
+static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
+                       size_t *failed, bool populate) {
   if (protect_run(r->start, r->end, false))
     return -1;
   if (populate)
@@ -261,7 +264,8 @@ static int rewrite_run(const struct run *r, bool enable, size_t *failed, bool po
       id++;
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
-    if (xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
+    if ((selected == NULL || selected[id - 1]) &&
+        xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
       (*failed)++;
   }
   return protect_run(r->start, r->end, true);
@@ -281,11 +285,12 @@ static size_t page_size(void) {
   return (size_t)override;
 }
 
-/* Walks the sleds of functions first_id..last_id in map order, grouping them
- * into runs of adjacent pages; calls emit(run) for each (and stops at the
- * first non-zero return). */
-static int for_each_run(int32_t first_id, int32_t last_id, size_t page,
-                        int (*emit)(const struct run *, void *), void *ctx) {
+/* Walks the sleds of functions first_id..last_id in map order (only those
+ * of selected functions when selected is not NULL), grouping them into runs
+ * of adjacent pages; calls emit(run) for each (and stops at the first
+ * non-zero return). */
+static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
+                        size_t page, int (*emit)(const struct run *, void *), void *ctx) {
   const struct xr_sled_map *m = cur->map;
   size_t begin = m->functions[first_id - 1].first_sled;
   size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
@@ -294,6 +299,8 @@ static int for_each_run(int32_t first_id, int32_t last_id, size_t page,
   for (size_t i = begin; i < end; i++) {
     while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
       id++;
+    if (selected != NULL && !selected[id - 1])
+      continue;
     const struct xr_sled *s = &m->sleds[i];
     uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
     uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
@@ -380,16 +387,18 @@ static int build_all_runs(size_t page) {
 
 struct rewrite_ctx {
   bool enable;
+  const uint8_t *selected;
   size_t failed;
 };
 static int rewrite_emitted(const struct run *r, void *ctx) {
   struct rewrite_ctx *c = ctx;
-  return rewrite_run(r, c->enable, &c->failed, false);
+  return rewrite_run(r, c->enable, c->selected, &c->failed, false);
 }
 
-/* Rewrites every sled of functions first_id..last_id (valid ids). */
+/* Rewrites every sled of functions first_id..last_id (valid ids), or only
+ * of those among them with selected[id - 1] set. */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
-                                            bool enable) {
+                                            const uint8_t *selected, bool enable) {
   const struct xr_sled_map *m = cur->map;
   size_t page = page_size();
   if (page == 0)
@@ -405,19 +414,19 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     cur_segments()->loaded = true;
   }
 
-  bool everything = first_id == 1 && (size_t)last_id == m->function_count;
+  bool everything = first_id == 1 && (size_t)last_id == m->function_count && !selected;
   if (everything && cur_runs()->page != page && build_all_runs(page))
     cur_runs()->page = 0; /* out of memory: the slower walk below still works */
-  struct rewrite_ctx ctx = {enable, 0};
+  struct rewrite_ctx ctx = {enable, selected, 0};
   if (everything && cur_runs()->page == page) { /* cached runs: one pass of writes */
     bool populate = enable && !cur_runs()->populated;
     cur_runs()->populated = cur_runs()->populated || populate;
     for (size_t i = 0; i < cur_runs()->count; i++)
-      if (rewrite_run(&cur_runs()->v[i], enable, &ctx.failed, populate))
+      if (rewrite_run(&cur_runs()->v[i], enable, NULL, &ctx.failed, populate))
         return FAILED;
   } else {
     /* A range: find its runs while rewriting them (one pass). */
-    if (for_each_run(first_id, last_id, page, rewrite_emitted, &ctx))
+    if (for_each_run(first_id, last_id, selected, page, rewrite_emitted, &ctx))
       return FAILED;
   }
   if (ctx.failed) {
@@ -440,7 +449,7 @@ static bool alloc_state(void) {
 }
 
 int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t last_id,
-                              bool enable) {
+                              const uint8_t *selected, bool enable) {
   int32_t max = (int32_t)o->map->function_count;
   if (first_id < 1 || last_id > max || first_id > last_id) {
     xr_report(XR_INFO, "invalid function id range %d..%d in object %d (valid: 1..%d)",
@@ -448,8 +457,8 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
     return FAILED;
   }
   cur = o;
-  XRayPatchingStatus status = alloc_state() ? rewrite_functions(first_id, last_id, enable)
-                                            : FAILED;
+  XRayPatchingStatus status =
+      alloc_state() ? rewrite_functions(first_id, last_id, selected, enable) : FAILED;
   cur = NULL;
   return status;
 }

@@ -23,13 +23,22 @@ XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
                                   uintptr_t target);
 
 /* patching.c: rewrites the sleds of functions first_id..last_id of object o
- * (ids local to o; the sleds get packed ids). Call with the registry lock
- * held (objects.c does). Returns an XRayPatchingStatus: SUCCESS or FAILED
+ * (ids local to o; the sleds get packed ids), or only those with
+ * selected[id - 1] set when selected is not NULL. Call with the registry
+ * lock held (objects.c does). Returns an XRayPatchingStatus: SUCCESS or FAILED
  * (reported). */
 XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
-                                        int32_t last_id, bool enable);
+                                        int32_t last_id, const uint8_t *selected,
+                                        bool enable);
 /* Frees what patching cached for o (its object is going away). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
+
+/* objects.c: patches (enable) or unpatches the executable's functions whose
+ * selected[id - 1] is non-zero (selected has __xray_max_function_id()
+ * entries), with one protection change per run of pages. Returns an
+ * XRayPatchingStatus as __xray_patch_function_range does; SUCCESS when
+ * nothing is selected. */
+XR_HIDDEN int xr_patch_selected(const uint8_t *selected, bool enable);
 
 /* True once __xray_init found a map. */
 XR_HIDDEN bool xr_runtime_initialized(void);
