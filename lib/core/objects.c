@@ -27,6 +27,10 @@ static struct xr_object objects[XR_MAX_OBJECTS];
 static uint32_t object_count; /* ids 0..object_count-1 were handed out */
 static pthread_mutex_t objects_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int patching_busy; /* a patching API call runs: others get ONGOING */
+/* Objects with ids >= record_limit are not patched: the mode that set it
+ * (FDR: 28-bit function ids) could not record their ids unambiguously. */
+static int32_t record_limit = XR_MAX_OBJECTS;
+static const char *record_limit_by;
 
 void xr_objects_lock(void) { pthread_mutex_lock(&objects_mutex); }
 void xr_objects_unlock(void) { pthread_mutex_unlock(&objects_mutex); }
@@ -198,7 +202,10 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   }
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
-  if (xr_flags.patch_premain &&
+  if (id >= record_limit)
+    xr_report(XR_ERROR, "object %d ('%s') is not traced: %s records only objects "
+              "0..%d", id, objects[id].path, record_limit_by, record_limit - 1);
+  else if (xr_flags.patch_premain &&
       xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, NULL, true) !=
           SUCCESS)
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", id,
@@ -255,6 +262,11 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
+  if (o != NULL && enable && obj >= record_limit) {
+    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
+              record_limit_by, record_limit - 1);
+    o = NULL;
+  }
   s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
   close_call();
   return s;
@@ -265,6 +277,8 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
  * builds that selection once). Lock held. */
 static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
   const uint8_t *selected = NULL;
+  if (enable && o->id >= record_limit)
+    return SUCCESS; /* said once by xr_objects_limit_recording */
   if (enable && o->id == 0) {
     int status;
     selected = xr_names_option_selection(&status);
@@ -297,6 +311,11 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
+  if (o != NULL && enable && obj >= record_limit) {
+    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
+              record_limit_by, record_limit - 1);
+    o = NULL;
+  }
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED
                                      : patch_whole(o, enable);
@@ -361,6 +380,24 @@ XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t L
 }
 XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
   return packed_range(FirstId, LastId, false);
+}
+
+void xr_objects_limit_recording(int32_t limit, const char *who) {
+  xr_objects_lock();
+  record_limit = limit;
+  record_limit_by = who;
+  size_t dropped = 0;
+  for (uint32_t i = (uint32_t)limit; i < object_count; i++) {
+    struct xr_object *o = &objects[i];
+    if (o->loaded && o->map->function_count > 0) {
+      xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, false);
+      dropped++;
+    }
+  }
+  if (dropped)
+    xr_report(XR_ERROR, "%s records only objects 0..%d: %zu loaded shared object(s) "
+              "with higher ids are not traced while it runs", who, limit - 1, dropped);
+  xr_objects_unlock();
 }
 
 /* ---- queries ----------------------------------------------------------------- */

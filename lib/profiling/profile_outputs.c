@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
 #include "core/clock.h"
+#include "core/names.h"
+#include "core/objects.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "core/symbols.h"
@@ -31,6 +33,12 @@ static int fd_sink(void *ctx, const void *data, size_t n) {
 
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
+}
+
+/* Names of every object's functions: the executable's from the names built
+ * below, a shared object's (packed id) from its own file (core/names.c). */
+static const char *name_of(void *names, int32_t id) {
+  return xr_id_object(id) == 0 ? xr_names_get(names, id) : xr_names_get_name(NULL, id);
 }
 
 static struct xr_trie_losses total_losses(const struct xr_prof_run *run) {
@@ -82,7 +90,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
       .address_of = function_address,
       .mapping_of = xr_pprof_mapping_of,
   };
-  return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
+  return xr_pprof_view_write(merged, &info, name_of, names, xr_ticks_to_ns,
                              text);
 }
 
@@ -99,7 +107,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   if (v == VIEW_FOLDED) {
     rc = xr_folded_write(merged,
                          run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
-                         xr_names_get, names, xr_ticks_to_ns, &text);
+                         name_of, names, xr_ticks_to_ns, &text);
   } else if (v == VIEW_PPROF) {
     rc = write_pprof(run, merged, names, &text);
   } else {
@@ -112,7 +120,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
         .lost_threads = run->not_collected,
         .top = (size_t)run->flags->report_top,
     };
-    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get,
+    rc = xr_report_write(run->tries, run->trie_count, &info, name_of,
                          names, xr_ticks_to_ns, &text);
   }
   if (rc != 0)
