@@ -46,6 +46,8 @@ XR_HIDDEN int xr_report_write(struct xr_trie *const *tries, size_t ntries,
 struct xr_pprof_view_info {
   struct xr_pprof_info profile;         /* times and comment */
   uintptr_t (*address_of)(int32_t fid); /* run-time address, or NULL */
+  /* The symbol as in the binary (C++: mangled), or NULL; NULL: none. */
+  const char *(*system_name_of)(int32_t fid);
   /* The mapping holding a code address (xr_pprof_mapping_of): fills all of
    * *m but its id; 0, or -1 when none does. NULL: no mappings. */
   int (*mapping_of)(uintptr_t addr, struct xr_pprof_mapping *m,
