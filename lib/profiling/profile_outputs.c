@@ -41,6 +41,16 @@ static const char *name_of(void *names, int32_t id) {
   return xr_id_object(id) == 0 ? xr_names_get(names, id) : xr_names_get_name(NULL, id);
 }
 
+/* The ELF symbol of a function of any object (mangled for C++), for pprof's
+ * system_name; NULL when there is none. */
+static const char *symbol_of(int32_t id) {
+  const struct xr_name_table *t;
+  int32_t fn = xr_id_function(id);
+  if (xr_names_table(xr_id_object(id), &t) == XR_NAMES_OK && fn >= 1 && (size_t)fn <= t->count)
+    return t->entries[fn - 1].symbol;
+  return NULL;
+}
+
 static struct xr_trie_losses total_losses(const struct xr_prof_run *run) {
   struct xr_trie_losses l = {0, 0, 0};
   for (size_t i = 0; i < run->trie_count; i++) {
@@ -88,6 +98,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                   .duration_nanos = run->end_ns - run->start_ns,
                   .comment = comment},
       .address_of = function_address,
+      .system_name_of = symbol_of,
       .mapping_of = xr_pprof_mapping_of,
   };
   return xr_pprof_view_write(merged, &info, name_of, names, xr_ticks_to_ns,
