@@ -175,6 +175,19 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
   return status;
 }
 
+void xr_names_forget_object(int object) {
+  if (object <= 0 || object >= XR_NAMES_MAX_OBJECTS)
+    return;
+  int s = LOADED;
+  /* The old table's memory is never unmapped: a reader that already holds
+   * it (a handler, a signal handler) keeps valid strings. */
+  if (__atomic_compare_exchange_n(&table_state[object], &s, LOADING, false,
+                                  __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&tables[object].count, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&table_state[object], EMPTY, __ATOMIC_RELEASE);
+  }
+}
+
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)
     return XR_NAMES_INVALID;
@@ -313,9 +326,13 @@ const uint8_t *xr_names_option_selection(int *status) {
 
 const char *xr_names_get_name(void *ctx, int32_t id) {
   (void)ctx;
+  /* Packed ids (shared objects): object in the top 8 bits, function in the
+   * low 24; the executable's ids are unpacked (object 0). */
+  int object = (int)((uint32_t)id >> 24);
+  int32_t fn = (int32_t)((uint32_t)id & 0xFFFFFFu);
   const struct xr_name_table *t;
-  if (xr_names_table(0, &t) == XR_NAMES_OK && id >= 1 && (size_t)id <= t->count)
-    return t->entries[id - 1].name;
+  if (xr_names_table(object, &t) == XR_NAMES_OK && fn >= 1 && (size_t)fn <= t->count)
+    return t->entries[fn - 1].name;
   static char unknown[24];
   snprintf(unknown, sizeof unknown, "fn%d", (int)id);
   return unknown;

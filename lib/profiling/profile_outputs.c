@@ -10,7 +10,7 @@
 #include "core/clock.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/symbols.h"
+#include "core/names.h"
 #include "core/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
@@ -67,7 +67,7 @@ enum view { VIEW_FOLDED, VIEW_REPORT, VIEW_PPROF };
 static const char *const suffixes[] = {".folded", ".txt", ".pb"};
 
 static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
-                       struct xr_names *names, struct xr_text_out *text) {
+                       struct xr_text_out *text) {
   static char exe[1024], build_id[2 * 64 + 1], comment[256];
   snprintf(comment, sizeof(comment),
            "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
@@ -83,13 +83,12 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
   };
   xr_pprof_self_mapping(&info.mapping, exe, sizeof(exe), build_id,
                         sizeof(build_id));
-  return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
-                             text);
+  return xr_pprof_view_write(merged, &info, xr_names_get_name, NULL,
+                             xr_ticks_to_ns, text);
 }
 
 static void write_view(const struct xr_prof_run *run, const char *path,
-                       enum view v, struct xr_trie *merged,
-                       struct xr_names *names) {
+                       enum view v, struct xr_trie *merged) {
   char out[1100];
   int fd = xr_open_sibling_file(path, suffixes[v], out, sizeof(out));
   if (fd < 0)
@@ -100,9 +99,9 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   if (v == VIEW_FOLDED) {
     rc = xr_folded_write(merged,
                          run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
-                         xr_names_get, names, xr_ticks_to_ns, &text);
+                         xr_names_get_name, NULL, xr_ticks_to_ns, &text);
   } else if (v == VIEW_PPROF) {
-    rc = write_pprof(run, merged, names, &text);
+    rc = write_pprof(run, merged, &text);
   } else {
     struct xr_report_info info = {
         .program = xr_program_name(),
@@ -113,8 +112,8 @@ static void write_view(const struct xr_prof_run *run, const char *path,
         .lost_threads = run->not_collected,
         .top = (size_t)run->flags->report_top,
     };
-    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get,
-                         names, xr_ticks_to_ns, &text);
+    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get_name,
+                         NULL, xr_ticks_to_ns, &text);
   }
   if (rc != 0)
     xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
@@ -122,16 +121,17 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   close(fd);
 }
 
+/* Names come from the runtime's one name table (lib/core/names.c:
+ * demangled, built once). */
 static void write_views(const struct xr_prof_run *run, const char *path) {
-  struct xr_names names;
-  if (xr_names_build(&names, __xray_max_function_id(), function_address, NULL,
-                     xr_symbols_self_bias()) != 0) {
+  const struct xr_name_table *names;
+  if (xr_names_table(0, &names) != XR_NAMES_OK) {
     xr_report(XR_ERROR, "xray-profiling: no memory for function names; "
               "folded/report/pprof not written");
     return;
   }
   if (run->outputs & XR_PROF_OUT_REPORT)
-    write_view(run, path, VIEW_REPORT, NULL, &names);
+    write_view(run, path, VIEW_REPORT, NULL);
   if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_PPROF)) {
     struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
     if (merged == NULL) {
@@ -139,13 +139,12 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
                 "profiles; folded/pprof not written");
     } else {
       if (run->outputs & XR_PROF_OUT_FOLDED)
-        write_view(run, path, VIEW_FOLDED, merged, &names);
+        write_view(run, path, VIEW_FOLDED, merged);
       if (run->outputs & XR_PROF_OUT_PPROF)
-        write_view(run, path, VIEW_PPROF, merged, &names);
+        write_view(run, path, VIEW_PPROF, merged);
     }
     xr_trie_destroy(merged);
   }
-  xr_names_free(&names);
 }
 
 void xr_prof_write_outputs(const struct xr_prof_run *run) {
