@@ -67,11 +67,15 @@ XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,
                                const char *patterns, uint8_t *selected,
                                uint8_t value, size_t *hits);
 
-/* The executable's selection by the xray_patch / xray_skip options, built
- * once (messages for patterns that match nothing are printed then).
- * Returns NULL when neither option is set (patch everything) or when the
- * selection cannot be built (then *status < 0, else XR_NAMES_OK). */
-XR_HIDDEN const uint8_t *xr_names_option_selection(int *status);
+/* Object `object`'s selection by the xray_patch / xray_skip options
+ * (selected[id - 1]), built once per object; for the executable (0) the
+ * patterns that match nothing are named then. Returns NULL when neither
+ * option is set (patch everything) or when the selection cannot be built
+ * (then *status < 0, else XR_NAMES_OK). */
+XR_HIDDEN const uint8_t *xr_names_option_selection(int object, int *status);
+
+/* True when xray_patch or xray_skip holds a pattern. */
+XR_HIDDEN bool xr_names_option_active(void);
 
 /* Name of a function id for the readable outputs (xr_name_fn of
  * profile_views.h; ctx unused): the table's name, "fn<id>" for an id no
