@@ -11,7 +11,7 @@
 #include "core/names.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/names.h"
+#include "core/objects.h"
 #include "core/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
@@ -34,12 +34,14 @@ static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
 }
 
-/* The ELF symbol of an executable function (mangled for C++), for pprof's
- * system_name; NULL when there is none. */
+/* The ELF symbol of a function (mangled for C++), for pprof's system_name;
+ * NULL when there is none. Ids are packed: object << 24 | function. */
 static const char *symbol_of(int32_t id) {
   const struct xr_name_table *t;
-  if (xr_names_table(0, &t) == XR_NAMES_OK && id >= 1 && (size_t)id <= t->count)
-    return t->entries[id - 1].symbol;
+  int32_t fn = xr_id_function(id);
+  if (xr_names_table(xr_id_object(id), &t) == XR_NAMES_OK && fn >= 1 &&
+      (size_t)fn <= t->count)
+    return t->entries[fn - 1].symbol;
   return NULL;
 }
 
@@ -93,8 +95,8 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
       .system_name_of = symbol_of,
       .mapping_of = xr_pprof_mapping_of,
   };
-  return xr_pprof_view_write(merged, &info, xr_names_get_name, NULL,
-                             xr_ticks_to_ns, text);
+  return xr_pprof_view_write(merged, &info, xr_names_get_name, NULL, xr_ticks_to_ns,
+                             text);
 }
 
 static void write_view(const struct xr_prof_run *run, const char *path,
@@ -131,15 +133,9 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   close(fd);
 }
 
-/* Names come from the runtime's one name table (lib/core/names.c:
- * demangled, built once). */
+/* Names come from the shared name table (lib/core/names.c): every object's
+ * functions, demangled where the program links a C++ runtime. */
 static void write_views(const struct xr_prof_run *run, const char *path) {
-  const struct xr_name_table *names;
-  if (xr_names_table(0, &names) != XR_NAMES_OK) {
-    xr_report(XR_ERROR, "xray-profiling: no memory for function names; "
-              "folded/report/pprof not written");
-    return;
-  }
   if (run->outputs & XR_PROF_OUT_REPORT)
     write_view(run, path, VIEW_REPORT, NULL);
   if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_PPROF)) {
