@@ -11,8 +11,12 @@
  *     caller-saved registers that are live are saved (not r10, which the
  *     sled itself overwrites).
  *   - FULL (users' handlers, any C code): general registers, vector
- *     registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
- *     stack where it can hold values.
+ *     registers (zmm when XCR0 enables AVX-512 state, else ymm when it
+ *     enables AVX, else xmm), rflags, and the x87 stack where it can hold
+ *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
+ *     exit 0-1 (results): at those call boundaries no other vector or mask
+ *     register can be live. The zmm forms are separate paths, chosen once
+ *     by xr_handler_install, so the others pay nothing for them.
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -291,7 +295,7 @@
  *          (rflags and r10 not saved, see the head comment and
  *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
- *          stores and loads (ymm with AVX), call. */
+ *          stores and loads (ymm with AVX, zmm with AVX-512), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
@@ -413,11 +417,12 @@ __xray_ArgLoggerEntry:
 
 /* __xray_FunctionExit: jumped to from the exit sled with rsp = 8 mod 16 and
  * the function's return address on top; returns to the function's caller.
- * Live: rax, rdx, xmm0, xmm1 (ymm for vector returns), the x87 stack
+ * Live: rax, rdx, xmm0, xmm1 (ymm/zmm for vector returns), the x87 stack
  * (long double returns).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
- *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1, call.
+ *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1
+ *         (zmm0-1 with AVX-512), call.
  * The x87 stack is left alone: a long double return value stays in st0
  * (st0-st1 for a complex one) while the handler runs, leaving it 6 free x87
  * registers. Spilling it would need `fnstsw` to learn the depth, measured
@@ -464,7 +469,8 @@ __xray_FunctionExit:
  * crashes on a custom event from a frameless leaf function).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
- *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack.
+ *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack; with
+ *         AVX-512, XSAVE of x87, MXCSR, zmm0-31 and k0-7 instead.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
 /* The event trampolines' frame, shared by their lean and full paths: rcx,
  * flags and rbp pushed with CFI, rbp as the frame (CFA) register, then the
