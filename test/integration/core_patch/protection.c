@@ -4,8 +4,11 @@
  * inside a patching call (ONGOING).
  * argv[1] == "page-size": only report what __xray_patch returns (the script
  * sets xray_page_size_override).
- * argv[1] == "rollback": an mprotect that fails part-way through a run (the
- * script sets a 64 KiB page size, so one run covers several mappings). */
+ * argv[1] == "rollback": an mprotect that fails part-way through a run. The
+ * program picks a page size override that makes the run of its sleds reach a
+ * neighbouring mapping of the executable (tens of KiB in a small program,
+ * MiBs with a sanitizer runtime linked in) and re-executes itself with it in
+ * XRAY_OPTIONS. */
 #define _GNU_SOURCE
 #include "recorder.h"
 
@@ -105,6 +108,38 @@ static const struct named fns[] = {
 
 NOXRAY static void call_all(void) { CHECK(f2(1) == 3 && f3(1) == 4); }
 
+/* A page size override P under which the run of the sleds of f1..f3
+ * covers the mapping that holds them and a neighbour: a power of two larger
+ * than that mapping, so the P-aligned window around the sleds (what the
+ * patcher makes one run of) extends past it on some side, wherever ASLR put
+ * it (the program re-executes itself: another base); the mappings on both
+ * sides must adjoin it. */
+NOXRAY static unsigned long run_page_for_two_mappings(void) {
+  uintptr_t f1 = __xray_function_address(1);
+  unsigned long start, end, prev_end = 0, text_start = 0, text_end = 0, next_start = 0;
+  int adjacent_before = 0;
+  char line[1024];
+  FILE *f = fopen("/proc/self/maps", "r");
+  CHECK(f);
+  while (fgets(line, sizeof line, f)) {
+    CHECK(sscanf(line, "%lx-%lx", &start, &end) == 2);
+    if (text_end && !next_start)
+      next_start = start;
+    if (start <= f1 && f1 < end) {
+      text_start = start;
+      text_end = end;
+      adjacent_before = prev_end == start;
+    }
+    prev_end = end;
+  }
+  fclose(f);
+  CHECK(text_end && adjacent_before && next_start == text_end);
+  unsigned long p = (unsigned long)sysconf(_SC_PAGESIZE);
+  while (p <= text_end - text_start)
+    p *= 2;
+  return p;
+}
+
 /* A run of pages spanning several mappings (each its own mprotect); the
  * second RWX call fails: the first must be undone before FAILED, the pages
  * be exactly as before and no sled patched. */
@@ -153,8 +188,17 @@ NOXRAY static int rollback(void) {
 }
 
 NOXRAY int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "rollback") == 0)
+  if (argc > 2 && strcmp(argv[1], "rollback") == 0)
     return rollback();
+  if (argc > 1 && strcmp(argv[1], "rollback") == 0) {
+    unsigned long p = run_page_for_two_mappings();
+    CHECK(p != 0);
+    char opt[64];
+    snprintf(opt, sizeof opt, "xray_page_size_override=%lu", p);
+    CHECK(setenv("XRAY_OPTIONS", opt, 1) == 0);
+    execl("/proc/self/exe", argv[0], "rollback", "with-override", (char *)NULL);
+    CHECK(!"execl");
+  }
   if (argc > 1 && strcmp(argv[1], "page-size") == 0) {
     printf("patch %d\n", (int)__xray_patch());
     printf("unpatch %d\n", (int)__xray_unpatch());
