@@ -167,12 +167,13 @@ static void test_odd_address_refused(void **s) {
   memset(code, 0xCC, sizeof code);
   memcpy(sled, unpatched_entry, 11);
   struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, ENTRY, 0, 2};
-  assert_int_equal(xr_patch_sled(&d, 1, true), -1);
+  xr_self_trampolines(self);
+  assert_int_equal(xr_patch_sled(&d, 1, self, true), -1);
   expect_bytes(sled, unpatched_entry, 11);
   sled[0] = 0xEB;
   sled[1] = 0x0F;
   d.kind = CUSTOM;
-  assert_int_equal(xr_patch_sled(&d, 1, true), -1);
+  assert_int_equal(xr_patch_sled(&d, 1, self, true), -1);
   assert_int_equal(sled[0], 0xEB);
   assert_int_equal(sled[1], 0x0F);
 }
