@@ -3,7 +3,7 @@
  * both patched, each call an entry and an exit event.
  *   bench_dso noop|mode exe|dso CALLS
  * noop: a user no-op handler (full path); mode: whatever XRAY_OPTIONS
- * selected (FDR in the script). Prints "ns_per_call <value>". timed_loop is
+ * selected (FDR in the script); unpatched: sleds left as nops. Prints "ns_per_call <value>". timed_loop is
  * what callgrind counts (--toggle-collect). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@ NI int main(int argc, char **argv) {
     return 2;
   if (strcmp(argv[1], "noop") == 0)
     __xray_set_handler(noop);
-  if (__xray_patch() != SUCCESS)
+  if (strcmp(argv[1], "unpatched") != 0 && __xray_patch() != SUCCESS)
     return 3;
   int (*fn)(int) = strcmp(argv[2], "dso") == 0 ? dso_fn : exe_fn;
   long calls = atol(argv[3]);
