@@ -32,7 +32,7 @@
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
 
-#define compiler_barrier() __asm__ volatile("" ::: "memory")
+#define compiler_barrier() xr_compiler_barrier()
 
 /* rdtsc + the rseq CPU id, not rdtscp: on VMs that trap both, rdtscp costs
  * about twice rdtsc (measured 105 vs 49 ns), and the rseq load is ~free. */

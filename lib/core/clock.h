@@ -1,7 +1,8 @@
 /* Timestamps and CPU ids for every mode.
  *
- * With an invariant TSC the timestamp is `rdtsc` and the frequency comes from
- * CPUID 0x15/0x16, then sysfs tsc_freq_khz, then a short calibration against
+ * With an invariant TSC the timestamp is the port's tick counter
+ * (xr_arch_ticks, lib/arch/arch.h) and the frequency comes from what the CPU
+ * states, then sysfs tsc_freq_khz, then a short calibration against
  * CLOCK_MONOTONIC_RAW. Without an invariant TSC timestamps are
  * CLOCK_MONOTONIC nanoseconds and the frequency is 1e9. Never prints
  * anything at verbosity 0. */
@@ -9,6 +10,7 @@
 #define XR_CLOCK_H
 
 #include "common.h"
+#include "arch/arch.h"
 #include <time.h>
 
 struct xr_clock_info {
@@ -35,19 +37,11 @@ XR_HIDDEN uint64_t xr_clock_fallback_now(void);
  * *(uint64_t *)out. Ordinary code; call it only behind the vector save. */
 XR_HIDDEN void xr_clock_monotonic_cb(void *out);
 
-/* The raw time-stamp counter; the hot paths that test xr_clock.using_tsc
- * together with their other checks read it directly. */
-static XR_ALWAYS_INLINE uint64_t xr_rdtsc(void) {
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return ((uint64_t)hi << 32) | lo;
-}
-
-/* Hot path: one predictable branch and one rdtsc. Safe in every caller,
+/* Hot path: one predictable branch and one tick read. Safe in every caller,
  * lean handlers (*_hot.c) included. */
 static XR_ALWAYS_INLINE uint64_t xr_now(void) {
   if (XR_LIKELY(xr_clock.using_tsc))
-    return xr_rdtsc();
+    return xr_arch_ticks();
   return xr_clock_fallback_now();
 }
 
@@ -61,8 +55,11 @@ XR_HIDDEN uint32_t xr_cpu_id(void);
 XR_HIDDEN extern int xr_cpu_method;
 
 /* The register-only CPU readers, shared by xr_cpu_id (clock_hot.c, lean) and
- * xr_cpu_id_by (clock.c). Linux keeps node << 12 | cpu in TSC_AUX. */
+ * xr_cpu_id_by (clock.c); the others are the port's (xr_arch_cpu_insn,
+ * xr_arch_ticks_cpu). glibc >= 2.35 registers an rseq area per thread and
+ * exports where it is. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
   /* glibc >= 2.35: struct rseq at thread pointer + __rseq_offset; cpu_id at
    * offset 4, negative while unregistered. */
@@ -70,21 +67,9 @@ static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
   return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
                          __ATOMIC_RELAXED);
 }
-static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdpid(void) {
-  uint64_t aux;
-  __asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux)); /* rdpid rax */
-  return (uint32_t)aux & 0xfff;
-}
-/* The time-stamp counter and, in *cpu, the CPU id, from one rdtscp. */
-static XR_ALWAYS_INLINE uint64_t xr_rdtscp(uint32_t *cpu) {
-  uint32_t lo, hi, aux;
-  __asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-  *cpu = aux & 0xfff;
-  return ((uint64_t)hi << 32) | lo;
-}
 static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
   uint32_t cpu;
-  (void)xr_rdtscp(&cpu);
+  (void)xr_arch_ticks_cpu(&cpu);
   return cpu;
 }
 /* Callbacks for xr_call_preserving_vectors: libc work behind a vector save. */

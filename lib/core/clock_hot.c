@@ -29,7 +29,7 @@ uint32_t xr_cpu_id(void) {
     break; /* this thread has no rseq registration */
   }
   case XR_CPU_ID_RDPID:
-    return xr_cpu_by_rdpid();
+    return xr_arch_cpu_insn();
   case XR_CPU_ID_RDTSCP:
     return xr_cpu_by_rdtscp();
   case XR_CPU_ID_SCHED:

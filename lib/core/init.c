@@ -52,11 +52,6 @@ static void say_if_tracing_asked_without_map(void) {
               "__attribute__((xray_always_instrument)))", what);
 }
 
-/* The trampolines an enabled sled calls (trampoline_x86_64.S). */
-extern void __xray_FunctionEntry(void);
-extern void __xray_FunctionExit(void);
-extern void __xray_FunctionTailExit(void);
-extern void __xray_ArgLoggerEntry(void);
 
 /* Whether the program ever patched a function, read from the sleds: patching
  * writes a sled's body (all but its first two bytes) before those two, and

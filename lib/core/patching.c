@@ -45,15 +45,9 @@ static struct {
 /* Set while a patching call runs; a concurrent call returns ONGOING. */
 static int patching_busy;
 
-#define MAX_SLED_BYTES 22 /* the typed-event sled */
-
-static size_t sled_size(uint8_t kind) {
-  switch (kind) {
-  case CUSTOM_EVENT: return 17;
-  case TYPED_EVENT: return 22;
-  default: return 11;
-  }
-}
+/* Sled sizes are the port's (lib/arch/arch.h). */
+#define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
+static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
 
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   if (segments.count == segments.capacity) {

@@ -3,9 +3,11 @@
 #define XR_PATCHING_H
 
 #include "common.h"
+#include "arch/arch.h"
 #include "sled_map.h"
 
-/* patch_x86_64.c: the only place that knows the sled encodings.
+/* The port's sled encoder (lib/arch/<cpu>/patch_*.c): the only place that
+ * knows the sled encodings.
  * Writes one sled (memory must be writable). Returns 0, or -1 when the
  * trampoline is out of rel32 range or the kind is unknown. Ordering: body
  * first, first two bytes last with one atomic 16-bit store. */

@@ -109,7 +109,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     slow_event(id, type, sp, 0);
     return;
   }
-  uint64_t now = xr_rdtsc();
+  uint64_t now = xr_arch_ticks();
   struct xr_prof_thread *p = &xr_prof_tls;
   if (XR_UNLIKELY(p->gen_tag !=
                   __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))) {

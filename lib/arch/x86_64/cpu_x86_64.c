@@ -1,13 +1,20 @@
 /* Which vector state the trampolines must save (cpuid + xgetbv, once), and
  * whether they may keep flags with lahf/sahf. */
-#include "handlers.h"
+#include "arch/arch.h"
 
 #include <cpuid.h>
 
-uint8_t xr_vector_avx;
-uint32_t xr_xsave_size;
-uint64_t xr_xsave_mask;
-uint8_t xr_cpu_lahf_sahf;
+/* Read by the trampolines (trampoline_x86_64.S), decided once by
+ * xr_vector_state_init: xr_vector_avx = 1 when the CPU has AVX and the OS
+ * enabled ymm state (full paths then save whole ymm registers);
+ * xr_xsave_size/mask describe the XSAVE area of xr_call_preserving_vectors
+ * (size 0: use FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in
+ * 64-bit mode (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then
+ * keep the status flags with lahf/sahf, else with pushfq/popfq. */
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
+__attribute__((visibility("hidden"))) uint32_t xr_xsave_size;
+__attribute__((visibility("hidden"))) uint64_t xr_xsave_mask;
+__attribute__((visibility("hidden"))) uint8_t xr_cpu_lahf_sahf;
 
 /* User state components XSAVE may save for xr_call_preserving_vectors: x87,
  * SSE, AVX and the three AVX-512 parts. Not MPX (3, 4; obsolete) nor AMX
@@ -40,4 +47,10 @@ void xr_vector_state_init(void) {
     xr_vector_avx = 1;
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/* The pushfq/popfq copy of each full path (XR_PATH_FULL_ALT) for CPUs
+ * without LAHF/SAHF. Read at each install, so a test may clear the flag. */
+enum xr_path xr_arch_full_path(void) {
+  return xr_cpu_lahf_sahf ? XR_PATH_FULL : XR_PATH_FULL_ALT;
 }

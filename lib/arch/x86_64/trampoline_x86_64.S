@@ -579,10 +579,11 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_PUSHF], and the
- * current one. FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
- * event trampolines' full paths use pushfq anyway). Written only by
- * xr_handler_install (handlers.c), under its lock. */
+/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_PUSHF] (read-only;
+ * FULL_PUSHF is arch.h's XR_PATH_FULL_ALT: the full path for CPUs without
+ * LAHF/SAHF; the event trampolines' full paths use pushfq anyway), and the
+ * current one of each, xr_trampoline_dispatch, written only by
+ * xr_handler_install (core/handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths
