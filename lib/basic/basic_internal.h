@@ -1,6 +1,6 @@
 /* Basic mode ("xray-basic") internals shared by the rooms of lib/basic/:
  *   basic_options.c   option table and loading (XRAY_BASIC_OPTIONS, legacy)
- *   basic_log_hot.c   the lean per-event handlers, shadow stack, filtering
+ *   basic_log_lean.c   the lean per-event handlers, shadow stack, filtering
  *   basic_writer.c    the log file (header version 3, type 0 + records)
  *   basic_mode.c      XRayLogImpl glue: state machine, hooks, flushing
  *
@@ -123,7 +123,7 @@ XR_HIDDEN extern XR_TLS struct xr_basic_thread xr_basic_tls;
 XR_HIDDEN extern volatile uint32_t xr_basic_epoch;
 
 
-/* ---- hot path (basic_log_hot.c) ----------------------------------------- */
+/* ---- hot path (basic_log_lean.c) ----------------------------------------- */
 
 XR_HIDDEN void xr_basic_handle_arg0(int32_t fid, XRayEntryType type);
 XR_HIDDEN void xr_basic_handle_arg1(int32_t fid, XRayEntryType type,

@@ -41,7 +41,7 @@ static uint64_t raw_ns(void) {
   return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* The vector-preserving wrapper, xr_clock_fallback_now, is in clock_hot.c
+/* The vector-preserving wrapper, xr_clock_fallback_now, is in clock_lean.c
  * (compiled -mgeneral-regs-only, so the wrapper itself touches no vector
  * register before the save). */
 void xr_clock_monotonic_cb(void *out) {

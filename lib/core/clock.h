@@ -26,7 +26,7 @@ XR_HIDDEN extern struct xr_clock_info xr_clock;
 XR_HIDDEN void xr_clock_init(void);
 
 /* Slow path of xr_now() when there is no usable TSC: CLOCK_MONOTONIC ns,
- * read through xr_call_preserving_vectors (lib/core/clock_hot.c), so it is
+ * read through xr_call_preserving_vectors (lib/core/clock_lean.c), so it is
  * safe in lean handlers, whose callers saved no vector register, while
  * clock_gettime (vDSO, libc) may use any. Costs an XSAVE/XRSTOR pair on top
  * of clock_gettime: a few hundred cycles, only on machines without an
@@ -38,7 +38,7 @@ XR_HIDDEN uint64_t xr_clock_fallback_now(void);
 XR_HIDDEN void xr_clock_monotonic_cb(void *out);
 
 /* Hot path: one predictable branch and one tick read. Safe in every caller,
- * lean handlers (*_hot.c) included. */
+ * lean handlers (lean translation units, core/lean.h) included. */
 static XR_ALWAYS_INLINE uint64_t xr_now(void) {
   if (XR_LIKELY(xr_clock.using_tsc))
     return xr_arch_ticks();
@@ -54,7 +54,7 @@ XR_HIDDEN uint32_t xr_cpu_id(void);
  * xr_clock_init); chosen once by xr_clock_init. */
 XR_HIDDEN extern int xr_cpu_method;
 
-/* The register-only CPU readers, shared by xr_cpu_id (clock_hot.c, lean) and
+/* The register-only CPU readers, shared by xr_cpu_id (clock_lean.c, lean) and
  * xr_cpu_id_by (clock.c); the others are the port's (xr_arch_cpu_insn,
  * xr_arch_ticks_cpu). glibc >= 2.35 registers an rseq area per thread and
  * exports where it is. */

@@ -124,7 +124,7 @@ void xr_prof_collector_setup(void) {
 }
 
 /* Ends the session and fences every thread; after it, a thread's guard read
- * clear means its trie is not in use and will not be (profiling_hot.c's side
+ * clear means its trie is not in use and will not be (profiling_lean.c's side
  * of the protocol: guard := 1; read session; use trie; guard := 0 release).
  *
  * Ordering argument, for a thread T and this collector C:

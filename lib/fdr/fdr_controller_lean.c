@@ -1,6 +1,6 @@
 /* FDR lean handlers: one per event kind, run straight from the trampolines.
  *
- * Compiled with -mgeneral-regs-only: no vector or x87 register, no libc
+ * A lean translation unit (core/lean.h): no vector or x87 register, no libc
  * call, no lock, no system call, no atomic read-modify-write. Anything else
  * (a new buffer, the non-TSC clock) goes through xr_call_preserving_vectors.
  *
@@ -23,6 +23,7 @@
  * (compiler barrier), check the epoch, write, compiler barrier, state :=
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
+#include "core/lean.h"
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/thread.h"

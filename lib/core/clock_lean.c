@@ -1,10 +1,12 @@
-/* xr_now()'s fallback when there is no usable TSC (see clock.h).
- *
- * In a *_hot.c file, so compiled with -mgeneral-regs-only: xr_now() is
- * inlined into lean handlers, whose trampolines saved no vector register,
- * and this wrapper must not touch one before xr_call_preserving_vectors has
- * saved them. clock_gettime itself runs behind that save.
+/* The clock's entry points for lean handlers that are not inline: xr_now()'s
+ * fallback when there is no usable TSC, and xr_cpu_id (see clock.h). Cold
+ * code, but a lean translation unit (core/lean.h): lean handlers call it,
+ * their trampolines saved no vector register, and these wrappers must not
+ * touch one before xr_call_preserving_vectors has saved them. The libc work
+ * (clock_gettime, sched_getcpu, the first xr_clock_init) runs behind that
+ * save, in clock.c.
  * Cost: XSAVE + clock_gettime + XRSTOR, a few hundred cycles. */
+#include "core/lean.h"
 #include "core/clock.h"
 #include "core/handlers.h"
 
