@@ -41,13 +41,10 @@ static uint64_t raw_ns(void) {
   return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* The vector-preserving wrapper, xr_clock_fallback_now, is in clock_lean.c
- * (compiled -mgeneral-regs-only, so the wrapper itself touches no vector
- * register before the save). */
-void xr_clock_monotonic_cb(void *out) {
+static uint64_t monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  *(uint64_t *)out = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+  return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 /* a * b / c exactly, with a 128-bit product and the port's 128-by-64-bit
@@ -230,8 +227,12 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
   return -1;
 }
 
-void xr_cpu_sched_cb(void *out) { *(uint32_t *)out = sched_cpu(); }
-void xr_clock_init_cb(void *unused) {
-  (void)unused;
-  xr_clock_init();
+/* Ordinary code, run by clock_lean.c behind a vector save (see clock.h). */
+void xr_clock_behind_save(void *request) {
+  struct xr_clock_request *r = request;
+  switch (r->work) {
+  case XR_CLOCK_MONOTONIC_NS: r->out = monotonic_ns(); break;
+  case XR_CLOCK_SCHED_CPU: r->out = sched_cpu(); break;
+  case XR_CLOCK_INIT: xr_clock_init(); break;
+  }
 }

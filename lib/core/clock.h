@@ -33,9 +33,20 @@ XR_HIDDEN void xr_clock_init(void);
  * invariant TSC. */
 XR_HIDDEN uint64_t xr_clock_fallback_now(void);
 
-/* fn for xr_call_preserving_vectors: stores CLOCK_MONOTONIC ns into
- * *(uint64_t *)out. Ordinary code; call it only behind the vector save. */
-XR_HIDDEN void xr_clock_monotonic_cb(void *out);
+/* The one seam between the clock's two translation units: clock_lean.c
+ * (compiled lean, called from lean handlers) reaches the libc work of
+ * clock.c only through xr_call_preserving_vectors(xr_clock_behind_save,
+ * &request); clock.c never calls clock_lean.c. */
+enum xr_clock_work {
+  XR_CLOCK_MONOTONIC_NS, /* out = CLOCK_MONOTONIC in ns */
+  XR_CLOCK_SCHED_CPU,    /* out = sched_getcpu() (0 when it fails) */
+  XR_CLOCK_INIT          /* xr_clock_init() */
+};
+struct xr_clock_request {
+  enum xr_clock_work work;
+  uint64_t out;
+};
+XR_HIDDEN void xr_clock_behind_save(void *request);
 
 /* Hot path: one predictable branch and one tick read. Safe in every caller,
  * lean handlers (lean translation units, core/lean.h) included. */
@@ -72,9 +83,6 @@ static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
   (void)xr_arch_ticks_cpu(&cpu);
   return cpu;
 }
-/* Callbacks for xr_call_preserving_vectors: libc work behind a vector save. */
-XR_HIDDEN void xr_cpu_sched_cb(void *out_u32);  /* sched_getcpu */
-XR_HIDDEN void xr_clock_init_cb(void *unused);  /* xr_clock_init */
 
 /* For tests: the CPU id read by one given method, if this CPU/libc/thread
  * supports it (returns 0 and sets *cpu), else -1. */

@@ -11,9 +11,9 @@
 #include "core/handlers.h"
 
 uint64_t xr_clock_fallback_now(void) {
-  uint64_t ns = 0;
-  xr_call_preserving_vectors(xr_clock_monotonic_cb, &ns);
-  return ns;
+  struct xr_clock_request r = {XR_CLOCK_MONOTONIC_NS, 0};
+  xr_call_preserving_vectors(xr_clock_behind_save, &r);
+  return r.out;
 }
 
 /* The CPU the thread runs on, for lean handlers (basic mode's records).
@@ -22,7 +22,6 @@ uint64_t xr_clock_fallback_now(void) {
  * did not register; the first call before xr_clock_init) run behind a
  * vector save, like xr_now()'s fallback. */
 uint32_t xr_cpu_id(void) {
-  uint32_t cpu = 0;
   switch (xr_cpu_method) {
   case XR_CPU_ID_RSEQ: {
     int32_t c = xr_cpu_by_rseq();
@@ -36,12 +35,15 @@ uint32_t xr_cpu_id(void) {
     return xr_cpu_by_rdtscp();
   case XR_CPU_ID_SCHED:
     break;
-  default:
-    xr_call_preserving_vectors(xr_clock_init_cb, NULL);
+  default: {
+    struct xr_clock_request init = {XR_CLOCK_INIT, 0};
+    xr_call_preserving_vectors(xr_clock_behind_save, &init);
     if (xr_cpu_method != 0)
       return xr_cpu_id();
     break;
   }
-  xr_call_preserving_vectors(xr_cpu_sched_cb, &cpu);
-  return cpu;
+  }
+  struct xr_clock_request r = {XR_CLOCK_SCHED_CPU, 0};
+  xr_call_preserving_vectors(xr_clock_behind_save, &r);
+  return (uint32_t)r.out;
 }

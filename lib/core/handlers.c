@@ -1,7 +1,7 @@
 /* Handler slots and the public handler API of <xray/xray_interface.h>. */
 #include "handlers.h"
 
-#include "patching.h"
+#include "sled_map.h"
 #include "xray/xray_interface.h"
 
 #include <pthread.h>

@@ -45,6 +45,12 @@ static struct {
 
 /* Set while a patching call runs; a concurrent call returns ONGOING. */
 static int patching_busy;
+/* Set by the first call that enables sleds. */
+static bool ever_enabled;
+
+bool xr_patching_ever_enabled(void) {
+  return __atomic_load_n(&ever_enabled, __ATOMIC_RELAXED);
+}
 
 /* Sled sizes are the port's (lib/arch/arch.h). */
 #define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
@@ -434,6 +440,8 @@ static XRayPatchingStatus control(int32_t first_id, int32_t last_id,
               last_id, max);
     status = FAILED;
   } else {
+    if (enable)
+      __atomic_store_n(&ever_enabled, true, __ATOMIC_RELAXED);
     status = rewrite_functions(first_id, last_id, selected, enable);
   }
   __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);

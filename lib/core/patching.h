@@ -27,7 +27,8 @@ XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
  * nothing is selected. */
 XR_HIDDEN int xr_patch_selected(const uint8_t *selected, bool enable);
 
-/* True once __xray_init found a map. */
-XR_HIDDEN bool xr_runtime_initialized(void);
+/* True once a patching call asked to enable sleds (whether or not every
+ * sled could be written): init.c's exit hint reads it. */
+XR_HIDDEN bool xr_patching_ever_enabled(void);
 
 #endif
