@@ -27,14 +27,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#pragma GCC visibility push(hidden)
-
 /* ---- trampolines ------------------------------------------------------ */
-/* What enabled sleds call. */
+/* What enabled sleds call. Exported (compiler-rt's names; shared objects'
+ * trampolines forward to them), so declared before the hidden block: a
+ * hidden declaration would make the linked symbol hidden. */
 extern void __xray_FunctionEntry(void);
 extern void __xray_FunctionExit(void);
 extern void __xray_FunctionTailExit(void);
 extern void __xray_ArgLoggerEntry(void);
+
+#pragma GCC visibility push(hidden)
 
 /* Each trampoline starts with an indirect jump through its entry of
  * xr_trampoline_dispatch to one of its paths in xr_trampoline_paths (no
