@@ -9,6 +9,15 @@
 #define XR_PAGE_SIZE 4096u /* x86-64 base pages */
 #define XR_ARCH_MAX_SLED_BYTES 22u /* the typed-event sled */
 
+/* The trampolines' full-path variants, after arch.h's NONE, LEAN, FULL:
+ * pushfq/popfq instead of lahf/sahf, zmm instead of ymm, and both. */
+enum {
+  XR_PATH_FULL_PUSHF = 3,
+  XR_PATH_FULL_ZMM = 4,
+  XR_PATH_FULL_ZMM_PUSHF = 5,
+  XR_ARCH_PATH_COUNT = 6
+};
+
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 
 /* The time-stamp counter (rdtsc). */
