@@ -74,12 +74,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
 static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
   /* glibc >= 2.35: struct rseq at thread pointer + __rseq_offset; cpu_id at
    * offset 4, negative while unregistered. */
-  char *tp;
-  /* The thread pointer: %fs:0 holds its own address (x86-64 TLS ABI). Not
-   * __builtin_thread_pointer(), which clang 13 cannot lower on x86-64. */
-  __asm__("movq %%fs:0, %0" : "=r"(tp));
-  return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
-                         __ATOMIC_RELAXED);
+  return xr_arch_tls_load_s32((intptr_t)__rseq_offset + 4);
 }
 static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
   uint32_t cpu;

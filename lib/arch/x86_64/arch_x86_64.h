@@ -56,7 +56,8 @@ static XR_ARCH_INLINE uint64_t xr_arch_udiv128(uint64_t hi, uint64_t lo, uint64_
 static XR_ARCH_INLINE void xr_arch_pause(void) { __builtin_ia32_pause(); }
 
 /* A 32-bit load at thread pointer + offset (one %fs-relative mov: cheaper
- * than reading the thread pointer first). */
+ * than reading the thread pointer first, and clang 13 cannot lower
+ * __builtin_thread_pointer() on x86-64). */
 static XR_ARCH_INLINE int32_t xr_arch_tls_load_s32(intptr_t offset) {
   int32_t v;
   __asm__ volatile("movl %%fs:(%1), %0" : "=r"(v) : "r"(offset));
