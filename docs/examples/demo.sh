@@ -69,7 +69,7 @@ fi
 FUNCS=$("$LLVM_XRAY" extract "$OUT/calc" | grep -c 'kind: function-enter' || true)
 echo "  $OUT/calc: $FUNCS instrumented functions"
 
-step 3 "Tracing calc in FDR mode (every call, 300 expressions, two threads)"
+step 3 "Tracing calc in FDR mode (every call, 2 threads x 300 expressions)"
 # patch_premain=true: patch before main; the mode is initialised from
 # XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call.
 # trace_output=xray+chrome: the log for llvm-xray, and <log>.json beside it

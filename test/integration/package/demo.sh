@@ -17,7 +17,7 @@ R=demo/results
 fdr=$(ls "$R"/fdr-calc.* | grep -v '\.json$' || true)   # the log, not its .json
 [ "$(echo "$fdr" | wc -w)" = 1 ] && [ -f "$fdr" ] || fail "expected one FDR log, got: $fdr"
 # calc checks itself: no mismatches, and the traced runs print its summary.
-grep -q 'calc: 300 expressions checked on 2 threads, 0 mismatches' demo.out || fail "FDR run of calc"
+grep -q 'calc: 600 expressions checked on 2 threads, 0 mismatches' demo.out || fail "FDR run of calc"
 grep -q 'calc: 6000 expressions checked on 2 threads, 0 mismatches' demo.out || fail "profiling run of calc"
 # llvm-xray account read the FDR log: the recursive builtin_fib is there.
 grep -q 'builtin_fib' "$R/account.txt" || fail "account.txt lacks builtin_fib"
