@@ -446,7 +446,8 @@ static void write_file(void) {
     }
   }
   close(fd);
-  if ((outputs & XR_TRACE_OUT_XRAY) && buffers > 0)
+  bool file_kept = kept > 0 && (rc == 0 || blocks);
+  if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
     xr_objects_write_map(path); /* only when shared objects registered */
   if (outputs & XR_TRACE_OUT_CHROME)
     xr_fdr_write_chrome(path, spans, n, xr_fdr_hot.version,
