@@ -8,8 +8,9 @@
 
 /* patch_x86_64.c: the only place that knows the sled encodings.
  * Writes one sled (memory must be writable). Returns 0, or -1 when the
- * trampoline is out of rel32 range or the kind is unknown. Ordering: body
- * first, first two bytes last with one atomic 16-bit store. */
+ * trampoline is out of rel32 range, the kind is unknown or the sled is at an
+ * odd address (nothing written then). Ordering: body first, first two bytes
+ * last with one atomic 16-bit store. */
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                             const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable);
 
