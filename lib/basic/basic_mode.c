@@ -6,7 +6,8 @@
  * file). Finalize stops recording at once; flush writes every registered
  * thread's pending records (the caller's included), closes the file and
  * reports statistics at verbosity >= 1. At exit an initialised mode is
- * finalized and flushed, however it was started.
+ * finalized and flushed, however it was started (core's exit policy,
+ * log_registry.c).
  *
  * Locks, always taken in this order: control_lock (state changes),
  * threads_lock (the list of registered threads), the writer's lock. The hot
@@ -15,17 +16,16 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/lock.h"
+#include "core/quiesce.h"
 #include "core/log_registry.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/chrome_trace.h"
 #include "export/thread_names.h"
 
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,7 +40,7 @@ static struct xr_basic_options options;
 static uint64_t threshold_ticks;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static struct xr_basic_thread *threads; /* registered, under threads_lock */
-static bool hooks_registered, membarrier_registered;
+static bool hooks_registered;
 
 /* Statistics of threads that exited since init, under threads_lock. */
 static struct {
@@ -198,11 +198,6 @@ static void on_fork_child(void) {
 static XRayLogInitStatus basic_finalize(void);
 static XRayLogFlushStatus basic_flush(void);
 
-static void at_exit(void) {
-  if (basic_finalize() == XRAY_LOG_FINALIZED)
-    basic_flush();
-}
-
 static void register_hooks_once(void) {
   if (hooks_registered)
     return;
@@ -213,9 +208,7 @@ static void register_hooks_once(void) {
   if (xr_thread_on_fork_child(on_fork_child) != 0)
     xr_report(XR_ERROR, "basic mode: no fork hook left; a child may "
               "write its parent's records again");
-  atexit(at_exit);
-  membarrier_registered =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+  xr_quiesce_setup();
 }
 
 static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
@@ -242,6 +235,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   if (options.func_duration_threshold_us == 0)
     threshold_ticks = 0;
   register_hooks_once();
+  xr_registry_flush_at_exit(&xr_basic_impl);
   xr_basic_writer_reset();
   generation++;
   uint32_t epoch = generation * 2;
@@ -285,31 +279,13 @@ static XRayLogInitStatus basic_finalize(void) {
   return XRAY_LOG_FINALIZED;
 }
 
-/* After the epoch is stopped: make every thread's busy := 1 visible (or
- * let it see the stopped epoch) before busy flags are read. */
-static void quiesce(void) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (membarrier_registered &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0)
-    return;
-  /* No membarrier: store buffers drain within nanoseconds; wait 1 ms. */
-  struct timespec ts = {0, 1000000};
-  nanosleep(&ts, NULL);
-}
-
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Waits (bounded) until t is outside the handler. */
-static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ms) {
-  while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
-    if (now_ms() > deadline_ms)
+/* Waits (bounded) until t is outside the handler: step c. of
+ * core/quiesce.h's protocol, t->busy being the guard. */
+static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ns) {
+  unsigned steps = 0;
+  while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
+    if (!xr_quiesce_wait_step(&steps, deadline_ns))
       return false;
-    sched_yield();
-  }
   return true;
 }
 
@@ -336,8 +312,8 @@ static XRayLogFlushStatus basic_flush(void) {
     xr_lock_release(&control_lock);
     return XRAY_LOG_NOT_FLUSHING;
   }
-  quiesce();
-  uint64_t deadline = now_ms() + 2000;
+  xr_quiesce_fence(XR_QUIESCE_PAUSE_NS); /* the epoch was stopped at finalize */
+  uint64_t deadline = xr_quiesce_deadline(2000000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
   xr_lock_take(&threads_lock);
   for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
