@@ -39,7 +39,7 @@ static uint32_t generation;
 static struct xr_basic_options options;
 static uint64_t threshold_ticks;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
-static struct xr_basic_thread *threads; /* registered, under threads_lock */
+static struct xr_thread_list threads; /* registered, under threads_lock */
 static bool hooks_registered;
 
 /* Statistics of threads that exited since init, under threads_lock. */
@@ -69,31 +69,11 @@ static void unmap_buffers(struct xr_basic_thread *t) {
   t->frame_capacity = 0;
 }
 
-static void link_thread(struct xr_basic_thread *t) {
-  t->prev = NULL;
-  t->next = threads;
-  if (threads != NULL)
-    threads->prev = t;
-  threads = t;
-  t->registered = 1;
-}
-
-static void unlink_thread(struct xr_basic_thread *t) {
-  if (t->prev != NULL)
-    t->prev->next = t->next;
-  else
-    threads = t->next;
-  if (t->next != NULL)
-    t->next->prev = t->prev;
-  t->next = t->prev = NULL;
-  t->registered = 0;
-}
-
 void xr_basic_prepare_cb(void *arg) {
   static int mmap_failed_once;
   struct xr_basic_prepare *p = arg;
   struct xr_basic_thread *t = p->t;
-  if (!t->registered) {
+  if (!t->link.registered) {
     xr_lock_take(&threads_lock);
     /* Checked under the lock a flusher holds while it walks the list: a
      * thread registered here is either seen by that flusher or sees the
@@ -101,7 +81,7 @@ void xr_basic_prepare_cb(void *arg) {
     bool recording =
         __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE) == p->epoch;
     if (recording)
-      link_thread(t);
+      xr_thread_list_add(&threads, &t->link);
     xr_lock_release(&threads_lock);
     if (!recording)
       return;
@@ -153,7 +133,7 @@ void xr_basic_spill_cb(void *arg) {
 /* Thread exit (run by core with xr_in_handler set): write what is left. */
 static void on_thread_exit(void) {
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (!t->registered)
+  if (!t->link.registered)
     return;
   t->exited = 1; /* events after this (other destructors) are dropped */
   t->epoch = 0;
@@ -165,7 +145,7 @@ static void on_thread_exit(void) {
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
   gone.erased += t->erased;
-  unlink_thread(t);
+  xr_thread_list_remove(&threads, &t->link);
   xr_lock_release(&threads_lock);
   unmap_buffers(t);
 }
@@ -178,12 +158,11 @@ static void on_fork_child(void) {
   xr_lock_after_fork(&control_lock);
   xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
-  threads = NULL;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (!t->registered)
+  xr_thread_list_after_fork(&threads, &t->link);
+  if (!t->link.registered)
     return;
-  link_thread(t);
   t->used = 0;
   t->spilled = 0;
   uint32_t tracked = t->depth < t->frame_capacity ? t->depth : t->frame_capacity;
@@ -316,7 +295,8 @@ static XRayLogFlushStatus basic_flush(void) {
   uint64_t deadline = xr_quiesce_deadline(2000000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
   xr_lock_take(&threads_lock);
-  for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
+  for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
+    struct xr_basic_thread *t = xr_thread_entry(l, struct xr_basic_thread, link);
     if (!wait_idle(t, deadline)) {
       stuck++; /* e.g. stopped in a signal handler: leave its buffer */
       continue;

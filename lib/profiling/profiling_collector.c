@@ -23,7 +23,7 @@ uint64_t xr_prof_nested_drops;
 #define XR_COLLECT_ROUNDS 45
 
 static xr_lock collector_lock;
-static struct xr_prof_thread *registry; /* live threads that made a trie */
+static struct xr_thread_list registry; /* live threads that made a trie */
 static struct xr_trie *posted;          /* newest first */
 static struct xr_trie **collected;      /* result of xr_prof_collect */
 static size_t collected_bytes;
@@ -45,25 +45,11 @@ static struct xr_trie *take(struct xr_prof_thread *p) {
 }
 
 static void register_locked(struct xr_prof_thread *p) {
-  p->prev = NULL;
-  p->next = registry;
-  if (registry != NULL)
-    registry->prev = p;
-  registry = p;
-  p->registered = true;
+  xr_thread_list_add(&registry, &p->link);
 }
 
 static void unregister_locked(struct xr_prof_thread *p) {
-  if (!p->registered)
-    return;
-  if (p->prev != NULL)
-    p->prev->next = p->next;
-  else
-    registry = p->next;
-  if (p->next != NULL)
-    p->next->prev = p->prev;
-  p->next = p->prev = NULL;
-  p->registered = false;
+  xr_thread_list_remove(&registry, &p->link);
 }
 
 static void on_thread_exit(void) {
@@ -83,11 +69,7 @@ static void on_thread_exit(void) {
 static void on_fork_child(void) {
   xr_lock_after_fork(&collector_lock);
   struct xr_prof_thread *self = &xr_prof_tls;
-  registry = NULL;
-  if (self->registered) {
-    self->registered = false;
-    register_locked(self);
-  }
+  xr_thread_list_after_fork(&registry, &self->link);
   posted = NULL; /* copies of the parent's memory; left mapped */
 }
 
@@ -123,7 +105,7 @@ static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
   t->tid = xr_tid();
   p->in_handler = &xr_in_handler;
   lock();
-  if (!p->registered)
+  if (!p->link.registered)
     register_locked(p);
   unlock();
   xr_thread_arm();
@@ -189,7 +171,8 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
    * needs the lock). */
   for (int round = 0;; round++) {
     uint64_t busy = 0;
-    for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {
+    for (struct xr_thread_link *l = registry.head; l != NULL; l = l->next) {
+      struct xr_prof_thread *p = xr_thread_entry(l, struct xr_prof_thread, link);
       struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_ACQUIRE);
       if (p == self || t == NULL || p->trie_gen != gen)
         continue;
