@@ -226,8 +226,9 @@ struct run {
 
 /* populate: fault the run's pages in writable with one madvise
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
- * copy-on-write fault per page at the first sled write: the first patch of
- * the 20k-function benchmark goes from 0.72 to 0.62 ms. Only worth it once. */
+ * copy-on-write fault per page at the first sled write (faster; figures in
+ * docs/performance.md, "Measurements behind design choices"). Only worth it
+ * once. */
 /* selected: NULL for every sled of the run, else only the sleds of
  * functions whose selected[id - 1] is set. */
 static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,

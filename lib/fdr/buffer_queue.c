@@ -259,31 +259,28 @@ bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
   return true;
 }
 
+/* One counter of every slot: the uint64_t at `offset` in struct
+ * xr_fdr_writer. */
+static uint64_t sum_counter(size_t offset) {
+  uint64_t sum = 0;
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      sum += __atomic_load_n((uint64_t *)((char *)&c->slots[i] + offset),
+                             __ATOMIC_RELAXED);
+  return sum;
+}
+
 uint64_t xr_fdr_writers_dropped(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].dropped, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, dropped));
 }
-
 uint64_t xr_fdr_writers_nested(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].nested, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, nested));
 }
-
 uint64_t xr_fdr_writers_erased(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].erased, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, erased));
 }
 
-void xr_fdr_writers_reset_dropped(void) {
+void xr_fdr_writers_reset_counters(void) {
   for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
     for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
       __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);
