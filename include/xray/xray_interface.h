@@ -37,11 +37,30 @@ enum XRayPatchingStatus {
 typedef enum XRayPatchingStatus XRayPatchingStatus;
 #endif
 
-/* Installs `entry` as the handler of function entry, exit and tail-exit
+/* Registers. A handler is ordinary C: it may use every register the x86-64
+ * System V ABI lets a function use. Around it the runtime keeps, for the
+ * instrumented code, every register that can be live at that point (vector
+ * widths: zmm when the OS enables AVX-512 state, else ymm when it enables
+ * AVX, else xmm):
+ *  - entry, tail exit, log-args entry: rax rcx rdx rsi rdi r8-r11, the six
+ *    status flags (CF PF AF ZF SF OF), vector registers 0-7 (arguments);
+ *  - exit: rax rdx, the six status flags, vector registers 0-1 (results),
+ *    and the x87 stack, left in place (a long double result stays in st0 or
+ *    st0-st1: the handler may use the other 6 x87 registers);
+ *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, and with
+ *    AVX-512 the whole x87, MXCSR, zmm0-31 and k0-7 state (by XSAVE),
+ *    otherwise vector registers 0-15 and the x87 stack. The handler starts
+ *    with an empty x87 stack.
+ * At entry and exit the other caller-saved state (the other vector
+ * registers, k0-k7, the MXCSR and x87 status flags) cannot be live and is
+ * not kept; callee-saved registers are the handler's to keep, as for any
+ * call.
+ *
+ * Installs `entry` as the handler of function entry, exit and tail-exit
  * events (and of log-args entries when no arg1 handler is set: those arrive
- * with type LOG_ARGS_ENTRY). Called with every caller-saved register
- * preserved, on the thread that runs the instrumented function; it may be
- * called spuriously just after removal. The handler and what it calls must
+ * with type LOG_ARGS_ENTRY). Called with the registers above kept, on the
+ * thread that runs the instrumented function; it may be called spuriously
+ * just after removal. The handler and what it calls must
  * not be instrumented (mark them __attribute__((xray_never_instrument))).
  * Returns 1 on success, 0 if the runtime is not initialised (no map). */
 int __xray_set_handler(void (*entry)(int32_t, XRayEntryType));
@@ -78,17 +97,23 @@ int __xray_remove_typedevent_handler(void);
  * already registered. */
 uint16_t __xray_register_event_type(const char *event_type);
 
-/* Patches every sled so that instrumented functions call the handlers.
- * Returns SUCCESS; NOT_INITIALIZED without a map; ONGOING while another
- * thread patches; FAILED when page protection could not be changed. No page
- * is left writable and executable when it returns. */
+/* Function ids: functions of the executable have ids 1..max; a function of a
+ * registered shared object (see "Shared objects" below) has the packed id
+ * (object << 24) | function, as in LLVM 20. Every FuncId below may be packed.
+ *
+ * Patches every sled of every loaded object so that instrumented functions
+ * call the handlers. Returns SUCCESS; NOT_INITIALIZED without a map; ONGOING
+ * while another thread patches; FAILED when page protection could not be
+ * changed (the other objects are still patched). No page is left writable
+ * and executable when it returns. */
 XRayPatchingStatus __xray_patch(void);
 
 /* Restores every sled to its nops. Same statuses as __xray_patch. */
 XRayPatchingStatus __xray_unpatch(void);
 
-/* Patches the sleds of one function, 1 <= FuncId <= __xray_max_function_id().
- * Returns SUCCESS; FAILED for an id out of range or a protection failure;
+/* Patches the sleds of one function (a packed id: function 1..max of its
+ * object). Returns SUCCESS; FAILED for an id out of range, an object that is
+ * not loaded, or a protection failure;
  * NOT_INITIALIZED without a map; ONGOING while another thread patches. */
 XRayPatchingStatus __xray_patch_function(int32_t FuncId);
 
@@ -97,8 +122,9 @@ XRayPatchingStatus __xray_patch_function(int32_t FuncId);
 XRayPatchingStatus __xray_unpatch_function(int32_t FuncId);
 
 /* Extension: patches functions FirstId..LastId inclusive with one change of
- * page protection. FAILED if the range is empty or outside 1..max; otherwise
- * as __xray_patch_function. */
+ * page protection. Both ids name the same object (packed ids of a shared
+ * object). FAILED if the range is empty or outside 1..max; otherwise as
+ * __xray_patch_function. */
 XRayPatchingStatus __xray_patch_function_range(int32_t FirstId,
                                                int32_t LastId);
 
@@ -106,13 +132,46 @@ XRayPatchingStatus __xray_patch_function_range(int32_t FirstId,
 XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId,
                                                  int32_t LastId);
 
-/* Returns the start address of function FuncId, or 0 for an invalid id or
- * without a map. */
+/* Returns the start address of function FuncId (packed), or 0 for an invalid
+ * id, an unloaded object, or without a map. */
 uintptr_t __xray_function_address(int32_t FuncId);
 
-/* Returns the number of instrumented functions (the largest valid id), or 0
- * without a map. */
+/* Returns the number of instrumented functions of the executable (the
+ * largest valid id of object 0), or 0 without a map. */
 size_t __xray_max_function_id(void);
+
+/* ---- Shared objects (LLVM 20 API) ------------------------------------------
+ * The executable is object 0. Each instrumented shared object linked with
+ * libxray-dso.a (or LLVM 20's xray-dso runtime) registers itself when it is
+ * loaded and gets the next object id, 1..255; it deregisters when unloaded.
+ * A reloaded object (same file) gets its old id back. */
+
+/* Patches / unpatches every function of object ObjId. SUCCESS; FAILED for an
+ * invalid or unloaded object or a protection failure; NOT_INITIALIZED;
+ * ONGOING. */
+XRayPatchingStatus __xray_patch_object(int32_t ObjId);
+XRayPatchingStatus __xray_unpatch_object(int32_t ObjId);
+
+/* Function FuncId (not packed, 1..max) of object ObjId. Statuses as
+ * __xray_patch_function. */
+XRayPatchingStatus __xray_patch_function_in_object(int32_t FuncId, int32_t ObjId);
+XRayPatchingStatus __xray_unpatch_function_in_object(int32_t FuncId, int32_t ObjId);
+
+/* Start address of function FuncId of object ObjId; 0 when invalid or the
+ * object is unloaded. */
+uintptr_t __xray_function_address_in_object(int32_t FuncId, int32_t ObjId);
+
+/* Number of instrumented functions of object ObjId; 0 for an invalid id. */
+size_t __xray_max_function_id_in_object(int32_t ObjId);
+
+/* Number of object ids handed out so far (loaded or not): valid ids are
+ * 0..__xray_num_objects()-1. 0 without a map. */
+size_t __xray_num_objects(void);
+
+/* Packed id <-> (function, object). */
+int32_t __xray_unpack_function_id(int32_t PackedId);
+int32_t __xray_unpack_object_id(int32_t PackedId);
+int32_t __xray_pack_id(int32_t FuncId, int32_t ObjId);
 
 /* What __xray_symbolize knows about a function id. The strings belong to
  * the runtime and stay valid for the life of the process. */
@@ -123,18 +182,19 @@ typedef struct XRaySymbolInfo {
   const char *function;
   /* The ELF symbol as in the file (mangled for C++), or NULL if none. */
   const char *symbol;
-  /* Path of the object (executable) holding the function. */
+  /* Path of the object (executable or shared object) holding it. */
   const char *object;
   /* Run-time start address of the function. */
   uintptr_t address;
 } XRaySymbolInfo;
 
 /* Extension (the spelling of llvm-project's draft #132416): fills *info
- * for function FuncId. Returns non-zero on success; 0 for an invalid id, a
+ * for function FuncId (packed for a shared object's). Returns non-zero on success; 0 for an invalid id, a
  * NULL info, no map, no memory for the names, or when called from a signal
  * handler that interrupted this thread's own loading of the names. The
- * first call of the process reads the names (see xray/xray_names.h); after
- * that it is async-signal-safe and may be called from a handler. */
+ * first call for an object reads its names (see xray/xray_names.h:
+ * __xray_load_names); after that it is async-signal-safe and may be called
+ * from a handler. */
 int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info);
 
 /* Finds the instrumentation map and reads XRAY_OPTIONS. Runs automatically

@@ -27,14 +27,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#pragma GCC visibility push(hidden)
+/* The inline part of the port: xr_arch_ticks(), xr_arch_ticks_cpu(&cpu),
+ * xr_arch_cpu_insn(), xr_arch_udiv128(hi, lo, d), xr_arch_pause(),
+ * xr_arch_tls_load_s32(offset), xr_arch_test_and_set_top_bit(&word),
+ * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES, XR_ARCH_PATH_COUNT. */
+#if defined(__x86_64__)
+#include "arch/x86_64/arch_x86_64.h"
+#else
+#error "no port of the XRay runtime to this CPU (lib/arch/arch.h lists what one provides)"
+#endif
 
 /* ---- trampolines ------------------------------------------------------ */
-/* What enabled sleds call. */
+/* What enabled sleds call. Exported (compiler-rt's names; shared objects'
+ * trampolines forward to them), so declared before the hidden block: a
+ * hidden declaration would make the linked symbol hidden. */
 extern void __xray_FunctionEntry(void);
 extern void __xray_FunctionExit(void);
 extern void __xray_FunctionTailExit(void);
 extern void __xray_ArgLoggerEntry(void);
+
+#pragma GCC visibility push(hidden)
 
 /* Each trampoline starts with an indirect jump through its entry of
  * xr_trampoline_dispatch to one of its paths in xr_trampoline_paths (no
@@ -45,11 +57,12 @@ enum xr_trampoline {
   XR_T_ENTRY, XR_T_TAIL, XR_T_EXIT, XR_T_ARG, XR_T_CUSTOM, XR_T_TYPED,
   XR_T_COUNT
 };
-/* XR_PATH_FULL_ALT: a port's second full path, for CPUs that lack what the
- * first one uses (xr_arch_full_path says which); not a choice of its own. */
-enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL, XR_PATH_FULL_ALT };
+/* The paths core chooses between. A port may have variants of the full
+ * path for what the CPU offers (xr_arch_full_path picks one), so each
+ * trampoline has XR_ARCH_PATH_COUNT paths, these three first. */
+enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL };
 extern void *volatile xr_trampoline_dispatch[XR_T_COUNT];
-extern void *const xr_trampoline_paths[XR_T_COUNT][4];
+extern void *const xr_trampoline_paths[XR_T_COUNT][XR_ARCH_PATH_COUNT];
 
 /* Calls fn(arg) with every vector register and the floating-point control
  * state saved and restored around it. Lean handlers use it for slow paths
@@ -59,9 +72,10 @@ void xr_call_preserving_vectors(void (*fn)(void *), void *arg);
 /* Decides once (idempotent, thread-safe) which vector state the full paths
  * and xr_call_preserving_vectors save; call before any handler can run. */
 void xr_vector_state_init(void);
-/* XR_PATH_FULL, or XR_PATH_FULL_ALT when this CPU needs the other full
- * path. Valid after xr_vector_state_init. */
-enum xr_path xr_arch_full_path(void);
+/* The index in xr_trampoline_paths of the full path that suits this CPU:
+ * XR_PATH_FULL or one of the port's variants. Valid after
+ * xr_vector_state_init. */
+unsigned xr_arch_full_path(void);
 
 /* ---- sleds -------------------------------------------------------------- */
 /* Bytes a sled of each kind (enum XRayEntryType) occupies, and the most any
@@ -83,15 +97,5 @@ struct xr_arch_clock_caps {
 void xr_arch_clock_probe(struct xr_arch_clock_caps *out);
 
 #pragma GCC visibility pop
-
-/* The inline part of the port: xr_arch_ticks(), xr_arch_ticks_cpu(&cpu),
- * xr_arch_cpu_insn(), xr_arch_udiv128(hi, lo, d), xr_arch_pause(),
- * xr_arch_tls_load_s32(offset), xr_arch_test_and_set_top_bit(&word),
- * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES. */
-#if defined(__x86_64__)
-#include "arch/x86_64/arch_x86_64.h"
-#else
-#error "no port of the XRay runtime to this CPU (lib/arch/arch.h lists what one provides)"
-#endif
 
 #endif

@@ -74,9 +74,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
 static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
   /* glibc >= 2.35: struct rseq at thread pointer + __rseq_offset; cpu_id at
    * offset 4, negative while unregistered. */
-  char *tp = (char *)__builtin_thread_pointer();
-  return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
-                         __ATOMIC_RELAXED);
+  return xr_arch_tls_load_s32((intptr_t)__rseq_offset + 4);
 }
 static XR_ALWAYS_INLINE uint32_t xr_cpu_by_rdtscp(void) {
   uint32_t cpu;

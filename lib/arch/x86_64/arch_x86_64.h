@@ -9,6 +9,15 @@
 #define XR_PAGE_SIZE 4096u /* x86-64 base pages */
 #define XR_ARCH_MAX_SLED_BYTES 22u /* the typed-event sled */
 
+/* The trampolines' full-path variants, after arch.h's NONE, LEAN, FULL:
+ * pushfq/popfq instead of lahf/sahf, zmm instead of ymm, and both. */
+enum {
+  XR_PATH_FULL_PUSHF = 3,
+  XR_PATH_FULL_ZMM = 4,
+  XR_PATH_FULL_ZMM_PUSHF = 5,
+  XR_ARCH_PATH_COUNT = 6
+};
+
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 
 /* The time-stamp counter (rdtsc). */
@@ -47,7 +56,8 @@ static XR_ARCH_INLINE uint64_t xr_arch_udiv128(uint64_t hi, uint64_t lo, uint64_
 static XR_ARCH_INLINE void xr_arch_pause(void) { __builtin_ia32_pause(); }
 
 /* A 32-bit load at thread pointer + offset (one %fs-relative mov: cheaper
- * than reading the thread pointer first). */
+ * than reading the thread pointer first, and clang 13 cannot lower
+ * __builtin_thread_pointer() on x86-64). */
 static XR_ARCH_INLINE int32_t xr_arch_tls_load_s32(intptr_t offset) {
   int32_t v;
   __asm__ volatile("movl %%fs:(%1), %0" : "=r"(v) : "r"(offset));

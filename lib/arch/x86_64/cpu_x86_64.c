@@ -7,11 +7,15 @@
 /* Read by the trampolines (trampoline_x86_64.S), decided once by
  * xr_vector_state_init: xr_vector_avx = 1 when the CPU has AVX and the OS
  * enabled ymm state (full paths then save whole ymm registers);
- * xr_xsave_size/mask describe the XSAVE area of xr_call_preserving_vectors
- * (size 0: use FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in
- * 64-bit mode (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then
- * keep the status flags with lahf/sahf, else with pushfq/popfq. */
+ * xr_vector_avx512 = 1 when the CPU has AVX-512F and XCR0 enables the
+ * opmask, ZMM_Hi256 and Hi16_ZMM state (and XSAVE covers it: xr_xsave_size
+ * != 0): the full paths are then the FULL_ZMM ones; xr_xsave_size/mask
+ * describe the XSAVE area of xr_call_preserving_vectors (size 0: use
+ * FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in 64-bit mode
+ * (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then keep the
+ * status flags with lahf/sahf, else with pushfq/popfq. */
 __attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx512;
 __attribute__((visibility("hidden"))) uint32_t xr_xsave_size;
 __attribute__((visibility("hidden"))) uint64_t xr_xsave_mask;
 __attribute__((visibility("hidden"))) uint8_t xr_cpu_lahf_sahf;
@@ -45,12 +49,22 @@ void xr_vector_state_init(void) {
   }
   if ((c = 0, __get_cpuid(1, &a, &b, &c, &d)) && (c & avx) && (xcr0 & 6) == 6)
     xr_vector_avx = 1;
+  /* AVX-512: CPUID 7.0 EBX bit 16, and XCR0 enables SSE, AVX, opmask,
+   * ZMM_Hi256 and Hi16_ZMM (bits 1, 2, 5, 6, 7). */
+  const unsigned avx512f = 1u << 16;
+  if (xr_vector_avx && xr_xsave_size && (xcr0 & 0xE6) == 0xE6 &&
+      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f))
+    xr_vector_avx512 = 1;
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
-/* The pushfq/popfq copy of each full path (XR_PATH_FULL_ALT) for CPUs
- * without LAHF/SAHF. Read at each install, so a test may clear the flag. */
-enum xr_path xr_arch_full_path(void) {
-  return xr_cpu_lahf_sahf ? XR_PATH_FULL : XR_PATH_FULL_ALT;
+/* The zmm copy of each full path when AVX-512 state is enabled, and the
+ * pushfq/popfq copy of either for CPUs without LAHF/SAHF. Read at each
+ * install, so a test may clear a flag. */
+unsigned xr_arch_full_path(void) {
+  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM : XR_PATH_FULL;
+  if (!xr_cpu_lahf_sahf)
+    path = path == XR_PATH_FULL ? XR_PATH_FULL_PUSHF : XR_PATH_FULL_ZMM_PUSHF;
+  return path;
 }

@@ -24,6 +24,9 @@ PATTERNS = [
      r"[fg]s_base)\b"),
 ]
 REGEX = [(what, re.compile(p)) for what, p in PATTERNS]
+# An asm label (`T x __asm__("symbol");`) names a symbol; it holds no CPU code.
+# It follows a declarator; an asm statement follows ; { } or a line start.
+ASM_LABEL = re.compile(r'([\w\)\]][ \t]*)\b(?:__asm__|__asm|asm)\s*\(\s*"[^"\n]*"\s*\)\s*(?=[;=,])')
 
 
 def code_only(text):
@@ -59,7 +62,8 @@ def findings(name, text):
     found = []
     if name.endswith((".S", ".s", ".asm")):
         return [(name, 1, "assembly file")]
-    for lineno, line in enumerate(code_only(text).split("\n"), 1):
+    code = ASM_LABEL.sub(r"\1", code_only(text))
+    for lineno, line in enumerate(code.split("\n"), 1):
         for what, rx in REGEX:
             m = rx.search(line)
             if m:
@@ -71,10 +75,13 @@ def self_test():
     clean = ('/* one rdtsc, %fs: and __asm__ in a comment */\n'
              'xr_report(XR_DEBUG, "cpu id via rdpid");\n'
              'uint64_t t = xr_arch_ticks(); struct timespec pause;\n'
-             "char c = '\"'; int have_rdpid = 0; // eax\n")
+             "char c = '\"'; int have_rdpid = 0; // eax\n"
+             'extern void *volatile p __asm__("_ZN6__xray1pE");\n')
     assert findings("ok.c", clean) == [], findings("ok.c", clean)
     dirty = {
         'x(); __asm__ volatile("pause");': "inline assembly",
+        'x(); asm("pause");': "inline assembly",
+        '  __asm__("pause");': "inline assembly",
         "unsigned a; __cpuid_count(7, 0, a, a, a, a);": "cpuid",
         "#include <cpuid.h>": "cpuid",
         "__builtin_ia32_pause();": "x86 builtin",
