@@ -1,5 +1,7 @@
 /* Basic mode's log file: a 32-byte header (version 3, type 0) followed by
- * 32-byte records, whole thread buffers appended under one lock.
+ * 32-byte records, whole thread buffers appended under one lock; and the
+ * recording switch (xr_basic_epoch), which a write failure turns off here
+ * without calling back into basic_mode.c.
  *
  * The file is opened at the first append, so a run that records nothing
  * leaves no file, and the header is never the only thing in it (llvm-xray
@@ -9,6 +11,7 @@
  * program carries on. RLIMIT_FSIZE is checked before writing so the kernel
  * never raises SIGXFSZ on the program's behalf. */
 #include "basic/basic_internal.h"
+#include "core/lock.h"
 #include "core/output.h"
 #include "core/report.h"
 
@@ -24,7 +27,7 @@
 #define HEADER_SIZE sizeof(struct xr_file_header)
 
 static struct {
-  xr_basic_lock lock;
+  xr_lock lock;
   int fd;            /* -1 until the first append */
   bool failed;       /* a write failed: drop everything until reset */
   uint64_t size;     /* bytes in the file, always header + whole records */
@@ -36,16 +39,6 @@ static struct {
   char path[1024];
 } writer = {{0}, -1, false, 0, 0, 0, 0, 0, ""};
 
-void xr_basic_lock_take(xr_basic_lock *l) {
-  while (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE))
-    while (__atomic_load_n(&l->held, __ATOMIC_RELAXED))
-      sched_yield();
-}
-
-void xr_basic_lock_release(xr_basic_lock *l) {
-  __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
-}
-
 /* Bytes the file may still grow by under RLIMIT_FSIZE (UINT64_MAX: no limit). */
 static uint64_t room_under_limit(void) {
   struct rlimit rl;
@@ -55,6 +48,12 @@ static uint64_t room_under_limit(void) {
 }
 
 /* Called with the lock held: stop for good, leaving a readable file. */
+volatile uint32_t xr_basic_epoch = 1;
+
+void xr_basic_stop_recording(void) {
+  __atomic_or_fetch(&xr_basic_epoch, 1u, __ATOMIC_SEQ_CST);
+}
+
 static void fail(const char *what, int err) {
   writer.failed = true;
   const char *sep = writer.path[0] ? " " : "";
@@ -106,7 +105,7 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
   if (count == 0)
     return 0;
   int rc = -1;
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   if (writer.failed)
     goto out;
   if (writer.fd < 0 && open_file() != 0)
@@ -132,7 +131,7 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
   }
   rc = 0;
 out:
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
   return rc;
 }
 
@@ -206,7 +205,7 @@ static void put_earliest_first(void) {
 }
 
 void xr_basic_writer_close(void) {
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   if (writer.fd >= 0 && !writer.failed)
     put_earliest_first();
   if (writer.fd >= 0) {
@@ -215,20 +214,20 @@ void xr_basic_writer_close(void) {
                 strerror(errno));
     writer.fd = -1;
   }
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
 }
 
 void xr_basic_writer_reset(void) {
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   writer.failed = false;
   writer.path[0] = '\0';
   writer.records = 0;
   writer.size = 0;
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
 }
 
 void xr_basic_writer_after_fork(void) {
-  writer.lock.held = 0; /* its holder, if any, does not exist here */
+  xr_lock_after_fork(&writer.lock);
   if (writer.fd >= 0)
     close(writer.fd); /* the parent's file: the child writes its own */
   writer.fd = -1;
