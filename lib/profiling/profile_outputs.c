@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
 #include "core/clock.h"
+#include "core/names.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "core/symbols.h"
@@ -31,6 +32,15 @@ static int fd_sink(void *ctx, const void *data, size_t n) {
 
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
+}
+
+/* The ELF symbol of an executable function (mangled for C++), for pprof's
+ * system_name; NULL when there is none. */
+static const char *symbol_of(int32_t id) {
+  const struct xr_name_table *t;
+  if (xr_names_table(0, &t) == XR_NAMES_OK && id >= 1 && (size_t)id <= t->count)
+    return t->entries[id - 1].symbol;
+  return NULL;
 }
 
 static struct xr_trie_losses total_losses(const struct xr_prof_run *run) {
@@ -80,6 +90,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                   .duration_nanos = run->end_ns - run->start_ns,
                   .comment = comment},
       .address_of = function_address,
+      .system_name_of = symbol_of,
       .mapping_of = xr_pprof_mapping_of,
   };
   return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
