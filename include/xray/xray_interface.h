@@ -153,6 +153,7 @@ size_t __xray_num_objects(void);
 int32_t __xray_unpack_function_id(int32_t PackedId);
 int32_t __xray_unpack_object_id(int32_t PackedId);
 int32_t __xray_pack_id(int32_t FuncId, int32_t ObjId);
+
 /* What __xray_symbolize knows about a function id. The strings belong to
  * the runtime and stay valid for the life of the process. */
 typedef struct XRaySymbolInfo {
@@ -162,18 +163,19 @@ typedef struct XRaySymbolInfo {
   const char *function;
   /* The ELF symbol as in the file (mangled for C++), or NULL if none. */
   const char *symbol;
-  /* Path of the object (executable) holding the function. */
+  /* Path of the object (executable or shared object) holding it. */
   const char *object;
   /* Run-time start address of the function. */
   uintptr_t address;
 } XRaySymbolInfo;
 
 /* Extension (the spelling of llvm-project's draft #132416): fills *info
- * for function FuncId. Returns non-zero on success; 0 for an invalid id, a
+ * for function FuncId (packed for a shared object's). Returns non-zero on success; 0 for an invalid id, a
  * NULL info, no map, no memory for the names, or when called from a signal
  * handler that interrupted this thread's own loading of the names. The
- * first call of the process reads the names (see xray/xray_names.h); after
- * that it is async-signal-safe and may be called from a handler. */
+ * first call for an object reads its names (see xray/xray_names.h:
+ * __xray_load_names); after that it is async-signal-safe and may be called
+ * from a handler. */
 int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info);
 
 /* Finds the instrumentation map and reads XRAY_OPTIONS. Runs automatically
