@@ -135,7 +135,7 @@ void xr_fdr_snapshot_prepare(void) {
   if (name_prefix[0])
     return; /* once per process: the names keep sorting across re-inits */
   static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  uint64_t x = xr_rdtsc() ^ ((uint64_t)xr_pid() << 32);
+  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32);
   x ^= x >> 31;
   x *= 0x9e3779b97f4a7c15ull;
   x ^= x >> 29;

@@ -1,0 +1,70 @@
+/* Which vector state the trampolines must save (cpuid + xgetbv, once), and
+ * whether they may keep flags with lahf/sahf. */
+#include "arch/arch.h"
+
+#include <cpuid.h>
+
+/* Read by the trampolines (trampoline_x86_64.S), decided once by
+ * xr_vector_state_init: xr_vector_avx = 1 when the CPU has AVX and the OS
+ * enabled ymm state (full paths then save whole ymm registers);
+ * xr_vector_avx512 = 1 when the CPU has AVX-512F and XCR0 enables the
+ * opmask, ZMM_Hi256 and Hi16_ZMM state (and XSAVE covers it: xr_xsave_size
+ * != 0): the full paths are then the FULL_ZMM ones; xr_xsave_size/mask
+ * describe the XSAVE area of xr_call_preserving_vectors (size 0: use
+ * FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in 64-bit mode
+ * (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then keep the
+ * status flags with lahf/sahf, else with pushfq/popfq. */
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx512;
+__attribute__((visibility("hidden"))) uint32_t xr_xsave_size;
+__attribute__((visibility("hidden"))) uint64_t xr_xsave_mask;
+__attribute__((visibility("hidden"))) uint8_t xr_cpu_lahf_sahf;
+
+/* User state components XSAVE may save for xr_call_preserving_vectors: x87,
+ * SSE, AVX and the three AVX-512 parts. Not MPX (3, 4; obsolete) nor AMX
+ * tiles (17, 18; need a permission and kilobytes). */
+#define XR_XSAVE_USER_MASK 0xE7u
+
+void xr_vector_state_init(void) {
+  static int done;
+  if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+    return;
+  unsigned a, b, c, d;
+  if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & 1u))
+    xr_cpu_lahf_sahf = 1;
+  if (!__get_cpuid(1, &a, &b, &c, &d))
+    goto out;
+  const unsigned osxsave = 1u << 27, avx = 1u << 28;
+  if (!(c & osxsave))
+    goto out; /* FXSAVE covers x87 + xmm: nothing wider can be live */
+  uint32_t xcr0_lo, xcr0_hi;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  uint64_t xcr0 = ((uint64_t)xcr0_hi << 32) | xcr0_lo;
+  /* cpuid 0xD/0 EBX: XSAVE area size for what XCR0 enables (an upper bound
+   * for our subset); + 64 for the manual alignment. */
+  __cpuid_count(0xD, 0, a, b, c, d);
+  if (b >= 576) {
+    xr_xsave_mask = xcr0 & XR_XSAVE_USER_MASK;
+    xr_xsave_size = b + 64;
+  }
+  if ((c = 0, __get_cpuid(1, &a, &b, &c, &d)) && (c & avx) && (xcr0 & 6) == 6)
+    xr_vector_avx = 1;
+  /* AVX-512: CPUID 7.0 EBX bit 16, and XCR0 enables SSE, AVX, opmask,
+   * ZMM_Hi256 and Hi16_ZMM (bits 1, 2, 5, 6, 7). */
+  const unsigned avx512f = 1u << 16;
+  if (xr_vector_avx && xr_xsave_size && (xcr0 & 0xE6) == 0xE6 &&
+      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f))
+    xr_vector_avx512 = 1;
+out:
+  __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/* The zmm copy of each full path when AVX-512 state is enabled, and the
+ * pushfq/popfq copy of either for CPUs without LAHF/SAHF. Read at each
+ * install, so a test may clear a flag. */
+unsigned xr_arch_full_path(void) {
+  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM : XR_PATH_FULL;
+  if (!xr_cpu_lahf_sahf)
+    path = path == XR_PATH_FULL ? XR_PATH_FULL_PUSHF : XR_PATH_FULL_ZMM_PUSHF;
+  return path;
+}
