@@ -306,6 +306,8 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
   if (populate)
     (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
   const struct xr_sled_map *m = cur->map;
+  const uintptr_t *trampolines = cur->trampolines; /* loaded once, not per sled */
+  int32_t object = cur->id;
   int32_t id = r->first_id;
   size_t id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
   for (size_t i = r->first; i < r->last; i++) {
@@ -314,7 +316,7 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
     if ((selected == NULL || selected[id - 1]) &&
-        xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
+        xr_patch_sled(&m->sleds[i], xr_pack_id(id, object), trampolines, enable))
       (*failed)++;
   }
   return close_run(r->start, r->end, cur_segments()->count);
