@@ -30,12 +30,23 @@ void xr_vector_state_init(void) {
   uint32_t xcr0_lo, xcr0_hi;
   __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
   uint64_t xcr0 = ((uint64_t)xcr0_hi << 32) | xcr0_lo;
-  /* cpuid 0xD/0 EBX: XSAVE area size for what XCR0 enables (an upper bound
-   * for our subset); + 64 for the manual alignment. */
+  /* The XSAVE area of our components: the legacy area and header (576
+   * bytes), then each component i >= 2 at cpuid 0xD/i EBX, EAX bytes long.
+   * Not cpuid 0xD/0 EBX (the size for all of XCR0): with AMX enabled that
+   * counts 8 KiB of tiles we never save. + 64 for the manual alignment. */
   __cpuid_count(0xD, 0, a, b, c, d);
   if (b >= 576) {
-    xr_xsave_mask = xcr0 & XR_XSAVE_USER_MASK;
-    xr_xsave_size = b + 64;
+    uint64_t mask = xcr0 & XR_XSAVE_USER_MASK;
+    uint32_t size = 576;
+    for (unsigned i = 2; i < 8; i++) {
+      if (!(mask & (1u << i)))
+        continue;
+      __cpuid_count(0xD, i, a, b, c, d);
+      if (a + b > size)
+        size = a + b;
+    }
+    xr_xsave_mask = mask;
+    xr_xsave_size = size + 64;
   }
   if ((c = 0, __get_cpuid(1, &a, &b, &c, &d)) && (c & avx) && (xcr0 & 6) == 6)
     xr_vector_avx = 1;
