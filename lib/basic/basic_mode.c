@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
+#include "core/objects.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/chrome_trace.h"
@@ -370,6 +371,8 @@ static XRayLogFlushStatus basic_flush(void) {
             path[0] ? path : "(no file: nothing recorded)");
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
     xr_basic_write_chrome(path);
+  if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
+    xr_objects_write_map(path); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

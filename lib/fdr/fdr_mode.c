@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
+#include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -256,6 +257,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * an older generation notice and start over), then install handlers. */
   advance_epoch(1);
   __xray_log_set_buffer_iterator(fdr_iterator);
+  /* Function records keep 28 bits of the packed id: 4 object bits. */
+  xr_objects_limit_recording(XR_FDR_MAX_OBJECTS, "xray-fdr");
   install_handlers(true);
   set_state(XRAY_LOG_INITIALIZED);
   xr_report(XR_INFO,
@@ -290,6 +293,7 @@ static XRayLogInitStatus fdr_finalize(void) {
    * threads caught in the middle of an event. */
   advance_epoch(1);
   install_handlers(false);
+  xr_objects_limit_recording(XR_MAX_OBJECTS, NULL);
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
@@ -410,6 +414,8 @@ static void write_file(void) {
       buffers++;
   }
   close(fd);
+  if ((outputs & XR_TRACE_OUT_XRAY) && buffers > 0)
+    xr_objects_write_map(path); /* only when shared objects registered */
   if (outputs & XR_TRACE_OUT_CHROME)
     write_chrome(path);
   if (!(outputs & XR_TRACE_OUT_XRAY))
