@@ -6,6 +6,7 @@
 
 uint8_t xr_vector_avx;
 uint8_t xr_vector_avx512;
+uint8_t xr_cpu_avx512bw;
 uint32_t xr_xsave_size;
 uint64_t xr_xsave_mask;
 uint8_t xr_cpu_lahf_sahf;
@@ -54,8 +55,10 @@ void xr_vector_state_init(void) {
    * ZMM_Hi256 and Hi16_ZMM (bits 1, 2, 5, 6, 7). */
   const unsigned avx512f = 1u << 16;
   if (xr_vector_avx && xr_xsave_size && (xcr0 & 0xE6) == 0xE6 &&
-      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f))
+      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f)) {
     xr_vector_avx512 = 1;
+    xr_cpu_avx512bw = (b >> 30) & 1u; /* 64-bit mask registers */
+  }
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

@@ -46,7 +46,8 @@ enum xr_trampoline {
 /* XR_PATH_FULL_PUSHF: the full path saving rflags with pushfq/popfq, for
  * CPUs without LAHF/SAHF in 64-bit mode (xr_cpu_lahf_sahf == 0).
  * XR_PATH_FULL_ZMM(_PUSHF): the full path when XCR0 enables AVX-512 state
- * (xr_vector_avx512): zmm instead of ymm, XSAVE in the event trampolines.
+ * (xr_vector_avx512): zmm instead of ymm; zmm0-31 and k0-7 in the event
+ * trampolines.
  * Neither is a choice of its own: refresh_dispatch (handlers.c) picks them
  * for XR_PATH_FULL from the CPU bits. */
 enum xr_path {
@@ -67,6 +68,9 @@ XR_HIDDEN extern uint8_t xr_vector_avx;
  * Hi16_ZMM state (and XSAVE covers it: xr_xsave_size != 0): the full paths
  * are then the XR_PATH_FULL_ZMM ones. */
 XR_HIDDEN extern uint8_t xr_vector_avx512;
+/* 1 with AVX512BW (mask registers are 64 bits wide, else 16): the event
+ * trampolines' zmm path saves k0-7 with kmovq, else kmovw. */
+XR_HIDDEN extern uint8_t xr_cpu_avx512bw;
 /* 1 when the CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001 ECX bit 0):
  * the full entry/exit paths then keep the status flags with lahf/sahf, else
  * with pushfq/popfq (also set by xr_vector_state_init). */
