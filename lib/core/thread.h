@@ -25,6 +25,9 @@ static XR_ALWAYS_INLINE int32_t xr_pid(void) {
  * set drops the event (a signal handler running instrumented code while the
  * thread is inside a handler, or a handler calling instrumented code). */
 XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
+/* Every access to it is __atomic (relaxed or stronger): the profiling
+ * collector reads other threads' guards, and a plain access racing with
+ * that is a data race by C11's letter. On x86 both are the same move. */
 
 /* Thread-exit hooks: a mode registers a callback once (at init); a thread
  * that owns mode state calls xr_thread_arm() (cheap after the first call) so

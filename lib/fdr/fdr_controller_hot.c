@@ -72,12 +72,12 @@ static XR_ALWAYS_INLINE void count_nested(void) {
  * path's only guard); else sets the guard. The caller clears it. */
 static XR_ALWAYS_INLINE bool enter_guard(void) {
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  if (XR_UNLIKELY(xr_in_handler ||
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) ||
                   (self && (load_state(self) & XR_FDR_BUSY)))) {
     count_nested();
     return false;
   }
-  xr_in_handler = 1;
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   BARRIER();
   return true;
 }
@@ -219,7 +219,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   }
 out:
   BARRIER();
-  xr_in_handler = 0;
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
 /* The common case, written so that it makes no call (no register saves in
@@ -334,7 +334,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
   }
 out:
   BARRIER();
-  xr_in_handler = 0;
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
 void xr_fdr_handle_custom(void *data, size_t size) {
