@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine:
 #   1. installs what is missing (cmake, compilers, llvm tools, compiler-rt's
-#      sanitizer and libFuzzer runtimes, cmocka) with apt-get;
+#      sanitizer and libFuzzer runtimes, cmocka, go, python3) with apt-get;
 #   2. release:  the normal Release build with the default C compiler + ctest;
 #   3. asan:     clang, -fsanitize=address,undefined on the archive, the unit
 #                tests and the instrumented test programs + ctest;
@@ -55,6 +55,8 @@ need_cmd llvm-readelf llvm
 need_cmd llvm-objdump llvm
 need_cmd ld.lld lld
 need_file /usr/include/cmocka.h libcmocka-dev
+need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
+need_cmd python3 python3 # the tests' readers of pprof and JSON output
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
 # The other compilers the sled decoder must handle (core_patch.matrix skips
 # any that is missing). XRAY_TEST_ALL_COMPILERS=0 leaves them out.

@@ -5,7 +5,7 @@
 #   3. traces it in FDR mode and prints `llvm-xray account`'s top functions,
 #   4. converts the trace to a Chrome trace (open it in Perfetto),
 #   5. profiles it in profiling mode and prints our report, with a
-#      flame-graph-ready folded file.
+#      flame-graph-ready folded file and a pprof profile.
 # Everything goes to build/demo/ (override with XRAY_DEMO_DIR).
 # Needs: cmake, make, a C compiler, clang and llvm-xray (Debian: apt-get
 # install cmake build-essential clang llvm).
@@ -93,15 +93,18 @@ step 5 "Converting the trace for Perfetto (llvm-xray convert, a few seconds)"
 echo "  $RESULTS/calc-trace.json ($(stat -c %s "$RESULTS/calc-trace.json") bytes)"
 
 step 6 "Profiling calc (profiling mode, 2 threads x 3000 expressions)"
-# profiling_output: the binary profile plus folded stacks and the report.
+# profiling_output: the binary profile plus folded stacks, the report and a
+# pprof profile.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$RESULTS/profile-" \
-XRAY_PROFILING_OPTIONS="profiling_output=xray+folded+report report_top=15" \
+XRAY_PROFILING_OPTIONS="profiling_output=xray+folded+report+pprof report_top=15" \
   "$OUT/calc" 3000 2
-PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|txt\)$' | head -1)
+PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|txt\|pb\)$' | head -1)
 [ -n "$PROFILE" ] || die "no profile was written in $RESULTS"
 REPORT=$(ls "$RESULTS"/profile-calc.*.txt 2>/dev/null | head -1 || true)
 FOLDED=$(ls "$RESULTS"/profile-calc.*.folded 2>/dev/null | head -1 || true)
-[ -n "$REPORT" ] && [ -n "$FOLDED" ] || die "the profile's report and folded files are missing"
+PPROF=$(ls "$RESULTS"/profile-calc.*.pb 2>/dev/null | head -1 || true)
+[ -n "$REPORT" ] && [ -n "$FOLDED" ] && [ -n "$PPROF" ] ||
+  die "the profile's report, folded or pprof file is missing"
 cat "$REPORT"
 
 cat <<EOF
@@ -128,4 +131,8 @@ cat <<EOF
       time in ns spent in the last function of that path) for flame graphs:
         flamegraph.pl $FOLDED > calc.svg      (github.com/brendangregg/FlameGraph)
       or drop it on https://www.speedscope.app
+  $(basename "$PPROF")
+      the same profile for pprof (calls and local time per call path):
+        go tool pprof -http=localhost:8080 $PPROF   (View > Flame Graph)
+        go tool pprof -top $PPROF
 EOF

@@ -126,6 +126,29 @@ uintptr_t __xray_function_address(int32_t FuncId);
  * without a map. */
 size_t __xray_max_function_id(void);
 
+/* What __xray_symbolize knows about a function id. The strings belong to
+ * the runtime and stay valid for the life of the process. */
+typedef struct XRaySymbolInfo {
+  int32_t function_id;
+  /* Readable name: demangled when the program links a C++ runtime, else
+   * the ELF symbol, else "fn<id>@0x<address>" (no symbol: stripped). */
+  const char *function;
+  /* The ELF symbol as in the file (mangled for C++), or NULL if none. */
+  const char *symbol;
+  /* Path of the object (executable) holding the function. */
+  const char *object;
+  /* Run-time start address of the function. */
+  uintptr_t address;
+} XRaySymbolInfo;
+
+/* Extension (the spelling of llvm-project's draft #132416): fills *info
+ * for function FuncId. Returns non-zero on success; 0 for an invalid id, a
+ * NULL info, no map, no memory for the names, or when called from a signal
+ * handler that interrupted this thread's own loading of the names. The
+ * first call of the process reads the names (see xray/xray_names.h); after
+ * that it is async-signal-safe and may be called from a handler. */
+int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info);
+
 /* Finds the instrumentation map and reads XRAY_OPTIONS. Runs automatically
  * before main (from .preinit_array, or a constructor where that is missing);
  * calling it again, from any thread, does nothing. */

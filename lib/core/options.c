@@ -472,6 +472,13 @@ static const struct xr_option flag_rows[] = {
             "unset"),
     INT_ROW(verbosity, "0", 0, 100,
             "0: quiet (errors only); 1: information; 2: debugging"),
+    ROW(xray_patch, XR_OPT_STRING, sizeof xr_flags.xray_patch, "", 0, 0,
+        "patch only the functions whose names match one of these globs, "
+        "separated by ';' (patch_premain and __xray_patch()); quote the "
+        "value when a pattern holds ':' ',' or a space"),
+    ROW(xray_skip, XR_OPT_STRING, sizeof xr_flags.xray_skip, "", 0, 0,
+        "never patch the functions whose names match one of these globs "
+        "(';'-separated) in patch_premain and __xray_patch()"),
 };
 
 const struct xr_option_table xr_flags_table = {"XRAY_OPTIONS", flag_rows,

@@ -62,6 +62,8 @@ struct xr_flags {
   int32_t xray_fdr_log_grace_period_us;
   int32_t xray_fdr_log_grace_period_ms;
   int32_t verbosity;
+  char xray_patch[4096]; /* ';'-separated globs: patch only these (names.c) */
+  char xray_skip[4096];  /* ';'-separated globs: never patch these */
 };
 XR_HIDDEN extern struct xr_flags xr_flags;
 XR_HIDDEN extern const struct xr_option_table xr_flags_table;

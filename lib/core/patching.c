@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "patching.h"
 
+#include "names.h"
 #include "options.h"
 #include "report.h"
 #include "xray/xray_interface.h"
@@ -227,7 +228,10 @@ struct run {
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
  * copy-on-write fault per page at the first sled write: the first patch of
  * the 20k-function benchmark goes from 0.72 to 0.62 ms. Only worth it once. */
-static int rewrite_run(const struct run *r, bool enable, size_t *failed, bool populate) {
+/* selected: NULL for every sled of the run, else only the sleds of
+ * functions whose selected[id - 1] is set. */
+static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
+                       size_t *failed, bool populate) {
   if (protect_run(r->start, r->end, false))
     return -1;
   if (populate)
@@ -240,7 +244,7 @@ static int rewrite_run(const struct run *r, bool enable, size_t *failed, bool po
       id++;
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
-    if (xr_patch_sled(&m->sleds[i], id, enable))
+    if ((selected == NULL || selected[id - 1]) && xr_patch_sled(&m->sleds[i], id, enable))
       (*failed)++;
   }
   return protect_run(r->start, r->end, true);
@@ -260,11 +264,12 @@ static size_t page_size(void) {
   return (size_t)override;
 }
 
-/* Walks the sleds of functions first_id..last_id in map order, grouping them
- * into runs of adjacent pages; calls emit(run) for each (and stops at the
- * first non-zero return). */
-static int for_each_run(int32_t first_id, int32_t last_id, size_t page,
-                        int (*emit)(const struct run *, void *), void *ctx) {
+/* Walks the sleds of functions first_id..last_id in map order (only those
+ * of selected functions when selected is not NULL), grouping them into runs
+ * of adjacent pages; calls emit(run) for each (and stops at the first
+ * non-zero return). */
+static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
+                        size_t page, int (*emit)(const struct run *, void *), void *ctx) {
   const struct xr_sled_map *m = &xr_self_map;
   size_t begin = m->functions[first_id - 1].first_sled;
   size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
@@ -273,6 +278,8 @@ static int for_each_run(int32_t first_id, int32_t last_id, size_t page,
   for (size_t i = begin; i < end; i++) {
     while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
       id++;
+    if (selected != NULL && !selected[id - 1])
+      continue;
     const struct xr_sled *s = &m->sleds[i];
     uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
     uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
@@ -367,16 +374,18 @@ static int build_all_runs(size_t page) {
 
 struct rewrite_ctx {
   bool enable;
+  const uint8_t *selected;
   size_t failed;
 };
 static int rewrite_emitted(const struct run *r, void *ctx) {
   struct rewrite_ctx *c = ctx;
-  return rewrite_run(r, c->enable, &c->failed, false);
+  return rewrite_run(r, c->enable, c->selected, &c->failed, false);
 }
 
-/* Rewrites every sled of functions first_id..last_id (valid ids). */
+/* Rewrites every sled of functions first_id..last_id (valid ids), or only
+ * of those among them with selected[id - 1] set. */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
-                                            bool enable) {
+                                            const uint8_t *selected, bool enable) {
   const struct xr_sled_map *m = &xr_self_map;
   size_t page = page_size();
   if (page == 0)
@@ -392,19 +401,19 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     segments.loaded = true;
   }
 
-  bool everything = first_id == 1 && (size_t)last_id == m->function_count;
+  bool everything = first_id == 1 && (size_t)last_id == m->function_count && !selected;
   if (everything && all_runs.page != page && build_all_runs(page))
     all_runs.page = 0; /* out of memory: the slower walk below still works */
-  struct rewrite_ctx ctx = {enable, 0};
+  struct rewrite_ctx ctx = {enable, selected, 0};
   if (everything && all_runs.page == page) { /* cached runs: one pass of writes */
     bool populate = enable && !all_runs.populated;
     all_runs.populated = all_runs.populated || populate;
     for (size_t i = 0; i < all_runs.count; i++)
-      if (rewrite_run(&all_runs.v[i], enable, &ctx.failed, populate))
+      if (rewrite_run(&all_runs.v[i], enable, NULL, &ctx.failed, populate))
         return FAILED;
   } else {
     /* A range: find its runs while rewriting them (one pass). */
-    if (for_each_run(first_id, last_id, page, rewrite_emitted, &ctx))
+    if (for_each_run(first_id, last_id, selected, page, rewrite_emitted, &ctx))
       return FAILED;
   }
   if (ctx.failed) {
@@ -416,8 +425,10 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
 }
 
 /* Common door of every patching call: initialisation, id check, the
- * one-at-a-time flag (always cleared before returning). */
-static XRayPatchingStatus control(int32_t first_id, int32_t last_id, bool enable) {
+ * one-at-a-time flag (always cleared before returning). selected: NULL, or
+ * only the selected functions of the range (see xr_patch_selected). */
+static XRayPatchingStatus control(int32_t first_id, int32_t last_id,
+                                  const uint8_t *selected, bool enable) {
   if (!xr_runtime_initialized())
     return NOT_INITIALIZED;
   if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
@@ -429,29 +440,57 @@ static XRayPatchingStatus control(int32_t first_id, int32_t last_id, bool enable
               last_id, max);
     status = FAILED;
   } else {
-    status = rewrite_functions(first_id, last_id, enable);
+    status = rewrite_functions(first_id, last_id, selected, enable);
   }
   __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
   return status;
 }
 
+int xr_patch_selected(const uint8_t *selected, bool enable) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  int32_t first = 0, last = 0;
+  for (size_t i = 0; i < xr_self_map.function_count; i++)
+    if (selected[i]) {
+      last = (int32_t)i + 1;
+      if (first == 0)
+        first = last;
+    }
+  if (first == 0)
+    return SUCCESS; /* nothing selected: nothing to write */
+  return control(first, last, selected, enable);
+}
+
+/* With xray_patch / xray_skip set, patching "everything" means everything
+ * they select (names.c builds that selection once). */
 XR_API XRayPatchingStatus __xray_patch(void) {
-  return control(1, (int32_t)xr_self_map.function_count, true);
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  int status;
+  const uint8_t *selected = xr_names_option_selection(&status);
+  if (status != XR_NAMES_OK) {
+    xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
+              "built (status %d); nothing was patched", status);
+    return FAILED;
+  }
+  if (selected != NULL)
+    return (XRayPatchingStatus)xr_patch_selected(selected, true);
+  return control(1, (int32_t)xr_self_map.function_count, NULL, true);
 }
 XR_API XRayPatchingStatus __xray_unpatch(void) {
-  return control(1, (int32_t)xr_self_map.function_count, false);
+  return control(1, (int32_t)xr_self_map.function_count, NULL, false);
 }
 XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
-  return control(FuncId, FuncId, true);
+  return control(FuncId, FuncId, NULL, true);
 }
 XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
-  return control(FuncId, FuncId, false);
+  return control(FuncId, FuncId, NULL, false);
 }
 XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
-  return control(FirstId, LastId, true);
+  return control(FirstId, LastId, NULL, true);
 }
 XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
-  return control(FirstId, LastId, false);
+  return control(FirstId, LastId, NULL, false);
 }
 
 XR_API uintptr_t __xray_function_address(int32_t FuncId) {

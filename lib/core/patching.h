@@ -18,6 +18,13 @@ XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
                                   int32_t function_id, uintptr_t sled_address,
                                   uintptr_t target);
 
+/* Patches (enable) or unpatches the executable's functions whose
+ * selected[id - 1] is non-zero (selected has __xray_max_function_id()
+ * entries), with one protection change per run of pages. Returns an
+ * XRayPatchingStatus as __xray_patch_function_range does; SUCCESS when
+ * nothing is selected. */
+XR_HIDDEN int xr_patch_selected(const uint8_t *selected, bool enable);
+
 /* True once __xray_init found a map. */
 XR_HIDDEN bool xr_runtime_initialized(void);
 

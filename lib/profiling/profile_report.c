@@ -47,17 +47,20 @@ static void put_us(struct xr_text_out *out, uint64_t ns, int width) {
                  (unsigned long long)(ns % 1000));
 }
 
-int xr_report_write(const struct xr_trie *t, const struct xr_report_info *info,
-                    xr_name_fn name, void *name_ctx, xr_to_ns_fn to_ns,
-                    struct xr_text_out *out) {
+int xr_report_write(struct xr_trie *const *tries, size_t ntries,
+                    const struct xr_report_info *info, xr_name_fn name,
+                    void *name_ctx, xr_to_ns_fn to_ns, struct xr_text_out *out) {
   int32_t max_fid = 0;
   uint32_t depth = 0;
-  for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
-       n = xr_trie_next(n, &t->root)) {
-    if (n->fid > max_fid) /* ids are >= 1; anything else goes to slot 0 */
-      max_fid = n->fid;
-    if (n->depth > depth)
-      depth = n->depth;
+  for (size_t i = 0; i < ntries; i++) {
+    const struct xr_trie *t = tries[i];
+    for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
+         n = xr_trie_next(n, &t->root)) {
+      if (n->fid > max_fid) /* ids are >= 1; anything else goes to slot 0 */
+        max_fid = n->fid;
+      if (n->depth > depth)
+        depth = n->depth;
+    }
   }
   size_t nfn = (size_t)max_fid + 1;
   size_t stats_bytes = nfn * sizeof(struct fn_stats);
@@ -72,27 +75,34 @@ int xr_report_write(const struct xr_trie *t, const struct xr_report_info *info,
   int32_t *path = (int32_t *)(void *)(mem + stats_bytes);
   int32_t *order = (int32_t *)(void *)(mem + stats_bytes + path_bytes);
 
-  /* Pre-order walk keeping the fids of the current path, so a node's total
-   * counts only when no ancestor is the same function. */
-  uint32_t on_path = 0;
+  /* Each thread's trie is walked on its own (the table sums functions, so
+   * no merged copy is needed): pre-order, keeping the fids of the current
+   * path, so a node's total counts only when no ancestor is the same
+   * function. */
   uint64_t all_local = 0;
-  for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
-       n = xr_trie_next(n, &t->root)) {
-    while (on_path >= n->depth)
+  for (size_t i = 0; i < ntries; i++) {
+    const struct xr_trie *t = tries[i];
+    uint32_t on_path = 0;
+    for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
+         n = xr_trie_next(n, &t->root)) {
+      while (on_path >= n->depth)
+        st[path[--on_path]].open--;
+      int32_t slot = n->fid > 0 ? n->fid : 0;
+      struct fn_stats *s = &st[slot];
+      s->seen = 1;
+      s->calls += n->count;
+      if (s->open == 0)
+        s->total += n->total_time;
+      uint64_t local = xr_trie_local_time(n);
+      s->local += local;
+      all_local += local;
+      for (int b = 0; b < XR_HIST_BUCKETS; b++)
+        s->hist[b] += n->hist[b];
+      s->open++;
+      path[on_path++] = slot;
+    }
+    while (on_path > 0)
       st[path[--on_path]].open--;
-    int32_t slot = n->fid > 0 ? n->fid : 0;
-    struct fn_stats *s = &st[slot];
-    s->seen = 1;
-    s->calls += n->count;
-    if (s->open == 0)
-      s->total += n->total_time;
-    uint64_t local = xr_trie_local_time(n);
-    s->local += local;
-    all_local += local;
-    for (int b = 0; b < XR_HIST_BUCKETS; b++)
-      s->hist[b] += n->hist[b];
-    s->open++;
-    path[on_path++] = slot;
   }
   size_t rows = 0;
   for (size_t f = 1; f < nfn; f++)
@@ -107,6 +117,9 @@ int xr_report_write(const struct xr_trie *t, const struct xr_report_info *info,
   xr_text_printf(out, "# clock %llu Hz; times in microseconds; local = total - callees;\n",
                  (unsigned long long)info->frequency_hz);
   xr_text_str(out, "# p50/p90/p99: upper bounds of the log2 buckets of single-call durations\n");
+  xr_text_str(out, "# all functions' local time:");
+  put_us(out, to_ns(all_local), 4);
+  xr_text_str(out, " us\n");
   xr_text_str(out, "#        local  local%          total        calls          p50          p90          p99  function\n");
   size_t shown = rows < info->top ? rows : info->top;
   for (size_t i = 0; i < shown; i++) {

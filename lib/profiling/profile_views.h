@@ -4,6 +4,7 @@
 #define XR_PROFILING_PROFILE_VIEWS_H
 
 #include "profiling/call_trie.h"
+#include "export/pprof.h"
 #include "profiling/text_out.h"
 
 /* Name of a function id; never NULL (unknown ids get a made-up name). */
@@ -34,11 +35,27 @@ struct xr_report_info {
 /* The top functions by local time (all paths and threads together), with
  * calls, total time (outermost calls only, so recursion is not counted
  * twice), local time and p50/p90/p99 of single-call durations from the
- * histograms. Returns 0 or -1. */
-XR_HIDDEN int xr_report_write(const struct xr_trie *t,
+ * histograms, and the local time of all functions together. Reads each
+ * thread's trie in place: memory is one row per function id plus one slot
+ * per level of the deepest path. Returns 0 or -1. */
+XR_HIDDEN int xr_report_write(struct xr_trie *const *tries, size_t ntries,
                               const struct xr_report_info *info,
                               xr_name_fn name, void *name_ctx,
                               xr_to_ns_fn to_ns, struct xr_text_out *out);
+
+struct xr_pprof_view_info {
+  struct xr_pprof_info profile;    /* times and comment */
+  struct xr_pprof_mapping mapping; /* the executable */
+  uintptr_t (*address_of)(int32_t fid); /* run-time address, or NULL */
+};
+
+/* pprof profile.proto (lib/export/pprof.h): one sample per node with calls
+ * and local time in ns, leaf first; a function and a location per function
+ * id, with its name and address. Returns 0 or -1. */
+XR_HIDDEN int xr_pprof_view_write(const struct xr_trie *t,
+                                  const struct xr_pprof_view_info *info,
+                                  xr_name_fn name, void *name_ctx,
+                                  xr_to_ns_fn to_ns, struct xr_text_out *out);
 
 /* Upper bound, in ticks, of the duration of the call at percentile pct
  * (1..100) in hist; 0 for an empty histogram. */

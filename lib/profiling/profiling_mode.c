@@ -13,12 +13,10 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
-#include "core/output.h"
 #include "core/report.h"
-#include "core/symbols.h"
 #include "core/thread.h"
 #include "profiling/profile_blocks.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_outputs.h"
 #include "profiling/profiling_collector.h"
 #include "profiling/profiling_options.h"
 #include "xray/xray_interface.h"
@@ -50,6 +48,7 @@ static size_t profile_map;  /* bytes mapped */
 static struct xr_trie **tries;
 static size_t trie_count;
 static uint64_t not_collected;
+static uint64_t start_ns, end_ns; /* CLOCK_REALTIME at init and finalize */
 
 static int load_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
 static void set_state(int s) { __atomic_store_n(&state, s, __ATOMIC_RELEASE); }
@@ -90,6 +89,12 @@ static void at_exit(void) {
     prof_flush();
 }
 
+static uint64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
                                    void *args, size_t args_size) {
   (void)buffer_size;
@@ -122,6 +127,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   if (++last_gen == 0 || last_gen == XR_PROF_NO_GEN)
     last_gen = 1;
   session_gen = last_gen;
+  start_ns = realtime_ns();
   static int atexit_done;
   if (!atexit_done) {
     atexit_done = 1;
@@ -138,10 +144,21 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   return XRAY_LOG_INITIALIZED;
 }
 
-static uint64_t realtime_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+static void build_blocks(void) {
+  size_t size = xr_profile_size(tries, trie_count, XR_PROFILE_DEFAULT_MAX_BLOCK);
+  profile_map = size;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) {
+    struct xr_profile_header_info info = {realtime_ns(), (uint64_t)xr_pid()};
+    profile = p;
+    profile_size = xr_profile_write(p, size, tries, trie_count,
+                                    XR_PROFILE_DEFAULT_MAX_BLOCK, &info);
+  } else {
+    xr_report(XR_ERROR, "xray-profiling: no memory for the %zu-byte profile",
+              size);
+    profile_map = 0;
+  }
 }
 
 static XRayLogInitStatus prof_finalize(void) {
@@ -159,20 +176,13 @@ static XRayLogInitStatus prof_finalize(void) {
   struct xr_trie **got;
   trie_count = xr_prof_collect(session_gen, &got, &not_collected);
   tries = got;
-  size_t size = xr_profile_size(tries, trie_count, XR_PROFILE_DEFAULT_MAX_BLOCK);
-  profile_map = size;
-  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p != MAP_FAILED) {
-    struct xr_profile_header_info info = {realtime_ns(), (uint64_t)xr_pid()};
-    profile = p;
-    profile_size = xr_profile_write(p, size, tries, trie_count,
-                                    XR_PROFILE_DEFAULT_MAX_BLOCK, &info);
-  } else {
-    xr_report(XR_ERROR, "xray-profiling: no memory for the %zu-byte profile",
-              size);
-    profile_map = 0;
-  }
+  end_ns = realtime_ns();
+  /* The blocks are compiler-rt's result: built when the xray file is asked
+   * for, or when no_flush leaves the data to the buffer iterator. The
+   * readable outputs never need them (a 10 000-deep recursion makes 200 MB
+   * of blocks). */
+  if ((outputs & XR_PROF_OUT_XRAY) || flags.no_flush)
+    build_blocks();
   __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
   set_state(XRAY_LOG_FINALIZED);
   return XRAY_LOG_FINALIZED;
@@ -180,112 +190,21 @@ static XRayLogInitStatus prof_finalize(void) {
 
 /* ---- files written at flush ------------------------------------------ */
 
-static int fd_sink(void *ctx, const void *data, size_t n) {
-  return xr_write_all(*(int *)ctx, data, n);
-}
-
-static uintptr_t function_address(int32_t id) {
-  return __xray_function_address(id);
-}
-
-static struct xr_trie_losses total_losses(void) {
-  struct xr_trie_losses l = {0, 0, 0};
-  for (size_t i = 0; i < trie_count; i++) {
-    l.no_memory += tries[i]->lost.no_memory;
-    l.too_deep += tries[i]->lost.too_deep;
-    l.unmatched_exit += tries[i]->lost.unmatched_exit;
-  }
-  l.no_memory += __atomic_load_n(&xr_prof_lost_events, __ATOMIC_RELAXED);
-  return l;
-}
-
-static struct xr_trie *merge_all(void) {
-  struct xr_trie_config c = {.chunk_bytes = 1 << 20,
-                             .stack_bytes = 4096,
-                             .max_depth = UINT32_MAX};
-  struct xr_trie *m = xr_trie_create(&c);
-  if (m == NULL)
-    return NULL;
-  for (size_t i = 0; i < trie_count; i++)
-    if (xr_trie_merge(m, tries[i]) != 0) {
-      xr_trie_destroy(m);
-      return NULL;
-    }
-  return m;
-}
-
-static void write_view(const char *path, const char *suffix,
-                       struct xr_trie *merged, struct xr_names *names) {
-  char out[1100];
-  int fd = xr_open_sibling_file(path, suffix, out, sizeof(out));
-  if (fd < 0)
-    return;
-  static struct xr_text_out text; /* 16 KiB: not on the stack */
-  xr_text_init(&text, fd_sink, &fd);
-  int rc;
-  if (strcmp(suffix, ".folded") == 0) {
-    rc = xr_folded_write(merged, folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
-                         xr_names_get, names, xr_ticks_to_ns, &text);
-  } else {
-    struct xr_report_info info = {
-        .program = xr_program_name(),
-        .pid = (uint64_t)xr_pid(),
-        .threads = trie_count,
-        .frequency_hz = xr_clock.frequency_hz,
-        .lost = total_losses(),
-        .lost_threads = not_collected,
-        .top = (size_t)flags.report_top,
-    };
-    rc = xr_report_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
-                         &text);
-  }
-  if (rc != 0)
-    xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
-              strerror(errno));
-  close(fd);
-}
-
 static void write_files(void) {
-  char path[1024];
-  int fd = xr_open_log_file(path, sizeof(path));
-  if (fd < 0)
-    return;
-  if ((outputs & XR_PROF_OUT_XRAY) && profile != NULL &&
-      xr_write_all(fd, profile, profile_size) != 0)
-    xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", path,
-              strerror(errno));
-  close(fd);
-  if (outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_REPORT)) {
-    struct xr_trie *merged = merge_all();
-    struct xr_names names;
-    if (merged == NULL) {
-      xr_report(XR_ERROR, "xray-profiling: no memory to merge the threads' "
-                "profiles; folded/report not written");
-    } else if (xr_names_build(&names, __xray_max_function_id(),
-                              function_address, NULL,
-                              xr_symbols_self_bias()) != 0) {
-      xr_report(XR_ERROR, "xray-profiling: no memory for function names; "
-                "folded/report not written");
-    } else {
-      if (outputs & XR_PROF_OUT_FOLDED)
-        write_view(path, ".folded", merged, &names);
-      if (outputs & XR_PROF_OUT_REPORT)
-        write_view(path, ".txt", merged, &names);
-      xr_names_free(&names);
-    }
-    xr_trie_destroy(merged);
-  }
-  /* The name was reserved for the siblings only. */
-  if (!(outputs & XR_PROF_OUT_XRAY))
-    unlink(path);
-  struct xr_trie_losses l = total_losses();
-  if (l.no_memory != 0 || l.too_deep != 0 || not_collected != 0)
-    xr_report(XR_ERROR,
-              "xray-profiling: not recorded: %llu call(s) for lack of memory "
-              "(raise global_allocator_max), %llu call(s) deeper than "
-              "max_depth/stack_allocator_max, %llu busy thread(s)",
-              (unsigned long long)l.no_memory, (unsigned long long)l.too_deep,
-              (unsigned long long)not_collected);
+  struct xr_prof_run run = {
+      .flags = &flags,
+      .outputs = outputs,
+      .folded_calls = folded_calls,
+      .tries = tries,
+      .trie_count = trie_count,
+      .not_collected = not_collected,
+      .lost_events = __atomic_load_n(&xr_prof_lost_events, __ATOMIC_RELAXED),
+      .blocks = profile,
+      .blocks_size = profile_size,
+      .start_ns = start_ns,
+      .end_ns = end_ns,
+  };
+  xr_prof_write_outputs(&run);
   xr_report(XR_INFO,
             "xray-profiling: %llu nested events dropped (instrumented code "
             "ran while the thread was inside the handler, e.g. in a signal "

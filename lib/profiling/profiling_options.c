@@ -30,16 +30,19 @@ static const struct xr_option options[] = {
     {"report_top", XR_OPT_INT, F(report_top), 0, "30", 1, 1 << 20,
      "rows of the report (profiling_output=report)"},
     {"profiling_output", XR_OPT_STRING, F(profiling_output), 64, "xray", 0, 0,
-     "files to write: xray, folded, report (several: 'xray,folded' quoted, or "
-     "xray+folded)"},
+     "files to write: xray, folded, report, pprof (several: 'xray,folded' "
+     "quoted, or xray+folded)"},
     {"folded_value", XR_OPT_STRING, F(folded_value), 16, "time", 0, 0,
      "value of a folded line: time (local ns) or calls"},
+    {"fold_recursion", XR_OPT_BOOL, F(fold_recursion), 0, "true", 0, 0,
+     "folded and pprof outputs: merge a recursive call into the frame it "
+     "recurses to (the xray blocks are never folded)"},
 };
 
 const struct xr_option_table xr_profiling_options_table = {
     "XRAY_PROFILING_OPTIONS", options, XR_ARRAY_SIZE(options)};
 
-/* "xray,folded" / "xray+report" / "folded|report" -> bits; 0 if a word is
+/* "xray,folded" / "xray+report" / "folded|pprof" -> bits; 0 if a word is
  * unknown or none is given. */
 static unsigned parse_outputs(const char *s) {
   unsigned bits = 0;
@@ -51,6 +54,8 @@ static unsigned parse_outputs(const char *s) {
       bits |= XR_PROF_OUT_FOLDED;
     else if (n == 6 && strncmp(s, "report", 6) == 0)
       bits |= XR_PROF_OUT_REPORT;
+    else if (n == 5 && strncmp(s, "pprof", 5) == 0)
+      bits |= XR_PROF_OUT_PPROF;
     else if (n != 0)
       return 0;
     s += n;
@@ -82,7 +87,7 @@ int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
   *outputs = parse_outputs(f->profiling_output);
   if (*outputs == 0) {
     xr_report(XR_ERROR, "xray-profiling: profiling_output '%s' is not a list "
-              "of xray, folded, report; writing xray", f->profiling_output);
+              "of xray, folded, report, pprof; writing xray", f->profiling_output);
     *outputs = XR_PROF_OUT_XRAY;
   }
   *folded_calls = false;

@@ -7,6 +7,7 @@
 #define XR_PROF_OUT_XRAY 1u
 #define XR_PROF_OUT_FOLDED 2u
 #define XR_PROF_OUT_REPORT 4u
+#define XR_PROF_OUT_PPROF 8u
 
 struct xr_profiling_flags {
   uint64_t per_thread_allocator_max;
@@ -19,6 +20,7 @@ struct xr_profiling_flags {
   int32_t report_top;
   char profiling_output[64];
   char folded_value[16];
+  bool fold_recursion;
 };
 
 XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;

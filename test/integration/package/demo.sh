@@ -36,6 +36,13 @@ folded=$(only_file "$R/profile-calc.*.folded")
 grep -Eq '^([A-Za-z_0-9]+;)+builtin_fib [0-9]+$' "$folded" || fail "folded stacks lack builtin_fib"
 report=$(only_file "$R/profile-calc.*.txt")
 grep -q 'builtin_fib' "$report" || fail "report lacks builtin_fib"
+# The pprof profile, and the command that opens it.
+pb=$(only_file "$R/profile-calc.*.pb")
+grep -q "go tool pprof -http=localhost:8080 .*\.pb" demo.out || fail "summary lacks the pprof command"
+if command -v go >/dev/null; then
+  go tool pprof -top -nodecount=1000 "$pb" > pprof-top.txt || fail "pprof rejected $pb"
+  grep -q ' builtin_fib$' pprof-top.txt || { cat pprof-top.txt >&2; fail "pprof -top lacks builtin_fib"; }
+fi
 # Every file the summary names exists.
 grep -q "calc-trace.json" demo.out && grep -q "ui.perfetto.dev" demo.out || fail "summary"
 # FDR log header: version 5, type 1.

@@ -1,8 +1,9 @@
 # 10 000-deep recursion: no crash, a valid file, the first max_depth frames
-# recorded, the others counted and reported.
+# recorded, the others counted and reported; folded by default in the
+# readable outputs.
 source "$XRAY_TEST_LIB_SH"
 xr_cc deep "$TEST_SRC_DIR/deep.c"
-./deep "profiling_output='xray,folded' folded_value=calls" 2> err.txt || { cat err.txt >&2; fail "exited $?"; }
+./deep "profiling_output='xray,folded' folded_value=calls fold_recursion=false" 2> err.txt || { cat err.txt >&2; fail "exited $?"; }
 f=$(only_file "xray-log.deep.??????")
 # 1024 levels of down (default max_depth); 10 000 - 1024 too deep (main was
 # entered before patching)
@@ -16,8 +17,14 @@ if command -v python3 >/dev/null && [ -n "${LLVM_XRAY:-}" ]; then
 fi
 rm -f xray-log.deep.*
 note "max_depth=2000 records 2000 frames"
-./deep "profiling_output=folded folded_value=calls max_depth=2000" 2> err.txt || fail "exited $?"
+./deep "profiling_output=folded folded_value=calls max_depth=2000 fold_recursion=false" 2> err.txt || fail "exited $?"
 f=$(only_file "xray-log.deep.*.folded")
 expect_eq "folded lines" 2000 "$(wc -l < "$f")"
 grep -q "8000 call(s) deeper than max_depth" err.txt || { cat err.txt >&2; fail "loss not reported"; }
+rm -f xray-log.deep.*
+note "folded recursion (the default): all 10 000 levels in one line, no xray file built"
+./deep "profiling_output=folded folded_value=calls max_depth=20000" 2> err.txt || fail "exited $?"
+f=$(only_file "xray-log.deep.*.folded")
+expect_eq "folded file" "down 10000" "$(cat "$f")"
+grep -q "deeper than max_depth" err.txt && { cat err.txt >&2; fail "unexpected loss"; }
 echo "deep: ok"

@@ -44,11 +44,13 @@ static void table_defaults_match_compiler_rt(void **state) {
   assert_int_equal(xr_flags.xray_fdr_log_grace_period_us, 0);
   assert_int_equal(xr_flags.xray_fdr_log_grace_period_ms, 100);
   assert_int_equal(xr_flags.verbosity, 0);
+  assert_string_equal(xr_flags.xray_patch, "");
+  assert_string_equal(xr_flags.xray_skip, "");
 }
 
 static void every_row_has_a_help_line_and_a_valid_default(void **state) {
   (void)state;
-  assert_int_equal(xr_flags_table.count, 13);
+  assert_int_equal(xr_flags_table.count, 15); /* 13 of compiler-rt + xray_patch, xray_skip */
   assert_string_equal(xr_flags_table.env_name, "XRAY_OPTIONS");
   capture_begin();
   xr_options_set_defaults(&xr_flags_table, &xr_flags);

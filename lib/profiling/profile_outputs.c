@@ -1,0 +1,174 @@
+/* Profiling mode's files. See profile_outputs.h.
+ *
+ * Memory: the blocks were built at finalize; the report reads each thread's
+ * trie in place; folded and pprof read one merged trie, which with
+ * fold_recursion (the default) is the folded one: no function twice on a
+ * path, so its size follows the program's distinct call paths without
+ * recursion, not the depth of the recursion. */
+#define _GNU_SOURCE
+#include "profiling/profile_outputs.h"
+#include "core/clock.h"
+#include "core/output.h"
+#include "core/report.h"
+#include "core/symbols.h"
+#include "core/thread.h"
+#include "export/pprof_mapping.h"
+#include "profiling/profile_views.h"
+#include "xray/xray_interface.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef XR_RUNTIME_VERSION
+#define XR_RUNTIME_VERSION "unknown"
+#endif
+
+static int fd_sink(void *ctx, const void *data, size_t n) {
+  return xr_write_all(*(int *)ctx, data, n);
+}
+
+static uintptr_t function_address(int32_t id) {
+  return __xray_function_address(id);
+}
+
+static struct xr_trie_losses total_losses(const struct xr_prof_run *run) {
+  struct xr_trie_losses l = {0, 0, 0};
+  for (size_t i = 0; i < run->trie_count; i++) {
+    l.no_memory += run->tries[i]->lost.no_memory;
+    l.too_deep += run->tries[i]->lost.too_deep;
+    l.unmatched_exit += run->tries[i]->lost.unmatched_exit;
+  }
+  l.no_memory += run->lost_events;
+  return l;
+}
+
+/* All threads in one trie, recursion folded or not. NULL: no memory. */
+static struct xr_trie *merge_all(const struct xr_prof_run *run, bool fold) {
+  struct xr_trie_config c = {.chunk_bytes = 1 << 20,
+                             .stack_bytes = 4096,
+                             .max_depth = UINT32_MAX};
+  struct xr_trie *m = xr_trie_create(&c);
+  if (m == NULL)
+    return NULL;
+  for (size_t i = 0; i < run->trie_count; i++) {
+    uint64_t lost = fold ? xr_trie_fold_merge(m, run->tries[i])
+                         : xr_trie_merge(m, run->tries[i]);
+    if (lost != 0) {
+      xr_trie_destroy(m);
+      return NULL;
+    }
+  }
+  return m;
+}
+
+enum view { VIEW_FOLDED, VIEW_REPORT, VIEW_PPROF };
+static const char *const suffixes[] = {".folded", ".txt", ".pb"};
+
+static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
+                       struct xr_names *names, struct xr_text_out *text) {
+  static char exe[1024], build_id[2 * 64 + 1], comment[256];
+  snprintf(comment, sizeof(comment),
+           "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
+           "recursion %s; time = local (self) time",
+           XR_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
+           (unsigned long long)xr_clock.frequency_hz,
+           run->flags->fold_recursion ? "folded" : "not folded");
+  struct xr_pprof_view_info info = {
+      .profile = {.time_nanos = run->start_ns,
+                  .duration_nanos = run->end_ns - run->start_ns,
+                  .comment = comment},
+      .address_of = function_address,
+  };
+  xr_pprof_self_mapping(&info.mapping, exe, sizeof(exe), build_id,
+                        sizeof(build_id));
+  return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
+                             text);
+}
+
+static void write_view(const struct xr_prof_run *run, const char *path,
+                       enum view v, struct xr_trie *merged,
+                       struct xr_names *names) {
+  char out[1100];
+  int fd = xr_open_sibling_file(path, suffixes[v], out, sizeof(out));
+  if (fd < 0)
+    return;
+  static struct xr_text_out text; /* 16 KiB: not on the stack */
+  xr_text_init(&text, fd_sink, &fd);
+  int rc;
+  if (v == VIEW_FOLDED) {
+    rc = xr_folded_write(merged,
+                         run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
+                         xr_names_get, names, xr_ticks_to_ns, &text);
+  } else if (v == VIEW_PPROF) {
+    rc = write_pprof(run, merged, names, &text);
+  } else {
+    struct xr_report_info info = {
+        .program = xr_program_name(),
+        .pid = (uint64_t)xr_pid(),
+        .threads = run->trie_count,
+        .frequency_hz = xr_clock.frequency_hz,
+        .lost = total_losses(run),
+        .lost_threads = run->not_collected,
+        .top = (size_t)run->flags->report_top,
+    };
+    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get,
+                         names, xr_ticks_to_ns, &text);
+  }
+  if (rc != 0)
+    xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
+              strerror(errno));
+  close(fd);
+}
+
+static void write_views(const struct xr_prof_run *run, const char *path) {
+  struct xr_names names;
+  if (xr_names_build(&names, __xray_max_function_id(), function_address, NULL,
+                     xr_symbols_self_bias()) != 0) {
+    xr_report(XR_ERROR, "xray-profiling: no memory for function names; "
+              "folded/report/pprof not written");
+    return;
+  }
+  if (run->outputs & XR_PROF_OUT_REPORT)
+    write_view(run, path, VIEW_REPORT, NULL, &names);
+  if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_PPROF)) {
+    struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
+    if (merged == NULL) {
+      xr_report(XR_ERROR, "xray-profiling: no memory to merge the threads' "
+                "profiles; folded/pprof not written");
+    } else {
+      if (run->outputs & XR_PROF_OUT_FOLDED)
+        write_view(run, path, VIEW_FOLDED, merged, &names);
+      if (run->outputs & XR_PROF_OUT_PPROF)
+        write_view(run, path, VIEW_PPROF, merged, &names);
+    }
+    xr_trie_destroy(merged);
+  }
+  xr_names_free(&names);
+}
+
+void xr_prof_write_outputs(const struct xr_prof_run *run) {
+  char path[1024];
+  int fd = xr_open_log_file(path, sizeof(path));
+  if (fd < 0)
+    return;
+  if ((run->outputs & XR_PROF_OUT_XRAY) && run->blocks != NULL &&
+      xr_write_all(fd, run->blocks, run->blocks_size) != 0)
+    xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", path,
+              strerror(errno));
+  close(fd);
+  if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_REPORT | XR_PROF_OUT_PPROF))
+    write_views(run, path);
+  /* The name was reserved for the siblings only. */
+  if (!(run->outputs & XR_PROF_OUT_XRAY))
+    unlink(path);
+  struct xr_trie_losses l = total_losses(run);
+  if (l.no_memory != 0 || l.too_deep != 0 || run->not_collected != 0)
+    xr_report(XR_ERROR,
+              "xray-profiling: not recorded: %llu call(s) for lack of memory "
+              "(raise global_allocator_max), %llu call(s) deeper than "
+              "max_depth/stack_allocator_max, %llu busy thread(s)",
+              (unsigned long long)l.no_memory, (unsigned long long)l.too_deep,
+              (unsigned long long)run->not_collected);
+}
