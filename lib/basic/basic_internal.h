@@ -20,6 +20,7 @@ struct xr_basic_options {
   int32_t func_duration_threshold_us; /* calls shorter than this are erased */
   int32_t max_stack_depth;            /* deeper calls are not written */
   int32_t thread_buffer_size;         /* records (32 bytes) per thread buffer */
+  char trace_output[32];              /* xray, chrome, xray+chrome */
 };
 
 XR_HIDDEN extern const struct xr_option_table xr_basic_options_table;
@@ -182,6 +183,10 @@ XR_HIDDEN void xr_basic_writer_after_fork(void);
  * none or removed). */
 XR_HIDDEN uint64_t xr_basic_writer_records(void);
 XR_HIDDEN const char *xr_basic_writer_path(void);
+
+/* Writes `<log_path>.json` (Chrome trace events) from the closed log
+ * (basic_export.c). Returns 0 or -1 (reported). */
+XR_HIDDEN int xr_basic_write_chrome(const char *log_path);
 
 /* A tiny spin lock for cold paths (no allocation, fork-resettable). */
 typedef struct {

@@ -17,6 +17,8 @@
 #include "core/log_registry.h"
 #include "core/report.h"
 #include "core/thread.h"
+#include "export/chrome_trace.h"
+#include "export/thread_names.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -38,6 +40,7 @@ static enum XRayLogInitStatus state = XRAY_LOG_UNINITIALIZED;
 static uint32_t generation;
 static struct xr_basic_options options;
 static uint64_t threshold_ticks;
+static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static struct xr_basic_thread *threads; /* registered, under threads_lock */
 static bool hooks_registered, membarrier_registered;
 
@@ -160,6 +163,8 @@ static void on_thread_exit(void) {
     return;
   t->exited = 1; /* events after this (other destructors) are dropped */
   t->epoch = 0;
+  if (outputs & XR_TRACE_OUT_CHROME)
+    xr_thread_names_remember(); /* for the JSON's thread names */
   xr_basic_lock_take(&threads_lock);
   xr_basic_spill_cb(t);
   gone.dropped_nested += t->dropped_nested;
@@ -235,6 +240,12 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   }
   xr_clock_init();
   xr_basic_options_load(&options, config, config_size);
+  outputs = xr_trace_outputs_parse(options.trace_output);
+  if (outputs == 0) {
+    xr_report(XR_ERROR, "basic mode: trace_output=%s is not a list of xray "
+              "and chrome; writing xray", options.trace_output);
+    outputs = XR_TRACE_OUT_XRAY;
+  }
   threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
   if (options.func_duration_threshold_us == 0)
     threshold_ticks = 0;
@@ -364,6 +375,10 @@ static XRayLogFlushStatus basic_flush(void) {
   xr_report(XR_INFO, "basic mode: wrote %llu records to %s",
             (unsigned long long)xr_basic_writer_records(),
             path[0] ? path : "(no file: nothing recorded)");
+  if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
+    xr_basic_write_chrome(path);
+  if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
+    unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
             "without entries, %llu calls closed by unwinding",
             (unsigned long long)dropped, (unsigned long long)unmatched,

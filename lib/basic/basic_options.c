@@ -19,6 +19,10 @@ static const struct xr_option basic_options[] = {
         "calls nested deeper than this are not written"),
     OPT(thread_buffer_size, "1024", 2, 1 << 22,
         "records (32 bytes each) buffered per thread before a write"),
+    {"trace_output", XR_OPT_STRING, offsetof(struct xr_basic_options, trace_output),
+     sizeof(((struct xr_basic_options *)0)->trace_output), "xray", 0, 0,
+     "files to write: xray (the log), chrome (<log>.json, Chrome trace "
+     "events for Perfetto) or xray+chrome"},
 };
 
 const struct xr_option_table xr_basic_options_table = {

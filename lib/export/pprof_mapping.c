@@ -1,7 +1,7 @@
-/* The executable's mapping for a pprof profile: its code segment's run-time
- * range, file offset, path and GNU build-id, from dl_iterate_phdr (libc
- * only). Shared objects get theirs from the object registry once it has
- * them. */
+/* The mapping of a code address for a pprof profile: the code segment of
+ * the loaded object that holds it, its path and GNU build-id, from
+ * dl_iterate_phdr (libc only). Works alike for the executable and for
+ * shared objects, whoever registered them. */
 #define _GNU_SOURCE
 #include "export/pprof_mapping.h"
 
@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-struct self_info {
+struct search {
+  uintptr_t addr;
   struct xr_pprof_mapping *m;
-  char *build_id;
-  size_t build_id_cap;
+  struct xr_pprof_mapping_text *text;
+  bool found;
 };
 
 static void hex(char *dst, size_t cap, const uint8_t *p, size_t n) {
@@ -47,42 +48,52 @@ static void read_build_id(const uint8_t *p, size_t size, char *dst, size_t cap) 
   }
 }
 
-/* The first object dl_iterate_phdr reports is the executable. */
-static int first_object(struct dl_phdr_info *info, size_t size, void *arg) {
+static int visit(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
-  struct self_info *s = arg;
-  bool have_text = false;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
+  struct search *s = arg;
+  const ElfW(Phdr) *text = NULL;
+  for (int i = 0; i < info->dlpi_phnum && text == NULL; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && !have_text) {
-      s->m->memory_start = info->dlpi_addr + ph->p_vaddr;
-      s->m->memory_limit = s->m->memory_start + ph->p_memsz;
-      s->m->file_offset = ph->p_offset;
-      have_text = true;
-    } else if (ph->p_type == PT_NOTE && s->build_id_cap != 0 &&
-               s->build_id[0] == '\0') {
-      read_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
-                    ph->p_memsz, s->build_id, s->build_id_cap);
-    }
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && s->addr >= start &&
+        s->addr - start < ph->p_memsz)
+      text = ph;
   }
+  if (text == NULL)
+    return 0; /* not this object: go on */
+  struct xr_pprof_mapping *m = s->m;
+  struct xr_pprof_mapping_text *t = s->text;
+  m->memory_start = info->dlpi_addr + text->p_vaddr;
+  m->memory_limit = m->memory_start + text->p_memsz;
+  m->file_offset = text->p_offset;
+  t->build_id[0] = '\0';
+  for (int i = 0; i < info->dlpi_phnum && t->build_id[0] == '\0'; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_NOTE)
+      read_build_id((const uint8_t *)(info->dlpi_addr + ph->p_vaddr),
+                    ph->p_memsz, t->build_id, sizeof(t->build_id));
+  }
+  m->build_id = t->build_id[0] != '\0' ? t->build_id : NULL;
+  t->path[0] = '\0';
+  if (info->dlpi_name != NULL && info->dlpi_name[0] != '\0') {
+    strncpy(t->path, info->dlpi_name, sizeof(t->path) - 1);
+    t->path[sizeof(t->path) - 1] = '\0';
+  } else { /* the executable has no name here */
+    ssize_t n = readlink("/proc/self/exe", t->path, sizeof(t->path) - 1);
+    t->path[n > 0 ? n : 0] = '\0';
+  }
+  m->filename = t->path[0] != '\0' ? t->path : NULL;
+  s->found = true;
   return 1;
 }
 
-void xr_pprof_self_mapping(struct xr_pprof_mapping *m, char *path,
-                           size_t path_cap, char *build_id,
-                           size_t build_id_cap) {
+int xr_pprof_mapping_of(uintptr_t addr, struct xr_pprof_mapping *m,
+                        struct xr_pprof_mapping_text *text) {
+  struct search s = {addr, m, text, false};
+  uint64_t id = m->id;
   memset(m, 0, sizeof(*m));
-  m->id = 1;
-  if (build_id_cap != 0)
-    build_id[0] = '\0';
-  struct self_info s = {m, build_id, build_id_cap};
-  dl_iterate_phdr(first_object, &s);
-  m->build_id = build_id_cap != 0 && build_id[0] != '\0' ? build_id : NULL;
-  if (path_cap != 0) {
-    ssize_t n = readlink("/proc/self/exe", path, path_cap - 1);
-    if (n > 0) {
-      path[n] = '\0';
-      m->filename = path;
-    }
-  }
+  m->id = id;
+  if (addr != 0)
+    dl_iterate_phdr(visit, &s);
+  return s.found ? 0 : -1;
 }

@@ -4,11 +4,18 @@
 
 #include "export/pprof.h"
 
-/* Mapping 1: the executable's code segment, its path (/proc/self/exe) and
- * GNU build-id in hex, written into the caller's buffers (left NULL in *m
- * when unknown). */
-XR_HIDDEN void xr_pprof_self_mapping(struct xr_pprof_mapping *m, char *path,
-                                     size_t path_cap, char *build_id,
-                                     size_t build_id_cap);
+/* Room for the strings a mapping points to. */
+struct xr_pprof_mapping_text {
+  char path[1024];
+  char build_id[2 * 64 + 1]; /* hex */
+};
+
+/* Finds the loaded object (executable or shared object) whose code segment
+ * contains addr, from dl_iterate_phdr: fills m's range (that segment), file
+ * offset, path (the executable's from /proc/self/exe) and GNU build-id in
+ * hex, with strings in *text; m->id is left to the caller. Returns 0, or -1
+ * when no loaded object's code contains addr. */
+XR_HIDDEN int xr_pprof_mapping_of(uintptr_t addr, struct xr_pprof_mapping *m,
+                                  struct xr_pprof_mapping_text *text);
 
 #endif

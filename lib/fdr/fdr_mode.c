@@ -14,11 +14,14 @@
 #include "core/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_export.h"
+#include "export/thread_names.h"
 #include "fdr/fdr_records.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,10 +32,14 @@ struct fdr_options {
   int32_t buffer_max;
   bool no_file_flush;
   int32_t format_version;
+  char trace_output[32];
 };
 
 #define OPT(name, type, def, min, max, help)                                   \
   {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help}
+#define OPT_STRING(name, def, help)                                            \
+  {#name, XR_OPT_STRING, offsetof(struct fdr_options, name),                   \
+   sizeof(((struct fdr_options *)0)->name), def, 0, 0, help}
 static const struct xr_option fdr_option_rows[] = {
     OPT(func_duration_threshold_us, XR_OPT_INT, "5", 0, 1000000000,
         "calls shorter than this many microseconds are erased"),
@@ -45,6 +52,9 @@ static const struct xr_option fdr_option_rows[] = {
         "flush writes no file (buffers only via __xray_log_process_buffers)"),
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
         "file format: 5 (llvm-xray 7+) or 1 (the 2017 layout)"),
+    OPT_STRING(trace_output, "xray",
+               "files to write at flush: xray (the log), chrome (<log>.json, "
+               "Chrome trace events for Perfetto) or xray+chrome"),
 };
 XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
     "XRAY_FDR_OPTIONS", fdr_option_rows, XR_ARRAY_SIZE(fdr_option_rows)};
@@ -67,6 +77,7 @@ struct xr_fdr_queue xr_fdr_queue;
 static int state = XRAY_LOG_UNINITIALIZED; /* atomic */
 static int flushing;                       /* atomic */
 static struct fdr_options options;
+static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
 static uint8_t file_header[XR_FDR_FILE_HEADER_SIZE];
 /* Written when no buffer holds data (nothing recorded): readers reject a
@@ -113,6 +124,13 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
   if (config)
     bad += xr_options_parse(&xr_fdr_options_table, &options, config,
                             "xray-fdr config");
+  outputs = xr_trace_outputs_parse(options.trace_output);
+  if (outputs == 0) {
+    xr_report(XR_ERROR,
+              "xray-fdr: trace_output=%s is not a list of xray and chrome",
+              options.trace_output);
+    bad++;
+  }
   if (options.format_version != 5 && options.format_version != 1) {
     xr_report(XR_ERROR,
               "xray-fdr: format_version=%d is not supported (use 5 or 1)",
@@ -131,6 +149,13 @@ static void install_handlers(bool on) {
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_TYPED, on ? (void *)xr_fdr_handle_typed : NULL,
                      XR_HANDLER_LEAN);
+}
+
+/* Thread exit: the JSON shows thread names, which /proc forgets. */
+static void thread_exit(void) {
+  if ((outputs & XR_TRACE_OUT_CHROME) && xr_fdr_thread.writer != NULL)
+    xr_thread_names_remember();
+  xr_fdr_thread_exit();
 }
 
 static void fork_child(void) {
@@ -223,7 +248,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   static bool hooks_registered;
   if (!hooks_registered) {
     hooks_registered = true;
-    xr_thread_on_exit(xr_fdr_thread_exit);
+    xr_thread_on_exit(thread_exit);
     xr_thread_on_fork_child(fork_child);
   }
 
@@ -328,6 +353,31 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
   return buffer_bytes(next);
 }
 
+/* `<path>.json` from the kept buffers, each thread's in time order. */
+static void write_chrome(const char *path) {
+  size_t n = 0;
+  for (size_t i = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0);
+       i < xr_fdr_queue.count; i = xr_fdr_queue_next_flushed(&xr_fdr_queue, i + 1))
+    n++;
+  size_t bytes = (n ? n : 1) * sizeof(struct xr_fdr_span);
+  struct xr_fdr_span *spans = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (spans == MAP_FAILED) {
+    xr_report(XR_ERROR, "xray-fdr: no memory to order %zu buffers; %s.json "
+              "not written", n, path);
+    return;
+  }
+  size_t k = 0;
+  for (size_t i = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0);
+       i < xr_fdr_queue.count; i = xr_fdr_queue_next_flushed(&xr_fdr_queue, i + 1))
+    spans[k++] = (struct xr_fdr_span){xr_fdr_queue.buffers[i].data,
+                                      xr_fdr_queue.buffers[i].flush_extents,
+                                      0, 0, 0};
+  xr_fdr_write_chrome(path, spans, k, xr_fdr_hot.version,
+                      xr_clock.frequency_hz);
+  munmap(spans, bytes);
+}
+
 /* Writes the header and every buffer the iterator hands out. A write that
  * fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
  * whole buffer, so what is there stays readable; with no whole buffer the
@@ -360,6 +410,10 @@ static void write_file(void) {
       buffers++;
   }
   close(fd);
+  if (outputs & XR_TRACE_OUT_CHROME)
+    write_chrome(path);
+  if (!(outputs & XR_TRACE_OUT_XRAY))
+    unlink(path); /* the name was taken for the JSON beside it */
 }
 
 /* True when some kept buffer holds a function record (byte 0 bit 0 clear);

@@ -68,7 +68,7 @@ static const char *const suffixes[] = {".folded", ".txt", ".pb"};
 
 static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                        struct xr_names *names, struct xr_text_out *text) {
-  static char exe[1024], build_id[2 * 64 + 1], comment[256];
+  static char comment[256];
   snprintf(comment, sizeof(comment),
            "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
            "recursion %s; time = local (self) time",
@@ -80,9 +80,8 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                   .duration_nanos = run->end_ns - run->start_ns,
                   .comment = comment},
       .address_of = function_address,
+      .mapping_of = xr_pprof_mapping_of,
   };
-  xr_pprof_self_mapping(&info.mapping, exe, sizeof(exe), build_id,
-                        sizeof(build_id));
   return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
                              text);
 }

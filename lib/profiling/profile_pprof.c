@@ -15,6 +15,37 @@ static void text_put(void *ctx, const void *data, size_t n) {
 
 static uint64_t location_id(int32_t fid) { return (uint32_t)fid; }
 
+/* The objects seen so far: a mapping is written when the first function
+ * in it is, and found again by range. */
+#define MAX_MAPPINGS 256
+struct mappings {
+  size_t count;
+  struct {
+    uint64_t start, limit, id;
+  } range[MAX_MAPPINGS];
+};
+
+static uint64_t mapping_id(struct xr_pprof *w, struct mappings *maps,
+                           const struct xr_pprof_view_info *info,
+                           uint64_t addr) {
+  if (addr == 0 || info->mapping_of == NULL)
+    return 0;
+  for (size_t i = 0; i < maps->count; i++)
+    if (addr >= maps->range[i].start && addr < maps->range[i].limit)
+      return maps->range[i].id;
+  static struct xr_pprof_mapping_text text; /* cold, single caller */
+  struct xr_pprof_mapping m = {.id = maps->count + 1};
+  if (maps->count == MAX_MAPPINGS || info->mapping_of(addr, &m, &text) != 0)
+    return 0;
+  m.id = maps->count + 1;
+  xr_pprof_mapping(w, &m);
+  maps->range[maps->count].start = m.memory_start;
+  maps->range[maps->count].limit = m.memory_limit;
+  maps->range[maps->count].id = m.id;
+  maps->count++;
+  return m.id;
+}
+
 static int by_value(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -53,17 +84,15 @@ int xr_pprof_view_write(const struct xr_trie *t,
     munmap(mem, bytes);
     return -1;
   }
-  const struct xr_pprof_mapping *map = &info->mapping;
-  xr_pprof_mapping(&w, map);
+  static struct mappings maps; /* 6 KiB: not on the stack */
+  maps.count = 0;
   for (size_t i = 0; i < nfids; i++) {
     if (i > 0 && fids[i] == fids[i - 1])
       continue;
     int32_t fid = (int32_t)fids[i];
     uint64_t addr = info->address_of != NULL ? info->address_of(fid) : 0;
-    uint64_t mapping =
-        addr >= map->memory_start && addr < map->memory_limit ? map->id : 0;
     xr_pprof_function(&w, location_id(fid), name(name_ctx, fid), NULL, addr,
-                      mapping);
+                      mapping_id(&w, &maps, info, addr));
   }
   for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
        n = xr_trie_next(n, &t->root)) {

@@ -69,15 +69,20 @@ expect_eq "distinct thread ids" 4 "$tids"
 rm -f xray-log.calltree.*
 
 note "folded by time: same paths, values are local nanoseconds"
-./calltree 0 "profiling_output=folded" > /dev/null || fail "calltree exited $?"
+./calltree 0 "profiling_output=folded" > mem_folded.txt || fail "calltree exited $?"
 f=$(only_file "xray-log.calltree.*.folded")
 [ ! -e "${f%.folded}" ] || fail "xray file written though not asked for"
+# the blocks are built only for the xray file or for no_flush readers
+expect_eq "in-memory blocks without xray output" 0 "$(wc -c < mem_folded.txt)"
 awk '{print $1}' "$f" > paths.txt
 grep -v '^block' want1.txt | sed 's/ [0-9]*$//' | sort > want_paths.txt
 sort paths.txt > got_paths.txt
 expect_file_eq "folded paths" want_paths.txt got_paths.txt
 awk 'NF != 2 || $2 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' "$f" || fail "malformed folded line"
 rm -f xray-log.calltree.*
+./calltree 0 "profiling_output=folded no_flush=true" > mem_noflush.txt || fail "calltree exited $?"
+sort mem_noflush.txt > ids_noflush.txt
+expect_file_eq "in-memory blocks with no_flush" ids_mem.txt ids_noflush.txt
 
 note "local times add up: the folded values (local ns) sum to the roots' totals"
 ./calltree 4 "profiling_output=xray+folded+report" > /dev/null || fail "calltree exited $?"

@@ -23,8 +23,14 @@ expect_eq "folded lines" 2000 "$(wc -l < "$f")"
 grep -q "8000 call(s) deeper than max_depth" err.txt || { cat err.txt >&2; fail "loss not reported"; }
 rm -f xray-log.deep.*
 note "folded recursion (the default): all 10 000 levels in one line, no xray file built"
-./deep "profiling_output=folded folded_value=calls max_depth=20000" 2> err.txt || fail "exited $?"
+./deep "profiling_output=folded+pprof folded_value=calls max_depth=20000" 2> err.txt || fail "exited $?"
 f=$(only_file "xray-log.deep.*.folded")
 expect_eq "folded file" "down 10000" "$(cat "$f")"
 grep -q "deeper than max_depth" err.txt && { cat err.txt >&2; fail "unexpected loss"; }
+pb=$(only_file "xray-log.deep.*.pb")
+[ "$(wc -c < "$pb")" -lt 4096 ] || fail "pprof file of one folded path is $(wc -c < "$pb") bytes"
+if command -v go >/dev/null && command -v python3 >/dev/null; then
+  expect_eq "pprof paths" "down 10000" \
+    "$(python3 "$TEST_SRC_DIR/pprof_read.py" traces "$pb" calls)"
+fi
 echo "deep: ok"

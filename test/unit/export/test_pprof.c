@@ -8,7 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <unistd.h>
+
 #include "export/pb_encode.h"
+#include "export/pprof_mapping.h"
 #include "export/pprof.h"
 #include "profiling/call_trie.h"
 #include "profiling/profile_views.h"
@@ -42,6 +45,16 @@ static const char *names(void *ctx, int32_t fid) {
 }
 static uint64_t times_ten(uint64_t ticks) { return ticks * 10; }
 static uintptr_t address_of(int32_t fid) { return 0x1000 + 16 * (uint32_t)fid; }
+static int mapping_of(uintptr_t addr, struct xr_pprof_mapping *m,
+                      struct xr_pprof_mapping_text *text) {
+  (void)text;
+  if (addr < 0x1000 || addr >= 0x2000)
+    return -1;
+  *m = (struct xr_pprof_mapping){.memory_start = 0x1000, .memory_limit = 0x2000,
+                                 .file_offset = 0, .filename = "p",
+                                 .build_id = "ab"};
+  return 0;
+}
 
 static unsigned char got[4096];
 static size_t got_len;
@@ -82,9 +95,8 @@ static void profile_bytes_exact(void **state) {
   struct xr_trie *t = sample_trie();
   struct xr_pprof_view_info info = {
       .profile = {.time_nanos = 5, .duration_nanos = 7, .comment = "hi"},
-      .mapping = {.id = 1, .memory_start = 0x1000, .memory_limit = 0x2000,
-                  .file_offset = 0, .filename = "p", .build_id = "ab"},
       .address_of = address_of,
+      .mapping_of = mapping_of,
   };
   static struct xr_text_out out;
   xr_text_init(&out, mem_sink, NULL);
@@ -213,11 +225,38 @@ static void fold_direct_and_mutual(void **state) {
   xr_trie_destroy(t);
 }
 
+/* The executable's and a shared object's (libc) code segments. */
+static void mappings_of_loaded_objects(void **state) {
+  (void)state;
+  static struct xr_pprof_mapping_text text;
+  struct xr_pprof_mapping m = {.id = 7};
+  uintptr_t self = (uintptr_t)&mappings_of_loaded_objects;
+  assert_int_equal(xr_pprof_mapping_of(self, &m, &text), 0);
+  assert_int_equal(m.id, 7);
+  assert_true(m.memory_start <= self && self < m.memory_limit);
+  char exe[1024];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  assert_true(n > 0);
+  exe[n] = '\0';
+  assert_string_equal(m.filename, exe);
+  uintptr_t libc = (uintptr_t)&getpid; /* not intercepted by sanitizers */
+  assert_int_equal(xr_pprof_mapping_of(libc, &m, &text), 0);
+  assert_true(m.memory_start <= libc && libc < m.memory_limit);
+  assert_non_null(m.filename);
+  assert_non_null(strstr(m.filename, "libc"));
+  assert_false(m.memory_start <= self && self < m.memory_limit);
+  /* data is not code */
+  static int data;
+  assert_int_equal(xr_pprof_mapping_of((uintptr_t)&data, &m, &text), -1);
+  assert_int_equal(xr_pprof_mapping_of(0, &m, &text), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(varints),
       cmocka_unit_test(profile_bytes_exact),
       cmocka_unit_test(fold_direct_and_mutual),
+      cmocka_unit_test(mappings_of_loaded_objects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,531 @@
+/* Chrome trace event JSON writer. See chrome_trace.h.
+ *
+ * Memory: one table of threads (open addressing on pid/tid) and one call
+ * stack per thread, all mmap'd and grown by doubling; the output goes
+ * through one 256 KiB buffer that is written out only between events, so
+ * the file always ends after a whole event. */
+#define _GNU_SOURCE /* mremap */
+#include "export/chrome_trace.h"
+#include "core/output.h"
+#include "core/report.h"
+#include "core/symbols.h"
+#include "export/thread_names.h"
+#include "xray/xray_interface.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
+static const char *const mark_text[] = {"", "unwound", "open", "no-entry"};
+
+struct frame {
+  int32_t fid;
+  uint64_t tsc;
+};
+
+struct thread {
+  int32_t pid, tid;
+  bool used;
+  uint64_t first_tsc, last_tsc;
+  struct frame *stack;
+  uint32_t depth, cap;
+  uint64_t untracked; /* calls entered while the stack could not grow */
+  /* The last call that ended, held back one record: if the next record is
+   * an exit at the very same time, this call did not return by itself but
+   * was closed when a caller's exit revealed it (the basic mode and the FDR
+   * flush write such exits); no two real events of a thread share a time. */
+  bool pending;
+  enum mark pending_mark;
+  struct frame pending_call;
+  uint64_t pending_end;
+};
+
+#define OUT_CAP ((size_t)256 * 1024)
+
+struct xr_chrome {
+  int fd;
+  char path[1024];
+  uint64_t frequency_hz;
+  xr_chrome_name_fn name;
+  void *name_ctx;
+  bool failed;
+  int err;
+  uint64_t written; /* bytes in the file */
+  uint64_t events;
+  struct thread *threads;
+  size_t thread_cap, thread_count;
+  size_t out_len;
+  char out[OUT_CAP];
+};
+
+static void *map(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* Writes the buffer (whole events) or nothing: a write the file size limit
+ * (RLIMIT_FSIZE) would cut is not attempted (the kernel would raise SIGXFSZ
+ * on the program), so the file ends after a whole event. */
+static void drain(struct xr_chrome *w) {
+  if (w->out_len != 0 && !w->failed) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        w->written + w->out_len > rl.rlim_cur) {
+      w->failed = true;
+      w->err = EFBIG;
+    } else if (xr_write_all(w->fd, w->out, w->out_len) != 0) {
+      w->failed = true;
+      w->err = errno;
+    } else {
+      w->written += w->out_len;
+    }
+  }
+  w->out_len = 0;
+}
+
+/* Makes room for an event of up to n bytes: drains between events only. */
+static void reserve(struct xr_chrome *w, size_t n) {
+  if (OUT_CAP - w->out_len < n)
+    drain(w);
+}
+
+static void put(struct xr_chrome *w, const void *data, size_t n) {
+  const char *p = data;
+  while (n > 0) { /* only an event larger than the buffer loops */
+    if (w->out_len == OUT_CAP)
+      drain(w);
+    size_t k = OUT_CAP - w->out_len < n ? OUT_CAP - w->out_len : n;
+    memcpy(w->out + w->out_len, p, k);
+    w->out_len += k;
+    p += k;
+    n -= k;
+  }
+}
+
+static void put_str(struct xr_chrome *w, const char *s) { put(w, s, strlen(s)); }
+
+static void put_u64(struct xr_chrome *w, uint64_t v) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  char text[20];
+  for (int i = 0; i < n; i++)
+    text[i] = digits[n - 1 - i];
+  put(w, text, (size_t)n);
+}
+
+static void put_i32(struct xr_chrome *w, int32_t v) {
+  if (v < 0) {
+    put(w, "-", 1);
+    put_u64(w, (uint64_t)(-(int64_t)v));
+  } else {
+    put_u64(w, (uint64_t)v);
+  }
+}
+
+/* Nanoseconds as microseconds with three decimals ("12.345"). */
+static void put_us(struct xr_chrome *w, uint64_t ns) {
+  put_u64(w, ns / 1000);
+  char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
+                  (char)('0' + ns % 10)};
+  put(w, frac, 4);
+}
+
+/* A JSON string body: quote, backslash and every byte outside printable
+ * ASCII escaped as \u00XX (bytes read as Latin-1), so any payload gives
+ * valid JSON (and valid UTF-8). Worst case 6 bytes per input byte. */
+static void put_escaped(struct xr_chrome *w, const void *data, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *s = data;
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = s[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+      continue;
+    put(w, s + start, i - start);
+    char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    if (c == '"' || c == '\\') {
+      esc[1] = (char)c;
+      put(w, esc, 2);
+    } else {
+      put(w, esc, 6);
+    }
+    start = i + 1;
+  }
+  put(w, s + start, n - start);
+}
+
+static uint64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
+  return (uint64_t)((unsigned __int128)tsc * 1000000000u / w->frequency_hz);
+}
+
+/* Separator before every event but the first: the file never ends in a
+ * comma, so "what is there" + "]" always parses. */
+static void begin_event(struct xr_chrome *w, size_t bound) {
+  reserve(w, bound);
+  put(w, w->events == 0 ? "\n" : ",\n", w->events == 0 ? 1 : 2);
+  w->events++;
+}
+
+static void emit_call(struct xr_chrome *w, const struct thread *t,
+                      int32_t fid, uint64_t begin, uint64_t end,
+                      enum mark mark) {
+  const char *name = w->name(w->name_ctx, fid);
+  size_t len = strlen(name);
+  begin_event(w, 6 * len + 192);
+  put_str(w, "{\"name\":\"");
+  put_escaped(w, name, len);
+  put_str(w, "\",\"ph\":\"X\",\"ts\":");
+  uint64_t b = to_ns(w, begin), e = to_ns(w, end);
+  put_us(w, b);
+  put_str(w, ",\"dur\":");
+  put_us(w, e > b ? e - b : 0);
+  put_str(w, ",\"pid\":");
+  put_i32(w, t->pid);
+  put_str(w, ",\"tid\":");
+  put_i32(w, t->tid);
+  if (mark != MARK_NONE) {
+    put_str(w, ",\"args\":{\"cut\":\"");
+    put_str(w, mark_text[mark]);
+    put_str(w, "\"}");
+  }
+  put(w, "}", 1);
+}
+
+static void emit_instant(struct xr_chrome *w, const struct thread *t,
+                         const struct xr_tev *e) {
+  begin_event(w, 6 * e->size + 192);
+  put_str(w, e->kind == XR_TEV_TYPED ? "{\"name\":\"typed event\""
+                                     : "{\"name\":\"custom event\"");
+  put_str(w, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+  put_us(w, to_ns(w, e->tsc));
+  put_str(w, ",\"pid\":");
+  put_i32(w, t->pid);
+  put_str(w, ",\"tid\":");
+  put_i32(w, t->tid);
+  put_str(w, ",\"args\":{");
+  if (e->kind == XR_TEV_TYPED) {
+    put_str(w, "\"type\":");
+    put_u64(w, e->event_type);
+    put(w, ",", 1);
+  }
+  put_str(w, "\"data\":\"");
+  put_escaped(w, e->data, e->size);
+  put_str(w, "\"}}");
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
+  uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
+               0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 20) & (cap - 1);
+}
+
+static bool grow_threads(struct xr_chrome *w) {
+  size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
+  struct thread *fresh = map(cap * sizeof *fresh);
+  if (fresh == NULL)
+    return false;
+  for (size_t i = 0; i < w->thread_cap; i++) {
+    if (!w->threads[i].used)
+      continue;
+    size_t s = slot_of(cap, w->threads[i].pid, w->threads[i].tid);
+    while (fresh[s].used)
+      s = (s + 1) & (cap - 1);
+    fresh[s] = w->threads[i];
+  }
+  if (w->threads != NULL)
+    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  w->threads = fresh;
+  w->thread_cap = cap;
+  return true;
+}
+
+static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
+                                int32_t tid, uint64_t tsc) {
+  if (w->thread_cap != 0) {
+    size_t s = slot_of(w->thread_cap, pid, tid);
+    for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
+      if (w->threads[s].pid == pid && w->threads[s].tid == tid)
+        return &w->threads[s];
+  }
+  if ((w->thread_count + 1) * 4 > w->thread_cap * 3 && !grow_threads(w))
+    return NULL;
+  size_t s = slot_of(w->thread_cap, pid, tid);
+  while (w->threads[s].used)
+    s = (s + 1) & (w->thread_cap - 1);
+  struct thread *t = &w->threads[s];
+  memset(t, 0, sizeof *t);
+  t->used = true;
+  t->pid = pid;
+  t->tid = tid;
+  t->first_tsc = t->last_tsc = tsc;
+  w->thread_count++;
+  return t;
+}
+
+static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
+  if (t->untracked == 0 && t->depth == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 256;
+    struct frame *s =
+        t->stack ? mremap(t->stack, t->cap * sizeof *s, cap * sizeof *s,
+                          MREMAP_MAYMOVE)
+                 : map(cap * sizeof *s);
+    if (s == MAP_FAILED || s == NULL) {
+      t->untracked++;
+      return false;
+    }
+    t->stack = s;
+    t->cap = cap;
+  } else if (t->untracked != 0) {
+    t->untracked++;
+    return false;
+  }
+  t->stack[t->depth++] = (struct frame){fid, tsc};
+  return true;
+}
+
+static void flush_pending(struct xr_chrome *w, struct thread *t,
+                          bool unwound) {
+  if (!t->pending)
+    return;
+  t->pending = false;
+  enum mark m = t->pending_mark;
+  if (unwound && m == MARK_NONE)
+    m = MARK_UNWOUND;
+  emit_call(w, t, t->pending_call.fid, t->pending_call.tsc, t->pending_end, m);
+}
+
+static void on_exit(struct xr_chrome *w, struct thread *t, int32_t fid,
+                    uint64_t tsc) {
+  flush_pending(w, t, t->pending && t->pending_end == tsc);
+  if (t->untracked != 0) {
+    t->untracked--; /* deeper than we could track: assume it matches */
+    return;
+  }
+  uint32_t i = t->depth;
+  while (i > 0 && t->stack[i - 1].fid != fid)
+    i--;
+  /* Frames above the match (all of them when there is none) were skipped. */
+  uint32_t keep = i > 0 ? i - 1 : 0;
+  while (t->depth > (i > 0 ? i : 0)) {
+    struct frame *f = &t->stack[--t->depth];
+    emit_call(w, t, f->fid, f->tsc, tsc, MARK_UNWOUND);
+  }
+  t->pending = true;
+  t->pending_end = tsc;
+  if (i > 0) {
+    t->pending_call = t->stack[keep];
+    t->pending_mark = MARK_NONE;
+    t->depth = keep;
+  } else {
+    t->pending_call = (struct frame){fid, t->first_tsc};
+    t->pending_mark = MARK_NO_ENTRY;
+  }
+}
+
+void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
+                   const struct xr_tev *e) {
+  struct thread *t = thread_of(w, pid, tid, e->tsc);
+  if (t == NULL)
+    return;
+  if (e->tsc > t->last_tsc)
+    t->last_tsc = e->tsc;
+  switch (e->kind) {
+  case XR_TEV_ENTER:
+    flush_pending(w, t, false);
+    push(t, e->fid, e->tsc);
+    break;
+  case XR_TEV_EXIT:
+  case XR_TEV_TAIL_EXIT:
+    on_exit(w, t, e->fid, e->tsc);
+    break;
+  case XR_TEV_CUSTOM:
+  case XR_TEV_TYPED:
+    flush_pending(w, t, false);
+    emit_instant(w, t, e);
+    break;
+  }
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
+                                    uint64_t frequency_hz,
+                                    xr_chrome_name_fn name, void *name_ctx) {
+  struct xr_chrome *w = map(sizeof *w);
+  if (w == NULL) {
+    xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s not "
+              "written", path);
+    return NULL;
+  }
+  w->fd = fd;
+  snprintf(w->path, sizeof w->path, "%s", path);
+  w->frequency_hz = frequency_hz ? frequency_hz : 1000000000u;
+  w->name = name;
+  w->name_ctx = name_ctx;
+  put(w, "[", 1);
+  drain(w);
+  return w;
+}
+
+struct xr_chrome *xr_chrome_open(const char *log_path, uint64_t frequency_hz,
+                                 xr_chrome_name_fn name, void *name_ctx) {
+  char path[1024];
+  int fd = xr_open_sibling_file(log_path, ".json", path, sizeof path);
+  if (fd < 0)
+    return NULL; /* reported */
+  struct xr_chrome *w = xr_chrome_open_fd(fd, path, frequency_hz, name,
+                                          name_ctx);
+  if (w == NULL)
+    close(fd);
+  return w;
+}
+
+uint64_t xr_chrome_events(const struct xr_chrome *w) { return w->events; }
+
+/* The thread's name while it lives (comm), NULL when it is gone. */
+static const char *thread_name(int32_t pid, int32_t tid, char *buf,
+                               size_t cap) {
+  char file[64];
+  snprintf(file, sizeof file, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  ssize_t n = read(fd, buf, cap - 1);
+  close(fd);
+  if (n <= 0)
+    return NULL;
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+    n--;
+  buf[n] = '\0';
+  return buf;
+}
+
+static void emit_name(struct xr_chrome *w, const char *what, int32_t pid,
+                      int32_t tid, const char *name) {
+  begin_event(w, 6 * strlen(name) + 128);
+  put_str(w, "{\"name\":\"");
+  put_str(w, what);
+  put_str(w, "\",\"ph\":\"M\",\"pid\":");
+  put_i32(w, pid);
+  put_str(w, ",\"tid\":");
+  put_i32(w, tid);
+  put_str(w, ",\"args\":{\"name\":\"");
+  put_escaped(w, name, strlen(name));
+  put_str(w, "\"}}");
+}
+
+int xr_chrome_close(struct xr_chrome *w) {
+  for (size_t i = 0; i < w->thread_cap; i++) {
+    struct thread *t = &w->threads[i];
+    if (!t->used)
+      continue;
+    flush_pending(w, t, false);
+    while (t->depth > 0) {
+      struct frame *f = &t->stack[--t->depth];
+      emit_call(w, t, f->fid, f->tsc, t->last_tsc, MARK_OPEN);
+    }
+    char buf[64];
+    const char *name = thread_name(t->pid, t->tid, buf, sizeof buf);
+    if (name == NULL)
+      name = xr_thread_names_find(t->pid, t->tid, buf);
+    if (t->tid == t->pid && name == NULL)
+      name = xr_program_name();
+    if (name != NULL)
+      emit_name(w, "thread_name", t->pid, t->tid, name);
+    if (t->stack != NULL)
+      munmap(t->stack, t->cap * sizeof *t->stack);
+  }
+  /* One process name per process (forks write their own logs, so one). */
+  int32_t named = 0;
+  for (size_t i = 0; i < w->thread_cap; i++)
+    if (w->threads[i].used && w->threads[i].pid != named) {
+      named = w->threads[i].pid;
+      emit_name(w, "process_name", named, named, xr_program_name());
+    }
+  put(w, "\n]\n", 3);
+  drain(w);
+  int rc = 0;
+  if (w->failed) {
+    xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
+              "the events written before (a JSON array without its end)",
+              w->path, strerror(w->err));
+    rc = -1;
+  }
+  if (close(w->fd) != 0 && rc == 0) {
+    xr_report(XR_ERROR, "trace_output: closing '%s' failed: %s", w->path,
+              strerror(errno));
+    rc = -1;
+  }
+  if (rc == 0)
+    xr_report(XR_INFO, "trace_output: wrote %llu events to %s (open it in "
+              "https://ui.perfetto.dev)", (unsigned long long)w->events,
+              w->path);
+  if (w->threads != NULL)
+    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  munmap(w, sizeof *w);
+  return rc;
+}
+
+unsigned xr_trace_outputs_parse(const char *s) {
+  unsigned bits = 0;
+  while (*s != '\0') {
+    size_t n = strcspn(s, ",+|; ");
+    if (n == 4 && strncmp(s, "xray", 4) == 0)
+      bits |= XR_TRACE_OUT_XRAY;
+    else if (n == 6 && strncmp(s, "chrome", 6) == 0)
+      bits |= XR_TRACE_OUT_CHROME;
+    else if (n != 0)
+      return 0;
+    s += n;
+    if (*s != '\0')
+      s++;
+  }
+  return bits;
+}
+
+/* ---- names of the executable's functions -------------------------------- */
+
+static uintptr_t function_address(int32_t id) {
+  return __xray_function_address(id);
+}
+
+void *xr_chrome_self_names_open(void) {
+  struct xr_names *n = map(sizeof *n);
+  if (n == NULL)
+    return NULL;
+  if (xr_names_build(n, __xray_max_function_id(), function_address, NULL,
+                     xr_symbols_self_bias()) != 0) {
+    munmap(n, sizeof *n);
+    return NULL;
+  }
+  return n;
+}
+
+const char *xr_chrome_self_name(void *ctx, int32_t fid) {
+  static char fallback[24];
+  if (ctx != NULL)
+    return xr_names_get(ctx, fid);
+  snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
+  return fallback;
+}
+
+void xr_chrome_self_names_close(void *ctx) {
+  if (ctx == NULL)
+    return;
+  xr_names_free(ctx);
+  munmap(ctx, sizeof(struct xr_names));
+}

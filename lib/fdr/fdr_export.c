@@ -1,0 +1,162 @@
+/* FDR buffers -> decoded records, per thread in time order; the Chrome
+ * trace entry point. See fdr_export.h. */
+#include "fdr/fdr_export.h"
+#include "core/report.h"
+#include "core/thread.h"
+#include "fdr/fdr_records.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int32_t get_i32(const uint8_t *p) { return (int32_t)xr_fdr_get32(p); }
+
+static int by_thread_then_time(const void *a, const void *b) {
+  const struct xr_fdr_span *x = a, *y = b;
+  if (x->pid != y->pid)
+    return x->pid < y->pid ? -1 : 1;
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->first_tsc != y->first_tsc)
+    return x->first_tsc < y->first_tsc ? -1 : 1;
+  /* Same start (empty buffers): keep queue order, deterministic output. */
+  return x->data < y->data ? -1 : x->data > y->data;
+}
+
+void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n, int version) {
+  int32_t own_pid = xr_pid();
+  for (size_t i = 0; i < n; i++) {
+    struct xr_fdr_span *s = &spans[i];
+    s->pid = own_pid; /* version 1 has no Pid record */
+    s->tid = 0;
+    s->first_tsc = 0;
+    /* The preamble: NewBuffer, Walltime, [Pid,] NewCPUId. */
+    for (size_t off = 0; off + XR_FDR_META_SIZE <= s->size &&
+                         off < 4 * XR_FDR_META_SIZE;
+         off += XR_FDR_META_SIZE) {
+      const uint8_t *p = s->data + off;
+      if ((p[0] & 1) == 0)
+        break;
+      unsigned kind = p[0] >> 1;
+      if (kind == XR_FDR_NEW_BUFFER) {
+        s->tid = get_i32(p + 1);
+      } else if (kind == XR_FDR_PID && version >= 3) {
+        s->pid = get_i32(p + 1);
+      } else if (kind == XR_FDR_NEW_CPU) {
+        s->first_tsc = xr_fdr_get64(p + 3);
+        break;
+      }
+    }
+  }
+  qsort(spans, n, sizeof *spans, by_thread_then_time);
+}
+
+void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
+                        xr_fdr_record_fn fn, void *ctx) {
+  const uint8_t *p = span->data, *end = span->data + span->size;
+  uint64_t tsc = 0;
+  uint16_t cpu = 0;
+  while (p < end) {
+    if ((p[0] & 1) == 0) { /* function record */
+      if (end - p < XR_FDR_FN_SIZE)
+        return;
+      uint32_t word = xr_fdr_get32(p);
+      tsc += xr_fdr_get32(p + 4);
+      unsigned kind = (word >> 1) & 7;
+      struct xr_tev e = {.fid = (int32_t)(word >> 4), .tsc = tsc};
+      p += XR_FDR_FN_SIZE;
+      switch (kind) {
+      case XR_FDR_FN_ENTER_ARG:
+        if (end - p >= XR_FDR_META_SIZE && (p[0] >> 1) == XR_FDR_CALL_ARGUMENT &&
+            (p[0] & 1)) {
+          e.has_arg = true;
+          e.arg = xr_fdr_get64(p + 1);
+          p += XR_FDR_META_SIZE;
+        }
+        /* fall through */
+      case XR_FDR_FN_ENTER:
+        e.kind = XR_TEV_ENTER;
+        break;
+      case XR_FDR_FN_EXIT:
+        e.kind = XR_TEV_EXIT;
+        break;
+      case XR_FDR_FN_TAIL_EXIT:
+        e.kind = XR_TEV_TAIL_EXIT;
+        break;
+      default:
+        return;
+      }
+      fn(ctx, span, &e, cpu);
+      continue;
+    }
+    if (end - p < XR_FDR_META_SIZE)
+      return;
+    unsigned kind = p[0] >> 1;
+    size_t size = XR_FDR_META_SIZE;
+    switch (kind) {
+    case XR_FDR_END_OF_BUFFER:
+      return;
+    case XR_FDR_NEW_CPU:
+      cpu = (uint16_t)(p[1] | p[2] << 8);
+      tsc = xr_fdr_get64(p + 3);
+      break;
+    case XR_FDR_TSC_WRAP:
+      tsc = xr_fdr_get64(p + 1);
+      break;
+    case XR_FDR_CUSTOM_EVENT:
+    case XR_FDR_TYPED_EVENT: {
+      int32_t bytes = get_i32(p + 1);
+      if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
+        return;
+      size += (size_t)bytes;
+      struct xr_tev e = {.kind = kind == XR_FDR_TYPED_EVENT ? XR_TEV_TYPED
+                                                            : XR_TEV_CUSTOM,
+                         .data = p + XR_FDR_META_SIZE,
+                         .size = (size_t)bytes};
+      if (kind == XR_FDR_CUSTOM_EVENT && version < 5) {
+        e.tsc = xr_fdr_get64(p + 5); /* absolute; the base stays */
+      } else {
+        tsc += (uint64_t)(int64_t)get_i32(p + 5);
+        e.tsc = tsc;
+        if (kind == XR_FDR_TYPED_EVENT)
+          e.event_type = (uint16_t)(p[9] | p[10] << 8);
+      }
+      fn(ctx, span, &e, cpu);
+      break;
+    }
+    case XR_FDR_NEW_BUFFER:
+    case XR_FDR_WALLTIME:
+    case XR_FDR_CALL_ARGUMENT:
+    case XR_FDR_BUFFER_EXTENTS:
+    case XR_FDR_PID:
+      break;
+    default:
+      return; /* not a record we know: the rest cannot be framed */
+    }
+    p += size;
+  }
+}
+
+/* ---- Chrome trace ------------------------------------------------------- */
+
+static void to_chrome(void *ctx, const struct xr_fdr_span *span,
+                      const struct xr_tev *e, uint16_t cpu) {
+  (void)cpu;
+  xr_chrome_add(ctx, span->pid, span->tid, e);
+}
+
+int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
+                        size_t n, int version, uint64_t frequency_hz) {
+  void *names = xr_chrome_self_names_open();
+  struct xr_chrome *w =
+      xr_chrome_open(log_path, frequency_hz, xr_chrome_self_name, names);
+  if (w == NULL) {
+    xr_chrome_self_names_close(names);
+    return -1;
+  }
+  xr_fdr_spans_order(spans, n, version);
+  for (size_t i = 0; i < n; i++)
+    xr_fdr_span_decode(&spans[i], version, to_chrome, w);
+  int rc = xr_chrome_close(w);
+  xr_chrome_self_names_close(names);
+  return rc;
+}

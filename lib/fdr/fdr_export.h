@@ -1,0 +1,42 @@
+/* FDR buffers as a stream of decoded records, thread by thread in time
+ * order: what the readable views (lib/export/) and the log writer consume.
+ * Cold path only (flush, snapshots). */
+#ifndef XR_FDR_EXPORT_H
+#define XR_FDR_EXPORT_H
+
+#include "core/common.h"
+#include "export/chrome_trace.h"
+
+/* One buffer's records as written by the handlers: from its NewBuffer
+ * record on (no BufferExtents in front; a version 1 buffer may end with
+ * EndOfBuffer). pid, tid and first_tsc are filled by xr_fdr_spans_order. */
+struct xr_fdr_span {
+  const uint8_t *data;
+  size_t size;
+  int32_t pid, tid;
+  uint64_t first_tsc;
+};
+
+/* Reads each span's preamble (spans without one get tid 0) and sorts the
+ * spans by process, thread, then first timestamp: each thread's buffers
+ * become one run in time order, whatever order the queue held them in. */
+XR_HIDDEN void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n,
+                                  int version);
+
+/* Calls fn for every function record, custom and typed event of the span
+ * (with its absolute timestamp); a CallArgument is passed with the entry it
+ * follows (arg, has_arg). Stops at a malformed record. */
+typedef void (*xr_fdr_record_fn)(void *ctx, const struct xr_fdr_span *span,
+                                 const struct xr_tev *e, uint16_t cpu);
+XR_HIDDEN void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
+                                  xr_fdr_record_fn fn, void *ctx);
+
+/* Writes `<log_path>.json` (Chrome trace event format) from any set of FDR
+ * buffers of this process: the flush and the recorder's snapshots call it.
+ * Orders the spans in place (xr_fdr_spans_order). Returns 0, or -1 when the
+ * file could not be written (reported). */
+XR_HIDDEN int xr_fdr_write_chrome(const char *log_path,
+                                  struct xr_fdr_span *spans, size_t n,
+                                  int version, uint64_t frequency_hz);
+
+#endif

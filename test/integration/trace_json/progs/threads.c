@@ -1,0 +1,81 @@
+/* A traced workload for the trace views: THREADS workers, each calling
+ * mid() CALLS times; mid() calls leaf() twice and, every 7th call when
+ * JUMPS is set, deep(3), which recurses to deep(0) and longjmps back into
+ * mid(): 4 frames whose exits never run. With EVENTS, every 100th mid()
+ * logs a custom event whose payload needs JSON escaping.
+ * Usage: threads MODE CONFIG THREADS CALLS JUMPS EVENTS
+ * (MODE xray-basic or xray-fdr, CONFIG its option string). Workers are
+ * named worker-0, worker-1, ... */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xray/xray_interface.h>
+#include <xray/xray_log_interface.h>
+
+#define NOINLINE __attribute__((noinline))
+#define NEVER __attribute__((xray_never_instrument))
+
+static volatile int sink;
+static __thread jmp_buf jump;
+static int calls, jumps, events;
+static pthread_barrier_t start;
+
+NOINLINE void leaf(int i) { sink += i; }
+NOINLINE void deep(int n) {
+  if (n == 0)
+    longjmp(jump, 1);
+  deep(n - 1);
+  sink++;
+}
+NOINLINE void mid(int i) {
+  leaf(i);
+  leaf(i + 1);
+  if (events && i % 100 == 0) {
+    static const char payload[] = "say \"hi\"\\ \n\t\x01\xff";
+    __xray_customevent(payload, sizeof payload - 1);
+  }
+  if (jumps && i % 7 == 0 && !setjmp(jump))
+    deep(3);
+}
+NOINLINE void *worker(void *arg) {
+  char name[16];
+  snprintf(name, sizeof name, "worker-%d", (int)(long)arg);
+  pthread_setname_np(pthread_self(), name);
+  pthread_barrier_wait(&start);
+  for (int i = 0; i < calls; i++)
+    mid(i);
+  return NULL;
+}
+
+NEVER static void expect(const char *what, int got, int want) {
+  if (got != want) {
+    fprintf(stderr, "%s: got %d, want %d\n", what, got, want);
+    exit(2);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 7) {
+    fprintf(stderr, "usage: threads MODE CONFIG THREADS CALLS JUMPS EVENTS\n");
+    return 2;
+  }
+  int threads = atoi(argv[3]);
+  calls = atoi(argv[4]);
+  jumps = atoi(argv[5]);
+  events = atoi(argv[6]);
+  expect("select", __xray_log_select_mode(argv[1]), XRAY_REGISTRATION_OK);
+  expect("init", __xray_log_init_mode(argv[1], argv[2]), XRAY_LOG_INITIALIZED);
+  expect("patch", __xray_patch(), SUCCESS);
+  pthread_t t[64];
+  pthread_barrier_init(&start, NULL, (unsigned)threads);
+  for (int k = 0; k < threads; k++)
+    pthread_create(&t[k], NULL, worker, (void *)(long)k);
+  for (int k = 0; k < threads; k++)
+    pthread_join(t[k], NULL);
+  expect("finalize", __xray_log_finalize(), XRAY_LOG_FINALIZED);
+  expect("flush", __xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  return 0;
+}
