@@ -35,6 +35,10 @@ XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
  * 8 callbacks; returns 0 or -1 when full. */
 XR_HIDDEN int xr_thread_on_exit(void (*callback)(void));
 XR_HIDDEN void xr_thread_arm(void);
+/* Creates the thread-exit key and the fork hook; idempotent. Called first
+ * thing at start-up (init.c), so that xr_thread_arm() is async-signal-safe
+ * (thread.c says why). */
+XR_HIDDEN void xr_thread_setup(void);
 
 /* Fork hooks, run in the child after the id caches are refreshed. Up to 8. */
 XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));
