@@ -17,7 +17,12 @@ backwards=$(sed -n 's/.*tsc: \([0-9]*\).*/\1/p' all.yaml |
 expect_eq "records earlier than the one before" 0 "$backwards"
 calls=$(fdr_calls "$log" signal_order)
 expect_eq "work's calls" "work:20/20" "$(echo "$calls" | tr ' ' '\n' | grep '^work:')"
-kept=$(echo "$calls" | tr ' ' '\n' | sed -n 's/^in_handler:\([0-9]*\)\/\1$/\1/p')
-[ -n "$kept" ] || fail "in_handler's enters and exits differ: $calls"
+# Every trap runs in_handler once: its entry and its exit are each either in
+# the log or counted as nested. (They are not always dropped as a pair: a
+# signal landing in the full path's last instructions has its entry kept by
+# the fast path and its exit dropped by the full path's guard.)
+enters=$(echo "$calls" | tr ' ' '\n' | sed -n 's/^in_handler:\([0-9]*\)\/[0-9]*$/\1/p')
+exits=$(echo "$calls" | tr ' ' '\n' | sed -n 's/^in_handler:[0-9]*\/\([0-9]*\)$/\1/p')
 nested=$(sed -n 's/.* \([0-9]*\) nested events dropped.*/\1/p' err.txt)
-expect_eq "in_handler's events: kept + nested = 2 per trap" $((2 * traps)) $((2 * kept + nested))
+expect_eq "in_handler's events: kept + nested = 2 per trap" $((2 * traps)) \
+  $((${enters:-0} + ${exits:-0} + nested))
