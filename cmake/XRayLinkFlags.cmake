@@ -62,3 +62,10 @@ function(xray_link_whole_archive target archive)
       -Wl,--whole-archive ${archive} -Wl,--no-whole-archive)
   endif()
 endfunction()
+
+# xray_export_link_options(DYNLIST OUTVAR): the executable exports the
+# runtime's symbols (DYNLIST is xray.dynlist) so that instrumented shared
+# objects loaded with dlopen find __xray_register_dso (GNU ld, gold, lld).
+function(xray_export_link_options dynlist out)
+  set(${out} "LINKER:--dynamic-list=${dynlist}" PARENT_SCOPE)
+endfunction()

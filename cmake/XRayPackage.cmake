@@ -27,12 +27,24 @@ add_library(xray_instrumented INTERFACE)
 target_compile_options(xray_instrumented INTERFACE ${XRAY_INSTRUMENT_COMPILE_OPTIONS})
 xray_instrument_link_options(XRAY_INSTRUMENT_LINK_OPTIONS)
 target_link_options(xray_instrumented INTERFACE ${XRAY_INSTRUMENT_LINK_OPTIONS})
+xray_export_link_options(${CMAKE_CURRENT_LIST_DIR}/xray.dynlist XRAY_EXPORT_LINK_OPTIONS)
+target_link_options(xray_instrumented INTERFACE ${XRAY_EXPORT_LINK_OPTIONS})
 xray_link_whole_archive(xray_instrumented xray)
 target_include_directories(xray_instrumented INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
 target_link_libraries(xray_instrumented INTERFACE Threads::Threads)
 add_library(XRay::xray ALIAS xray_instrumented)
 add_library(XRay::archive ALIAS xray)
+
+# XRay::xray_dso: for each instrumented shared object (libxray-dso.a whole).
+add_library(xray_dso_instrumented INTERFACE)
+target_compile_options(xray_dso_instrumented INTERFACE ${XRAY_INSTRUMENT_COMPILE_OPTIONS})
+target_link_options(xray_dso_instrumented INTERFACE ${XRAY_INSTRUMENT_LINK_OPTIONS})
+xray_link_whole_archive(xray_dso_instrumented xray_dso)
+target_include_directories(xray_dso_instrumented INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+add_library(XRay::xray_dso ALIAS xray_dso_instrumented)
+add_library(XRay::dso_archive ALIAS xray_dso)
 
 # --- install ---------------------------------------------------------------
 # On by default when this is the top-level project; a parent project that uses
@@ -53,7 +65,11 @@ set(XRAY_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/XRay)
 set(XRAY_ARCHIVE_FILE
   ${CMAKE_STATIC_LIBRARY_PREFIX}xray${CMAKE_STATIC_LIBRARY_SUFFIX})
 
-install(TARGETS xray ARCHIVE DESTINATION ${XRAY_INSTALL_LIBDIR})
+set(XRAY_DSO_ARCHIVE_FILE
+  ${CMAKE_STATIC_LIBRARY_PREFIX}xray-dso${CMAKE_STATIC_LIBRARY_SUFFIX})
+
+install(TARGETS xray xray_dso ARCHIVE DESTINATION ${XRAY_INSTALL_LIBDIR})
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/xray.dynlist DESTINATION ${XRAY_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/xray
         DESTINATION ${XRAY_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
@@ -96,7 +112,9 @@ file(RELATIVE_PATH XRAY_PC_PREFIX_FROM_PCDIR
 string(REGEX REPLACE "/$" "" XRAY_PC_PREFIX_FROM_PCDIR "${XRAY_PC_PREFIX_FROM_PCDIR}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/xray.pc.in
                ${PROJECT_BINARY_DIR}/package/xray.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/package/xray.pc
+configure_file(${CMAKE_CURRENT_LIST_DIR}/xray-dso.pc.in
+               ${PROJECT_BINARY_DIR}/package/xray-dso.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/package/xray.pc ${PROJECT_BINARY_DIR}/package/xray-dso.pc
         DESTINATION ${XRAY_INSTALL_LIBDIR}/pkgconfig)
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)

@@ -90,17 +90,23 @@ int __xray_remove_typedevent_handler(void);
  * already registered. */
 uint16_t __xray_register_event_type(const char *event_type);
 
-/* Patches every sled so that instrumented functions call the handlers.
- * Returns SUCCESS; NOT_INITIALIZED without a map; ONGOING while another
- * thread patches; FAILED when page protection could not be changed. No page
- * is left writable and executable when it returns. */
+/* Function ids: functions of the executable have ids 1..max; a function of a
+ * registered shared object (see "Shared objects" below) has the packed id
+ * (object << 24) | function, as in LLVM 20. Every FuncId below may be packed.
+ *
+ * Patches every sled of every loaded object so that instrumented functions
+ * call the handlers. Returns SUCCESS; NOT_INITIALIZED without a map; ONGOING
+ * while another thread patches; FAILED when page protection could not be
+ * changed (the other objects are still patched). No page is left writable
+ * and executable when it returns. */
 XRayPatchingStatus __xray_patch(void);
 
 /* Restores every sled to its nops. Same statuses as __xray_patch. */
 XRayPatchingStatus __xray_unpatch(void);
 
-/* Patches the sleds of one function, 1 <= FuncId <= __xray_max_function_id().
- * Returns SUCCESS; FAILED for an id out of range or a protection failure;
+/* Patches the sleds of one function (a packed id: function 1..max of its
+ * object). Returns SUCCESS; FAILED for an id out of range, an object that is
+ * not loaded, or a protection failure;
  * NOT_INITIALIZED without a map; ONGOING while another thread patches. */
 XRayPatchingStatus __xray_patch_function(int32_t FuncId);
 
@@ -109,8 +115,9 @@ XRayPatchingStatus __xray_patch_function(int32_t FuncId);
 XRayPatchingStatus __xray_unpatch_function(int32_t FuncId);
 
 /* Extension: patches functions FirstId..LastId inclusive with one change of
- * page protection. FAILED if the range is empty or outside 1..max; otherwise
- * as __xray_patch_function. */
+ * page protection. Both ids name the same object (packed ids of a shared
+ * object). FAILED if the range is empty or outside 1..max; otherwise as
+ * __xray_patch_function. */
 XRayPatchingStatus __xray_patch_function_range(int32_t FirstId,
                                                int32_t LastId);
 
@@ -118,14 +125,46 @@ XRayPatchingStatus __xray_patch_function_range(int32_t FirstId,
 XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId,
                                                  int32_t LastId);
 
-/* Returns the start address of function FuncId, or 0 for an invalid id or
- * without a map. */
+/* Returns the start address of function FuncId (packed), or 0 for an invalid
+ * id, an unloaded object, or without a map. */
 uintptr_t __xray_function_address(int32_t FuncId);
 
-/* Returns the number of instrumented functions (the largest valid id), or 0
- * without a map. */
+/* Returns the number of instrumented functions of the executable (the
+ * largest valid id of object 0), or 0 without a map. */
 size_t __xray_max_function_id(void);
 
+/* ---- Shared objects (LLVM 20 API) ------------------------------------------
+ * The executable is object 0. Each instrumented shared object linked with
+ * libxray-dso.a (or LLVM 20's xray-dso runtime) registers itself when it is
+ * loaded and gets the next object id, 1..255; it deregisters when unloaded.
+ * A reloaded object (same file) gets its old id back. */
+
+/* Patches / unpatches every function of object ObjId. SUCCESS; FAILED for an
+ * invalid or unloaded object or a protection failure; NOT_INITIALIZED;
+ * ONGOING. */
+XRayPatchingStatus __xray_patch_object(int32_t ObjId);
+XRayPatchingStatus __xray_unpatch_object(int32_t ObjId);
+
+/* Function FuncId (not packed, 1..max) of object ObjId. Statuses as
+ * __xray_patch_function. */
+XRayPatchingStatus __xray_patch_function_in_object(int32_t FuncId, int32_t ObjId);
+XRayPatchingStatus __xray_unpatch_function_in_object(int32_t FuncId, int32_t ObjId);
+
+/* Start address of function FuncId of object ObjId; 0 when invalid or the
+ * object is unloaded. */
+uintptr_t __xray_function_address_in_object(int32_t FuncId, int32_t ObjId);
+
+/* Number of instrumented functions of object ObjId; 0 for an invalid id. */
+size_t __xray_max_function_id_in_object(int32_t ObjId);
+
+/* Number of object ids handed out so far (loaded or not): valid ids are
+ * 0..__xray_num_objects()-1. 0 without a map. */
+size_t __xray_num_objects(void);
+
+/* Packed id <-> (function, object). */
+int32_t __xray_unpack_function_id(int32_t PackedId);
+int32_t __xray_unpack_object_id(int32_t PackedId);
+int32_t __xray_pack_id(int32_t FuncId, int32_t ObjId);
 /* What __xray_symbolize knows about a function id. The strings belong to
  * the runtime and stay valid for the life of the process. */
 typedef struct XRaySymbolInfo {

@@ -12,6 +12,21 @@ void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* LLVM 20's per-object trampolines (compiler-rt's xray-dso, linked into a
+ * shared object built with -fxray-shared) load these through the GOT and
+ * call the handler in them directly. Each holds what our own paths would
+ * call (the lean handler if any, else the user's), so such objects trace
+ * into the same mode. Their trampolines save xmm0-7 and the general
+ * registers, which both kinds of handler are content with. */
+XR_API void *volatile xr_llvm_patched_function __asm__("_ZN6__xray19XRayPatchedFunctionE");
+XR_API void *volatile xr_llvm_arg_logger __asm__("_ZN6__xray13XRayArgLoggerE");
+XR_API void *volatile xr_llvm_custom_event __asm__("_ZN6__xray22XRayPatchedCustomEventE");
+XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedEventE");
+
+static void *handler_of(enum xr_slot slot) {
+  return xr_handler_lean[slot] ? xr_handler_lean[slot] : xr_handler_full[slot];
+}
+
 static enum xr_path path_of(enum xr_slot slot) {
   return xr_handler_lean[slot]   ? XR_PATH_LEAN
          : xr_handler_full[slot] ? XR_PATH_FULL
@@ -35,6 +50,10 @@ static void refresh_dispatch(void) {
     __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][path],
                      __ATOMIC_RELEASE);
   }
+  __atomic_store_n(&xr_llvm_patched_function, handler_of(XR_SLOT_ARG0), __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_arg_logger, handler_of(XR_SLOT_ARG1), __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_custom_event, handler_of(XR_SLOT_CUSTOM), __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_typed_event, handler_of(XR_SLOT_TYPED), __ATOMIC_RELEASE);
 }
 
 /* Ordering: the new slot is stored before the other one is cleared, so a

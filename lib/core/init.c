@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "handlers.h"
 #include "log_registry.h"
+#include "objects.h"
 #include "options.h"
 #include "output.h"
 #include "patching.h"
@@ -115,6 +116,7 @@ XR_API void __xray_init(void) {
   if (xr_sled_map_load_self() != 0) {
     say_if_tracing_asked_without_map();
   } else {
+    xr_objects_register_self();
     __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
     xr_registry_start_from_flags();
     if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {

@@ -7,6 +7,7 @@
  * few tens of milliseconds, once; test/bench/names_bench.sh measures it. */
 #define _GNU_SOURCE
 #include "names.h"
+#include "objects.h"
 
 #include "glob.h"
 #include "options.h"
@@ -96,7 +97,21 @@ static const char *self_path(void) {
   return copy != NULL ? copy : "/proc/self/exe";
 }
 
-static int build(struct xr_name_table *t, const struct xr_sled_map *map,
+/* A name for a function without a symbol: "fn<id>@0x<address>" in the
+ * executable, "fn<id>@<file>+0x<offset>" in a shared object (the offset in
+ * its file's address space, the same at every load). */
+static void made_up_name(char *out, size_t size, int object, size_t id, uintptr_t addr,
+                         const char *path, uintptr_t bias) {
+  if (object == 0) {
+    snprintf(out, size, "fn%zu@0x%llx", id, (unsigned long long)addr);
+    return;
+  }
+  const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+  const char *file = slash != NULL ? slash + 1 : path != NULL && path[0] ? path : "?";
+  snprintf(out, size, "fn%zu@%s+0x%llx", id, file, (unsigned long long)(addr - bias));
+}
+
+static int build(struct xr_name_table *t, int object, const struct xr_sled_map *map,
                  const char *path, uintptr_t bias) {
   size_t count = map->function_count;
   struct xr_name_entry *e = arena_alloc((count + 1) * sizeof(*e));
@@ -118,9 +133,8 @@ static int build(struct xr_name_table *t, const struct xr_sled_map *map,
       if (x->name == NULL)
         x->name = x->symbol;
     } else {
-      char made_up[48];
-      snprintf(made_up, sizeof made_up, "fn%zu@0x%llx", id,
-               (unsigned long long)addr);
+      char made_up[160];
+      made_up_name(made_up, sizeof made_up, object, id, addr, path, bias);
       x->symbol = NULL;
       x->name = arena_copy(made_up);
       unnamed++;
@@ -166,7 +180,7 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
     sched_yield();
   }
   loading_here = true;
-  int status = build(&tables[object], map, path, bias);
+  int status = build(&tables[object], object, map, path, bias);
   loading_here = false;
   /* Publishes the table (release pairs with the acquire loads). On failure
    * the slot goes back to EMPTY so a later call may try again. */
@@ -179,12 +193,16 @@ int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)
     return XR_NAMES_INVALID;
   if (__atomic_load_n(&table_state[object], __ATOMIC_ACQUIRE) != LOADED) {
-    if (object != 0)
-      return XR_NAMES_INVALID; /* not registered (or its load failed) */
     if (!xr_runtime_initialized())
       return XR_NAMES_NO_MAP;
-    int status = xr_names_add_object(0, &xr_self_map, NULL,
-                                     xr_symbols_self_bias());
+    int status;
+    struct xr_object_info info;
+    if (object == 0)
+      status = xr_names_add_object(0, &xr_self_map, NULL, xr_symbols_self_bias());
+    else if (xr_object_info(object, &info)) /* a shared object: its own file */
+      status = xr_names_add_object(object, info.map, info.path, info.base);
+    else
+      return XR_NAMES_INVALID; /* never registered */
     if (status != XR_NAMES_OK)
       return status;
   }
@@ -314,8 +332,9 @@ const uint8_t *xr_names_option_selection(int *status) {
 const char *xr_names_get_name(void *ctx, int32_t id) {
   (void)ctx;
   const struct xr_name_table *t;
-  if (xr_names_table(0, &t) == XR_NAMES_OK && id >= 1 && (size_t)id <= t->count)
-    return t->entries[id - 1].name;
+  int32_t object = xr_id_object(id), fn = xr_id_function(id);
+  if (xr_names_table(object, &t) == XR_NAMES_OK && fn >= 1 && (size_t)fn <= t->count)
+    return t->entries[fn - 1].name;
   static char unknown[24];
   snprintf(unknown, sizeof unknown, "fn%d", (int)id);
   return unknown;

@@ -74,12 +74,21 @@ int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
   return 0;
 }
 
-static uintptr_t trampoline_for(uint8_t kind) {
+void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
+  out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
+  out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
+  out[XR_TRAMP_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
+  out[XR_TRAMP_ARGS] = (uintptr_t)&__xray_ArgLoggerEntry;
+}
+
+/* Each object's sleds call that object's own trampolines (a shared object's
+ * are its own PIC copies: the executable's are usually out of rel32 reach). */
+static uintptr_t trampoline_for(uint8_t kind, const uintptr_t t[XR_TRAMP_COUNT]) {
   switch (kind) {
-  case ENTRY: return (uintptr_t)&__xray_FunctionEntry;
-  case EXIT: return (uintptr_t)&__xray_FunctionExit;
-  case TAIL: return (uintptr_t)&__xray_FunctionTailExit;
-  case LOG_ARGS_ENTRY: return (uintptr_t)&__xray_ArgLoggerEntry;
+  case ENTRY: return t[XR_TRAMP_ENTRY];
+  case EXIT: return t[XR_TRAMP_EXIT];
+  case TAIL: return t[XR_TRAMP_TAIL];
+  case LOG_ARGS_ENTRY: return t[XR_TRAMP_ARGS];
   default: return 0;
   }
 }
@@ -101,7 +110,8 @@ static void store_code_1(unsigned char *p, uint8_t v) {
   __asm__ volatile("movb %b1, (%0)" : : "r"(p), "q"(v) : "memory");
 }
 
-static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) {
+static int patch_call_sled(const struct xr_sled *sled, int32_t id,
+                           const uintptr_t t[XR_TRAMP_COUNT], bool enable) {
   unsigned char *p = (unsigned char *)sled->address;
   if (!enable) {
     store_first_two(sled->address, sled->kind == EXIT ? BYTES_RET_NOP : BYTES_JMP_9);
@@ -110,7 +120,10 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) 
   /* The body as integers (no byte buffer: a store-forwarding stall per
    * sled otherwise): bytes 2..9 = id, opcode, rel32 bits 0..23; byte 10 =
    * rel32 bits 24..31. Same bytes as xr_encode_call_sled. */
-  int64_t rel = (int64_t)(trampoline_for(sled->kind) - (sled->address + CALL_SLED_SIZE));
+  uintptr_t target = trampoline_for(sled->kind, t);
+  if (target == 0)
+    return -1;
+  int64_t rel = (int64_t)(target - (sled->address + CALL_SLED_SIZE));
   if (rel < INT32_MIN || rel > INT32_MAX)
     return -1;
   uint32_t rel32 = (uint32_t)(int32_t)rel;
@@ -123,13 +136,14 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id, bool enable) 
   return 0;
 }
 
-int xr_patch_sled(const struct xr_sled *sled, int32_t function_id, bool enable) {
+int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
+                  const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable) {
   switch (sled->kind) {
   case ENTRY:
   case EXIT:
   case TAIL:
   case LOG_ARGS_ENTRY:
-    return patch_call_sled(sled, function_id, enable);
+    return patch_call_sled(sled, function_id, trampolines, enable);
   case CUSTOM_EVENT:
     store_first_two(sled->address, enable ? BYTES_NOP2
                                           : sled->version == 0 ? BYTES_JMP_20 : BYTES_JMP_15);

@@ -1,4 +1,5 @@
-/* __xray_patch and friends: which sleds to rewrite, and page protection.
+/* Rewriting one object's sleds (the API is in objects.c): which sleds, and
+ * page protection.
  *
  * W^X: only the pages that hold the affected sleds change protection, merged
  * into runs of adjacent pages; each run is made RWX (not just RW: other
@@ -18,7 +19,7 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "patching.h"
 
-#include "names.h"
+#include "objects.h"
 #include "options.h"
 #include "report.h"
 #include "xray/xray_interface.h"
@@ -37,14 +38,40 @@ struct prot_segment {
   int prot;
 };
 
-static struct {
+struct segments {
   struct prot_segment *v;
   size_t count, capacity;
   bool loaded;
-} segments;
+};
 
-/* Set while a patching call runs; a concurrent call returns ONGOING. */
-static int patching_busy;
+/* A run of pages and the sleds [first, last) that lie on them. */
+struct run {
+  uintptr_t start, end;
+  size_t first, last;
+  int32_t first_id; /* function id of sleds[first] */
+};
+
+/* The runs of the whole map, found by the first whole-map call and kept:
+ * patching everything is the common call and should cost little more than
+ * the sled writes. page = the page size they were computed for (0: none). */
+struct all_runs {
+  struct run *v;
+  size_t count, capacity, page;
+  bool populated; /* their pages were faulted in writable once */
+};
+
+/* What patching keeps per object (mmap'd at its first patching call, freed
+ * when the object is deregistered). */
+struct xr_patch_state {
+  struct segments segments;
+  struct all_runs all_runs;
+};
+
+/* The object being patched: set by xr_patch_object_functions, which runs
+ * with the registry lock held, so one at a time. */
+static struct xr_object *cur;
+static struct segments *cur_segments(void) { return &cur->patch->segments; }
+static struct all_runs *cur_runs(void) { return &cur->patch->all_runs; }
 
 #define MAX_SLED_BYTES 22 /* the typed-event sled */
 
@@ -57,20 +84,20 @@ static size_t sled_size(uint8_t kind) {
 }
 
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
-  if (segments.count == segments.capacity) {
-    size_t cap = segments.capacity ? segments.capacity * 2 : 256;
+  if (cur_segments()->count == cur_segments()->capacity) {
+    size_t cap = cur_segments()->capacity ? cur_segments()->capacity * 2 : 256;
     void *m = mmap(NULL, cap * sizeof(struct prot_segment), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
       return false;
-    if (segments.v) {
-      memcpy(m, segments.v, segments.count * sizeof(struct prot_segment));
-      munmap(segments.v, segments.capacity * sizeof(struct prot_segment));
+    if (cur_segments()->v) {
+      memcpy(m, cur_segments()->v, cur_segments()->count * sizeof(struct prot_segment));
+      munmap(cur_segments()->v, cur_segments()->capacity * sizeof(struct prot_segment));
     }
-    segments.v = m;
-    segments.capacity = cap;
+    cur_segments()->v = m;
+    cur_segments()->capacity = cap;
   }
-  segments.v[segments.count++] = (struct prot_segment){start, end, prot};
+  cur_segments()->v[cur_segments()->count++] = (struct prot_segment){start, end, prot};
   return true;
 }
 
@@ -128,7 +155,7 @@ static bool load_segments(uintptr_t lo, uintptr_t hi) {
       have = 0;
   }
   close(fd);
-  return ok && segments.count > 0;
+  return ok && cur_segments()->count > 0;
 }
 
 /* Protections from the program headers. The module is the one with a
@@ -179,29 +206,29 @@ static int phdr_module(struct dl_phdr_info *info, size_t size, void *arg) {
     if (!add_segment(start, end, prot))
       return 1;
   }
-  q->exact = segments.count > 0;
+  q->exact = cur_segments()->count > 0;
   return 1;
 }
 
 /* The original protections of [lo, hi): program headers, else /proc/self/maps. */
 static bool load_protections(uintptr_t lo, uintptr_t hi) {
-  const struct xr_sled_map *m = &xr_self_map;
+  const struct xr_sled_map *m = cur->map;
   struct phdr_search q = {lo, hi, m->min_sled, m->max_sled, (size_t)sysconf(_SC_PAGESIZE),
                           false, false};
-  segments.count = 0;
+  cur_segments()->count = 0;
   if (q.page && !(q.page & (q.page - 1)))
     dl_iterate_phdr(phdr_module, &q);
   if (q.exact)
     return true;
-  segments.count = 0;
+  cur_segments()->count = 0;
   return load_segments(lo, hi);
 }
 
 /* Applies `prot` (or, when restore is set, each mapping's own protection) to
  * the parts of [start, end) that are mapped. Returns 0 or -1. */
 static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
-  for (size_t i = 0; i < segments.count; i++) {
-    const struct prot_segment *seg = &segments.v[i];
+  for (size_t i = 0; i < cur_segments()->count; i++) {
+    const struct prot_segment *seg = &cur_segments()->v[i];
     uintptr_t a = start > seg->start ? start : seg->start;
     uintptr_t b = end < seg->end ? end : seg->end;
     if (a >= b)
@@ -217,13 +244,6 @@ static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
   return 0;
 }
 
-/* A run of pages and the sleds [first, last) that lie on them. */
-struct run {
-  uintptr_t start, end;
-  size_t first, last;
-  int32_t first_id; /* function id of sleds[first] */
-};
-
 /* populate: fault the run's pages in writable with one madvise
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
  * copy-on-write fault per page at the first sled write: the first patch of
@@ -236,7 +256,7 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
     return -1;
   if (populate)
     (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
-  const struct xr_sled_map *m = &xr_self_map;
+  const struct xr_sled_map *m = cur->map;
   int32_t id = r->first_id;
   size_t id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
   for (size_t i = r->first; i < r->last; i++) {
@@ -244,7 +264,8 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
       id++;
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
-    if ((selected == NULL || selected[id - 1]) && xr_patch_sled(&m->sleds[i], id, enable))
+    if ((selected == NULL || selected[id - 1]) &&
+        xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
       (*failed)++;
   }
   return protect_run(r->start, r->end, true);
@@ -270,7 +291,7 @@ static size_t page_size(void) {
  * non-zero return). */
 static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
                         size_t page, int (*emit)(const struct run *, void *), void *ctx) {
-  const struct xr_sled_map *m = &xr_self_map;
+  const struct xr_sled_map *m = cur->map;
   size_t begin = m->functions[first_id - 1].first_sled;
   size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
   struct run r = {0, 0, begin, begin, first_id};
@@ -296,31 +317,23 @@ static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *select
   return r.last > r.first ? emit(&r, ctx) : 0;
 }
 
-/* The runs of the whole map, found by the first whole-map call and kept:
- * patching everything is the common call and should cost little more than
- * the sled writes. page = the page size they were computed for (0: none). */
-static struct {
-  struct run *v;
-  size_t count, capacity, page;
-  bool populated; /* their pages were faulted in writable once */
-} all_runs;
 
 static int collect_run(const struct run *r, void *ctx) {
   (void)ctx;
-  if (all_runs.count == all_runs.capacity) {
-    size_t cap = all_runs.capacity ? all_runs.capacity * 2 : 128;
+  if (cur_runs()->count == cur_runs()->capacity) {
+    size_t cap = cur_runs()->capacity ? cur_runs()->capacity * 2 : 128;
     void *m = mmap(NULL, cap * sizeof(struct run), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
       return -1;
-    if (all_runs.v) {
-      memcpy(m, all_runs.v, all_runs.count * sizeof(struct run));
-      munmap(all_runs.v, all_runs.capacity * sizeof(struct run));
+    if (cur_runs()->v) {
+      memcpy(m, cur_runs()->v, cur_runs()->count * sizeof(struct run));
+      munmap(cur_runs()->v, cur_runs()->capacity * sizeof(struct run));
     }
-    all_runs.v = m;
-    all_runs.capacity = cap;
+    cur_runs()->v = m;
+    cur_runs()->capacity = cap;
   }
-  all_runs.v[all_runs.count++] = *r;
+  cur_runs()->v[cur_runs()->count++] = *r;
   return 0;
 }
 
@@ -333,14 +346,14 @@ static int collect_run(const struct run *r, void *ctx) {
  * whole build costs one pass over the sleds plus one over the functions.
  * Returns 0, or -1 when out of memory (all_runs is then left invalid). */
 static int build_all_runs(size_t page) {
-  const struct xr_sled *sleds = xr_self_map.sleds;
-  const struct xr_function *fns = xr_self_map.functions;
-  size_t n = xr_self_map.sled_count, fn_count = xr_self_map.function_count;
+  const struct xr_sled *sleds = cur->map->sleds;
+  const struct xr_function *fns = cur->map->functions;
+  size_t n = cur->map->sled_count, fn_count = cur->map->function_count;
   uintptr_t mask = page - 1;
-  all_runs.count = 0;
-  all_runs.page = 0;
+  cur_runs()->count = 0;
+  cur_runs()->page = 0;
   if (n == 0) {
-    all_runs.page = page;
+    cur_runs()->page = page;
     return 0;
   }
   size_t id = 1;    /* cursor: the function of the current run's first sled */
@@ -368,7 +381,7 @@ static int build_all_runs(size_t page) {
   }
   if (collect_run(&(struct run){start, end, first, n, (int32_t)id}, NULL))
     return -1;
-  all_runs.page = page;
+  cur_runs()->page = page;
   return 0;
 }
 
@@ -386,30 +399,30 @@ static int rewrite_emitted(const struct run *r, void *ctx) {
  * of those among them with selected[id - 1] set. */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
                                             const uint8_t *selected, bool enable) {
-  const struct xr_sled_map *m = &xr_self_map;
+  const struct xr_sled_map *m = cur->map;
   size_t page = page_size();
   if (page == 0)
     return FAILED;
-  if (!segments.loaded) {
+  if (!cur_segments()->loaded) {
     uintptr_t lo = m->min_sled & ~(uintptr_t)(page - 1);
     uintptr_t hi = (m->max_sled + MAX_SLED_BYTES + page - 1) & ~(uintptr_t)(page - 1);
     if (!load_protections(lo, hi)) {
       xr_report(XR_ERROR, "cannot read /proc/self/maps: XRay patching failed");
-      segments.count = 0;
+      cur_segments()->count = 0;
       return FAILED;
     }
-    segments.loaded = true;
+    cur_segments()->loaded = true;
   }
 
   bool everything = first_id == 1 && (size_t)last_id == m->function_count && !selected;
-  if (everything && all_runs.page != page && build_all_runs(page))
-    all_runs.page = 0; /* out of memory: the slower walk below still works */
+  if (everything && cur_runs()->page != page && build_all_runs(page))
+    cur_runs()->page = 0; /* out of memory: the slower walk below still works */
   struct rewrite_ctx ctx = {enable, selected, 0};
-  if (everything && all_runs.page == page) { /* cached runs: one pass of writes */
-    bool populate = enable && !all_runs.populated;
-    all_runs.populated = all_runs.populated || populate;
-    for (size_t i = 0; i < all_runs.count; i++)
-      if (rewrite_run(&all_runs.v[i], enable, NULL, &ctx.failed, populate))
+  if (everything && cur_runs()->page == page) { /* cached runs: one pass of writes */
+    bool populate = enable && !cur_runs()->populated;
+    cur_runs()->populated = cur_runs()->populated || populate;
+    for (size_t i = 0; i < cur_runs()->count; i++)
+      if (rewrite_run(&cur_runs()->v[i], enable, NULL, &ctx.failed, populate))
         return FAILED;
   } else {
     /* A range: find its runs while rewriting them (one pass). */
@@ -424,82 +437,40 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
   return SUCCESS;
 }
 
-/* Common door of every patching call: initialisation, id check, the
- * one-at-a-time flag (always cleared before returning). selected: NULL, or
- * only the selected functions of the range (see xr_patch_selected). */
-static XRayPatchingStatus control(int32_t first_id, int32_t last_id,
-                                  const uint8_t *selected, bool enable) {
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
-    return ONGOING;
-  XRayPatchingStatus status;
-  int32_t max = (int32_t)xr_self_map.function_count;
+static bool alloc_state(void) {
+  if (cur->patch)
+    return true;
+  void *m = mmap(NULL, sizeof(struct xr_patch_state), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    return false;
+  cur->patch = m; /* zeroed: nothing loaded, no runs */
+  return true;
+}
+
+int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t last_id,
+                              const uint8_t *selected, bool enable) {
+  int32_t max = (int32_t)o->map->function_count;
   if (first_id < 1 || last_id > max || first_id > last_id) {
-    xr_report(XR_INFO, "invalid function id range %d..%d (valid: 1..%d)", first_id,
-              last_id, max);
-    status = FAILED;
-  } else {
-    status = rewrite_functions(first_id, last_id, selected, enable);
+    xr_report(XR_INFO, "invalid function id range %d..%d in object %d (valid: 1..%d)",
+              first_id, last_id, o->id, max);
+    return FAILED;
   }
-  __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
+  cur = o;
+  XRayPatchingStatus status =
+      alloc_state() ? rewrite_functions(first_id, last_id, selected, enable) : FAILED;
+  cur = NULL;
   return status;
 }
 
-int xr_patch_selected(const uint8_t *selected, bool enable) {
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  int32_t first = 0, last = 0;
-  for (size_t i = 0; i < xr_self_map.function_count; i++)
-    if (selected[i]) {
-      last = (int32_t)i + 1;
-      if (first == 0)
-        first = last;
-    }
-  if (first == 0)
-    return SUCCESS; /* nothing selected: nothing to write */
-  return control(first, last, selected, enable);
-}
-
-/* With xray_patch / xray_skip set, patching "everything" means everything
- * they select (names.c builds that selection once). */
-XR_API XRayPatchingStatus __xray_patch(void) {
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  int status;
-  const uint8_t *selected = xr_names_option_selection(&status);
-  if (status != XR_NAMES_OK) {
-    xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
-              "built (status %d); nothing was patched", status);
-    return FAILED;
-  }
-  if (selected != NULL)
-    return (XRayPatchingStatus)xr_patch_selected(selected, true);
-  return control(1, (int32_t)xr_self_map.function_count, NULL, true);
-}
-XR_API XRayPatchingStatus __xray_unpatch(void) {
-  return control(1, (int32_t)xr_self_map.function_count, NULL, false);
-}
-XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
-  return control(FuncId, FuncId, NULL, true);
-}
-XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
-  return control(FuncId, FuncId, NULL, false);
-}
-XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
-  return control(FirstId, LastId, NULL, true);
-}
-XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
-  return control(FirstId, LastId, NULL, false);
-}
-
-XR_API uintptr_t __xray_function_address(int32_t FuncId) {
-  if (!xr_runtime_initialized() || FuncId < 1 ||
-      (size_t)FuncId > xr_self_map.function_count)
-    return 0;
-  return xr_self_map.functions[FuncId - 1].address;
-}
-
-XR_API size_t __xray_max_function_id(void) {
-  return xr_runtime_initialized() ? xr_self_map.function_count : 0;
+void xr_patch_state_free(struct xr_object *o) {
+  struct xr_patch_state *p = o->patch;
+  if (p == NULL)
+    return;
+  if (p->segments.v)
+    munmap(p->segments.v, p->segments.capacity * sizeof(struct prot_segment));
+  if (p->all_runs.v)
+    munmap(p->all_runs.v, p->all_runs.capacity * sizeof(struct run));
+  munmap(p, sizeof *p);
+  o->patch = NULL;
 }

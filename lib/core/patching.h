@@ -3,6 +3,7 @@
 #define XR_PATCHING_H
 
 #include "common.h"
+#include "objects.h"
 #include "sled_map.h"
 
 /* patch_x86_64.c: the only place that knows the sled encodings.
@@ -10,7 +11,10 @@
  * trampoline is out of rel32 range or the kind is unknown. Ordering: body
  * first, first two bytes last with one atomic 16-bit store. */
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
-                            bool enable);
+                            const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable);
+
+/* The executable's own trampolines, in XR_TRAMP_* order. */
+XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]);
 
 /* Pure encoder for unit tests: the 11 bytes of an enabled entry/exit/tail
  * sled at `sled_address` calling `target`. Returns 0 or -1 (out of range). */
@@ -18,7 +22,18 @@ XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
                                   int32_t function_id, uintptr_t sled_address,
                                   uintptr_t target);
 
-/* Patches (enable) or unpatches the executable's functions whose
+/* patching.c: rewrites the sleds of functions first_id..last_id of object o
+ * (ids local to o; the sleds get packed ids), or only those with
+ * selected[id - 1] set when selected is not NULL. Call with the registry
+ * lock held (objects.c does). Returns an XRayPatchingStatus: SUCCESS or FAILED
+ * (reported). */
+XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
+                                        int32_t last_id, const uint8_t *selected,
+                                        bool enable);
+/* Frees what patching cached for o (its object is going away). */
+XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
+
+/* objects.c: patches (enable) or unpatches the executable's functions whose
  * selected[id - 1] is non-zero (selected has __xray_max_function_id()
  * entries), with one protection change per run of pages. Returns an
  * XRayPatchingStatus as __xray_patch_function_range does; SUCCESS when

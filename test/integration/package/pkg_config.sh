@@ -14,6 +14,13 @@ expect_eq "version" "$(sed -n 's/^Version: //p' "$PWD/prefix/lib/pkgconfig/xray.
   fail "clang with pkg-config flags"
 check_app ./app
 check_traced ./app
+# An instrumented plugin built with xray-dso, dlopen'd by a program built
+# with xray (whose flags export the runtime to it).
+"$XRAY_CLANG" -fPIC -shared $(pkg-config --cflags --libs xray-dso) "$CONSUMER_SRC/plugin.c" \
+  -o plugin.so ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "clang with xray-dso flags"
+"$XRAY_CLANG" $flags "$CONSUMER_SRC/app_plugin.c" -o app_plugin -ldl \
+  ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "app_plugin with pkg-config flags"
+check_plugin ./app_plugin "$PWD/plugin.so"
 
 # Another clang than the one seen at configure time may need the other
 # spelling of "no link deps": the variable is there to override.

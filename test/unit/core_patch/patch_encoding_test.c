@@ -73,6 +73,7 @@ static void test_non_call_kinds_refused(void **s) {
 /* Writable stand-ins for code, 2-aligned like real sleds and within rel32
  * reach of the trampolines (same executable). */
 static uint8_t code[64] __attribute__((aligned(16)));
+static uintptr_t self[XR_TRAMP_COUNT];
 
 static const uint8_t unpatched_entry[11] = {0xEB, 0x09, 0x66, 0x0F, 0x1F, 0x84, 0, 0, 2, 0, 0};
 static const uint8_t unpatched_exit[11] = {0xC3, 0x2E, 0x66, 0x0F, 0x1F, 0x84, 0, 0, 2, 0, 0};
@@ -80,20 +81,21 @@ static const uint8_t unpatched_exit[11] = {0xC3, 0x2E, 0x66, 0x0F, 0x1F, 0x84, 0
 static void check_call_sled(uint8_t kind, const uint8_t *unpatched, uint8_t opcode,
                             void (*trampoline)(void)) {
   uint8_t *sled = code + 2;
+  xr_self_trampolines(self);
   memcpy(sled, unpatched, 11);
   struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, kind, 0, 2};
-  assert_int_equal(xr_patch_sled(&d, 42, true), 0);
+  assert_int_equal(xr_patch_sled(&d, 42, self, true), 0);
   int32_t rel = (int32_t)((uintptr_t)trampoline - ((uintptr_t)sled + 11));
   uint8_t want[11] = {0x41, 0xBA, 42, 0, 0, 0, opcode};
   memcpy(want + 7, &rel, 4);
   expect_bytes(sled, want, 11);
   /* Off again: only the first two bytes change back; the body stays for
    * threads that may sit between the mov and the call. */
-  assert_int_equal(xr_patch_sled(&d, 42, false), 0);
+  assert_int_equal(xr_patch_sled(&d, 42, self, false), 0);
   memcpy(want, unpatched, 2);
   expect_bytes(sled, want, 11);
   /* And on again. */
-  assert_int_equal(xr_patch_sled(&d, 42, true), 0);
+  assert_int_equal(xr_patch_sled(&d, 42, self, true), 0);
   assert_int_equal(sled[0], 0x41);
   assert_int_equal(sled[1], 0xBA);
 }
@@ -115,18 +117,35 @@ static void test_patch_log_args_sled(void **s) {
   check_call_sled(LOG_ARGS, unpatched_entry, 0xE8, __xray_ArgLoggerEntry);
 }
 
+/* A shared object's sled: its packed id, and a call to the trampoline its
+ * own table names (not the executable's). */
+static void test_object_sled_uses_its_trampolines(void **s) {
+  (void)s;
+  uint8_t *sled = code + 2;
+  memcpy(sled, unpatched_entry, 11);
+  uintptr_t table[XR_TRAMP_COUNT] = {(uintptr_t)(code + 40), (uintptr_t)(code + 44),
+                                     (uintptr_t)(code + 48), (uintptr_t)(code + 52)};
+  struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, TAIL, 0, 2};
+  int32_t packed = (3 << 24) | 17;
+  assert_int_equal(xr_patch_sled(&d, packed, table, true), 0);
+  int32_t rel = (int32_t)((uintptr_t)(code + 48) - ((uintptr_t)sled + 11));
+  uint8_t want[11] = {0x41, 0xBA, 17, 0, 0, 3, 0xE8};
+  memcpy(want + 7, &rel, 4);
+  expect_bytes(sled, want, 11);
+}
+
 static void check_event_sled(uint8_t kind, uint8_t version, uint8_t jump) {
   uint8_t *sled = code + 4;
   memset(code, 0xCC, sizeof code);
   sled[0] = 0xEB;
   sled[1] = jump;
   struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, kind, 0, version};
-  assert_int_equal(xr_patch_sled(&d, 7, true), 0);
+  assert_int_equal(xr_patch_sled(&d, 7, self, true), 0);
   assert_int_equal(sled[0], 0x66);
   assert_int_equal(sled[1], 0x90);
   assert_int_equal(sled[2], 0xCC); /* nothing else touched */
   assert_int_equal(code[3], 0xCC);
-  assert_int_equal(xr_patch_sled(&d, 7, false), 0);
+  assert_int_equal(xr_patch_sled(&d, 7, self, false), 0);
   assert_int_equal(sled[0], 0xEB);
   assert_int_equal(sled[1], jump);
   assert_int_equal(sled[2], 0xCC);
@@ -144,7 +163,7 @@ static void test_unknown_kind_refused(void **s) {
   (void)s;
   memset(code, 0xCC, sizeof code);
   struct xr_sled d = {(uintptr_t)code, (uintptr_t)code, 6, 0, 2};
-  assert_int_equal(xr_patch_sled(&d, 1, true), -1);
+  assert_int_equal(xr_patch_sled(&d, 1, self, true), -1);
   assert_int_equal(code[0], 0xCC);
 }
 
@@ -159,6 +178,7 @@ int main(void) {
       cmocka_unit_test(test_patch_exit_sled),
       cmocka_unit_test(test_patch_tail_sled),
       cmocka_unit_test(test_patch_log_args_sled),
+      cmocka_unit_test(test_object_sled_uses_its_trampolines),
       cmocka_unit_test(test_patch_event_sleds),
       cmocka_unit_test(test_unknown_kind_refused),
   };

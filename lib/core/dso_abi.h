@@ -1,0 +1,30 @@
+/* The binary interface between an instrumented shared object and the
+ * runtime in the executable, as LLVM 20's xray-dso uses it (xray-abi.md
+ * section 10): our lib/dso/ and compiler-rt's are interchangeable. */
+#ifndef XR_DSO_ABI_H
+#define XR_DSO_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The object's own trampolines, passed by value (32 bytes: in memory). */
+struct xr_dso_trampolines {
+  void (*entry)(void);
+  void (*exit)(void);
+  void (*tail_exit)(void);
+  void (*log_args)(void);
+};
+
+/* Registers the object's xray_instr_map [sleds_begin, sleds_end) and
+ * xray_fn_idx (may be NULL). Returns its object id (1..255), or -1 when it
+ * cannot be traced (the executable has no map, no id is free, a bad map). */
+int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
+                            const void *fn_index_begin, const void *fn_index_end,
+                            struct xr_dso_trampolines trampolines);
+
+/* Called by the object's destructor. False for id <= 0 or an id that is not
+ * a shared object; true otherwise (also when it was already deregistered). */
+bool __xray_deregister_dso(int32_t object_id);
+
+#endif

@@ -1,0 +1,419 @@
+/* The object registry (objects.h) and the patching API over it:
+ * __xray_patch and friends, the LLVM 20 per-object API, and the two calls a
+ * shared object makes, __xray_register_dso / __xray_deregister_dso.
+ *
+ * Concurrency: one mutex (cold path only) guards the table and is held by
+ * every patching call while it writes an object's pages; a shared object's
+ * destructor deregisters it under the same mutex before the loader unmaps
+ * it, so patching never touches unmapped pages. A second patching call while
+ * one runs returns ONGOING (as compiler-rt does); registration waits instead. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include "objects.h"
+
+#include "dso_abi.h"
+#include "names.h"
+#include "options.h"
+#include "patching.h"
+#include "report.h"
+#include "xray/xray_interface.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct xr_object objects[XR_MAX_OBJECTS];
+static uint32_t object_count; /* ids 0..object_count-1 were handed out */
+static pthread_mutex_t objects_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int patching_busy; /* a patching API call runs: others get ONGOING */
+
+void xr_objects_lock(void) { pthread_mutex_lock(&objects_mutex); }
+void xr_objects_unlock(void) { pthread_mutex_unlock(&objects_mutex); }
+
+struct xr_object *xr_object_get(int32_t id) {
+  if (id < 0 || (uint32_t)id >= object_count || !objects[id].used)
+    return NULL;
+  return &objects[id];
+}
+
+/* ---- where an object lives: path, load address, build id ----------------- */
+struct find_module {
+  uintptr_t address; /* any address inside the object */
+  struct xr_object *o;
+  bool found;
+};
+
+static void copy_build_id(struct xr_object *o, const struct dl_phdr_info *info,
+                          const ElfW(Phdr) *ph) {
+  const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+  const unsigned char *end = p + ph->p_memsz;
+  while (p + 12 <= end) {
+    ElfW(Nhdr) n;
+    memcpy(&n, p, sizeof n);
+    size_t name = (n.n_namesz + 3) & ~3u, desc = (n.n_descsz + 3) & ~3u;
+    if ((size_t)(end - p) < 12 + name + desc)
+      return;
+    if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && memcmp(p + 12, "GNU", 4) == 0 &&
+        n.n_descsz <= XR_BUILD_ID_MAX) {
+      memcpy(o->build_id, p + 12 + name, n.n_descsz);
+      o->build_id_size = (uint8_t)n.n_descsz;
+      return;
+    }
+    p += 12 + name + desc;
+  }
+}
+
+static int find_module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  struct find_module *q = arg;
+  bool inside = false;
+  for (size_t i = 0; i < info->dlpi_phnum && !inside; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    inside = ph->p_type == PT_LOAD && q->address >= start && q->address < start + ph->p_memsz;
+  }
+  if (!inside)
+    return 0;
+  q->found = true;
+  q->o->base = info->dlpi_addr;
+  q->o->build_id_size = 0;
+  for (size_t i = 0; i < info->dlpi_phnum && q->o->build_id_size == 0; i++)
+    if (info->dlpi_phdr[i].p_type == PT_NOTE)
+      copy_build_id(q->o, info, &info->dlpi_phdr[i]);
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  if (name[0] == '\0' && q->o->id == 0) { /* the executable: the loader has no name */
+    ssize_t n = readlink("/proc/self/exe", q->o->path, sizeof q->o->path - 1);
+    q->o->path[n > 0 ? n : 0] = '\0';
+  } else {
+    size_t n = strnlen(name, sizeof q->o->path - 1);
+    memcpy(q->o->path, name, n);
+    q->o->path[n] = '\0';
+  }
+  return 1;
+}
+
+/* Fills o's base, path and build id from the module holding `address`. */
+static void describe(struct xr_object *o, uintptr_t address) {
+  struct find_module q = {address, o, false};
+  dl_iterate_phdr(find_module_cb, &q);
+  if (!q.found)
+    o->path[0] = '\0';
+}
+
+/* ---- registration ---------------------------------------------------------- */
+void xr_objects_register_self(void) {
+  xr_objects_lock();
+  struct xr_object *o = &objects[0];
+  if (!o->used) {
+    o->id = 0;
+    o->map = &xr_self_map;
+    xr_self_trampolines(o->trampolines);
+    o->used = o->loaded = true;
+    o->generation = 1;
+    describe(o, xr_self_map.min_sled);
+    object_count = 1;
+  }
+  xr_objects_unlock();
+}
+
+/* The id for a new shared object (lock held): the id it had before when the
+ * same file at the same offsets is loaded again (records that name the old
+ * id stay true: same functions), else the next id never handed out. Unloaded
+ * ids of other files are never reused, so no record can name two objects.
+ * -1 when all 255 are taken. */
+static int32_t pick_id(const struct xr_object *fresh) {
+  for (uint32_t i = 1; i < object_count; i++) {
+    const struct xr_object *o = &objects[i];
+    if (!o->loaded && o->from_dso && fresh->path[0] != '\0' &&
+        strcmp(o->path, fresh->path) == 0 &&
+        o->map->function_count == fresh->map->function_count &&
+        o->map->sled_count == fresh->map->sled_count &&
+        o->map->min_sled - o->base == fresh->map->min_sled - fresh->base)
+      return (int32_t)i;
+  }
+  return object_count < XR_MAX_OBJECTS ? (int32_t)object_count : -1;
+}
+
+static struct xr_sled_map dso_maps[XR_MAX_OBJECTS]; /* shared objects' decoded maps */
+
+static int32_t register_locked(struct xr_object *fresh) {
+  int32_t id = pick_id(fresh);
+  if (id < 0) {
+    xr_report(XR_ERROR, "shared object '%s' is not traced: %d objects are "
+              "registered, the most packed ids can name", fresh->path, XR_MAX_OBJECTS - 1);
+    return -1;
+  }
+  struct xr_object *o = &objects[id];
+  if (o->used)
+    xr_sled_map_free(o->map); /* the same file again: its old map goes */
+  uint32_t generation = o->generation;
+  dso_maps[id] = *fresh->map;
+  *o = *fresh;
+  o->id = id;
+  o->map = &dso_maps[id];
+  o->generation = generation + 1;
+  o->used = o->loaded = o->from_dso = true;
+  if ((uint32_t)id == object_count)
+    object_count++;
+  return id;
+}
+
+XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
+                            const void *fn_index_begin, const void *fn_index_end,
+                            struct xr_dso_trampolines trampolines) {
+  __xray_init();
+  if (!xr_runtime_initialized()) {
+    xr_report(XR_INFO, "a shared object has XRay sleds, but the executable has "
+              "no instrumentation map: the object is not traced");
+    return -1;
+  }
+  /* Decoded outside the lock (mmap). */
+  struct xr_sled_map map;
+  struct xr_object fresh;
+  memset(&fresh, 0, sizeof fresh);
+  if (xr_sled_map_decode(sleds_begin, sleds_end, fn_index_begin, fn_index_end, &map) != 0 ||
+      map.function_count > XR_FUNCTION_MASK) {
+    xr_report(XR_ERROR, "a shared object's instrumentation map is not valid "
+              "(or has more than %u functions): the object is not traced",
+              XR_FUNCTION_MASK);
+    if (map.sleds)
+      xr_sled_map_free(&map);
+    return -1;
+  }
+  fresh.map = &map;
+  fresh.id = -1;
+  fresh.trampolines[XR_TRAMP_ENTRY] = (uintptr_t)trampolines.entry;
+  fresh.trampolines[XR_TRAMP_EXIT] = (uintptr_t)trampolines.exit;
+  fresh.trampolines[XR_TRAMP_TAIL] = (uintptr_t)trampolines.tail_exit;
+  fresh.trampolines[XR_TRAMP_ARGS] = (uintptr_t)trampolines.log_args;
+  describe(&fresh, map.min_sled);
+
+  xr_objects_lock();
+  int32_t id = register_locked(&fresh);
+  if (id < 0) {
+    xr_objects_unlock();
+    xr_sled_map_free(&map);
+    return -1;
+  }
+  xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
+            objects[id].path, (unsigned long)objects[id].base, map.function_count);
+  if (xr_flags.patch_premain &&
+      xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, NULL, true) !=
+          SUCCESS)
+    xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", id,
+              objects[id].path);
+  xr_objects_unlock();
+  return id;
+}
+
+XR_API bool __xray_deregister_dso(int32_t id) {
+  if (!xr_runtime_initialized() || id <= 0)
+    return false;
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(id);
+  bool ok = o != NULL && o->from_dso;
+  if (ok && o->loaded) {
+    /* Nothing is unpatched: the pages go away with the object. The decoded
+     * map stays (names and maps of traces that name it). */
+    o->loaded = false;
+    xr_patch_state_free(o);
+    xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
+  }
+  xr_objects_unlock();
+  return ok;
+}
+
+/* ---- the patching API ------------------------------------------------------ */
+/* Opens a patching call: NOT_INITIALIZED, ONGOING, or SUCCESS with the flag
+ * set and the lock held (close() undoes both). */
+static XRayPatchingStatus open_call(void) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
+    return ONGOING;
+  xr_objects_lock();
+  return SUCCESS;
+}
+static void close_call(void) {
+  xr_objects_unlock();
+  __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* A loaded object (lock held), or NULL with a message. */
+static struct xr_object *loaded_object(int32_t id) {
+  struct xr_object *o = xr_object_get(id);
+  if (o == NULL || !o->loaded) {
+    xr_report(XR_INFO, "object %d is %s", id, o ? "not loaded any more" : "not a valid object id");
+    return NULL;
+  }
+  return o;
+}
+
+static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o = loaded_object(obj);
+  s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
+  close_call();
+  return s;
+}
+
+/* What "patch everything" means for object o: everything, or for the
+ * executable with xray_patch / xray_skip set, what they select (names.c
+ * builds that selection once). Lock held. */
+static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
+  const uint8_t *selected = NULL;
+  if (enable && o->id == 0) {
+    int status;
+    selected = xr_names_option_selection(&status);
+    if (status != XR_NAMES_OK) {
+      xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
+                "built (status %d); nothing was patched", status);
+      return FAILED;
+    }
+  }
+  return (XRayPatchingStatus)xr_patch_object_functions(o, 1, (int32_t)o->map->function_count,
+                                                       selected, enable);
+}
+
+/* Every loaded object; FAILED if one failed (the others are still done). */
+static XRayPatchingStatus patch_all(bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  for (uint32_t i = 0; i < object_count; i++) {
+    struct xr_object *o = &objects[i];
+    if (o->loaded && o->map->function_count > 0 && patch_whole(o, enable) != SUCCESS)
+      s = FAILED;
+  }
+  close_call();
+  return s;
+}
+
+static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o = loaded_object(obj);
+  s = o == NULL                      ? FAILED
+      : o->map->function_count == 0 ? NOT_INITIALIZED
+                                     : patch_whole(o, enable);
+  close_call();
+  return s;
+}
+
+int xr_patch_selected(const uint8_t *selected, bool enable) {
+  int32_t first = 0, last = 0;
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  for (size_t i = 0; i < xr_self_map.function_count; i++)
+    if (selected[i]) {
+      last = (int32_t)i + 1;
+      if (first == 0)
+        first = last;
+    }
+  if (first == 0)
+    return SUCCESS; /* nothing selected: nothing to write */
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  s = (XRayPatchingStatus)xr_patch_object_functions(&objects[0], first, last, selected, enable);
+  close_call();
+  return s;
+}
+
+XR_API XRayPatchingStatus __xray_patch(void) { return patch_all(true); }
+XR_API XRayPatchingStatus __xray_unpatch(void) { return patch_all(false); }
+XR_API XRayPatchingStatus __xray_patch_object(int32_t ObjId) { return patch_object(ObjId, true); }
+XR_API XRayPatchingStatus __xray_unpatch_object(int32_t ObjId) {
+  return patch_object(ObjId, false);
+}
+
+XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
+  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId), true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
+  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId),
+                     false);
+}
+XR_API XRayPatchingStatus __xray_patch_function_in_object(int32_t FuncId, int32_t ObjId) {
+  return patch_range(ObjId, FuncId, FuncId, true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function_in_object(int32_t FuncId, int32_t ObjId) {
+  return patch_range(ObjId, FuncId, FuncId, false);
+}
+
+/* Both ends must name the same object. */
+static XRayPatchingStatus packed_range(int32_t first, int32_t last, bool enable) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  if (xr_id_object(first) != xr_id_object(last)) {
+    xr_report(XR_INFO, "function id range %#x..%#x spans two objects", (unsigned)first,
+              (unsigned)last);
+    return FAILED;
+  }
+  return patch_range(xr_id_object(first), xr_id_function(first), xr_id_function(last), enable);
+}
+XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
+  return packed_range(FirstId, LastId, true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
+  return packed_range(FirstId, LastId, false);
+}
+
+/* ---- queries ----------------------------------------------------------------- */
+XR_API uintptr_t __xray_function_address_in_object(int32_t FuncId, int32_t ObjId) {
+  if (!xr_runtime_initialized())
+    return 0;
+  uintptr_t address = 0;
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(ObjId);
+  if (o != NULL && o->loaded && FuncId >= 1 && (size_t)FuncId <= o->map->function_count)
+    address = o->map->functions[FuncId - 1].address;
+  xr_objects_unlock();
+  return address;
+}
+XR_API uintptr_t __xray_function_address(int32_t FuncId) {
+  return __xray_function_address_in_object(xr_id_function(FuncId), xr_id_object(FuncId));
+}
+uintptr_t xr_object_function_address(int32_t packed) { return __xray_function_address(packed); }
+
+XR_API size_t __xray_max_function_id_in_object(int32_t ObjId) {
+  if (!xr_runtime_initialized())
+    return 0;
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(ObjId);
+  size_t n = o ? o->map->function_count : 0;
+  xr_objects_unlock();
+  return n;
+}
+/* Object 0 never goes away: no lock needed. */
+XR_API size_t __xray_max_function_id(void) {
+  return xr_runtime_initialized() ? xr_self_map.function_count : 0;
+}
+
+XR_API size_t __xray_num_objects(void) { return xr_objects_count(); }
+size_t xr_objects_count(void) {
+  if (!xr_runtime_initialized())
+    return 0;
+  xr_objects_lock();
+  size_t n = object_count;
+  xr_objects_unlock();
+  return n;
+}
+
+bool xr_object_info(int32_t id, struct xr_object_info *out) {
+  xr_objects_lock();
+  const struct xr_object *o = xr_object_get(id);
+  if (o != NULL)
+    *out = (struct xr_object_info){id, o->loaded, o->base, o->path, o->build_id,
+                                   o->build_id_size, o->map->function_count, o->map};
+  xr_objects_unlock();
+  return o != NULL;
+}
+
+XR_API int32_t __xray_unpack_function_id(int32_t PackedId) { return xr_id_function(PackedId); }
+XR_API int32_t __xray_unpack_object_id(int32_t PackedId) { return xr_id_object(PackedId); }
+XR_API int32_t __xray_pack_id(int32_t FuncId, int32_t ObjId) { return xr_pack_id(FuncId, ObjId); }

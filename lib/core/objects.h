@@ -1,0 +1,82 @@
+/* The registry of instrumented objects: the executable is object 0, each
+ * shared object registered by its libxray-dso constructor (or LLVM 20's
+ * xray-dso) gets an id 1..255. Function ids handed to handlers are packed
+ * (object << 24) | function, so the executable's ids are unchanged.
+ *
+ * Readers outside patching (names, the sidecar map) use the small interface
+ * at the end: a snapshot of one object under the registry lock. */
+#ifndef XR_OBJECTS_H
+#define XR_OBJECTS_H
+
+#include "common.h"
+#include "sled_map.h"
+
+#define XR_MAX_OBJECTS 256 /* object ids 0..255 */
+#define XR_OBJECT_SHIFT 24
+#define XR_FUNCTION_MASK 0x00FFFFFFu
+#define XR_BUILD_ID_MAX 32
+
+static inline int32_t xr_pack_id(int32_t fn, int32_t obj) {
+  return (int32_t)(((uint32_t)obj << XR_OBJECT_SHIFT) | ((uint32_t)fn & XR_FUNCTION_MASK));
+}
+static inline int32_t xr_id_object(int32_t packed) {
+  return (int32_t)((uint32_t)packed >> XR_OBJECT_SHIFT);
+}
+static inline int32_t xr_id_function(int32_t packed) {
+  return (int32_t)((uint32_t)packed & XR_FUNCTION_MASK);
+}
+
+/* The trampolines an object's sleds call, in XRayTrampolines order. */
+enum { XR_TRAMP_ENTRY, XR_TRAMP_EXIT, XR_TRAMP_TAIL, XR_TRAMP_ARGS, XR_TRAMP_COUNT };
+
+struct xr_patch_state; /* patching.c's per-object cache */
+
+struct xr_object {
+  int32_t id;
+  struct xr_sled_map *map;  /* &xr_self_map for object 0 */
+  uintptr_t trampolines[XR_TRAMP_COUNT];
+  struct xr_patch_state *patch;
+  uintptr_t base;           /* load address (dl_iterate_phdr's dlpi_addr) */
+  char path[1024];          /* as the loader names it; "" unknown */
+  uint8_t build_id[XR_BUILD_ID_MAX];
+  uint8_t build_id_size;
+  uint32_t generation;      /* times this id was registered */
+  bool used;                /* the id was handed out (stays set) */
+  bool loaded;              /* registered and not yet deregistered */
+  bool from_dso;
+};
+
+/* The registry lock: held by every patching call while it touches an
+ * object's pages, and by register/deregister. So a deregistering object (its
+ * destructor runs before the loader unmaps it) waits for a patching call in
+ * progress and is never touched after. Cold path only. */
+XR_HIDDEN void xr_objects_lock(void);
+XR_HIDDEN void xr_objects_unlock(void);
+
+/* Object `id` (lock held), or NULL when out of range or never used. */
+XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
+
+/* Registers the executable as object 0 (init.c, after xr_self_map is
+ * loaded). */
+XR_HIDDEN void xr_objects_register_self(void);
+
+/* ---- read-only view for names, maps and modes (takes the lock) ---------- */
+struct xr_object_info {
+  int32_t id;
+  bool loaded;
+  uintptr_t base;
+  const char *path; /* valid until the object's id is registered again */
+  const uint8_t *build_id;
+  size_t build_id_size;
+  size_t function_count;
+  const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
+};
+/* One more than the highest object id ever handed out (1 with only the
+ * executable, 0 before init): what __xray_num_objects returns. */
+XR_HIDDEN size_t xr_objects_count(void);
+/* Fills *out for object id; false when the id was never used. */
+XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
+/* Run-time address of a packed function id, 0 when unknown or unloaded. */
+XR_HIDDEN uintptr_t xr_object_function_address(int32_t packed);
+
+#endif

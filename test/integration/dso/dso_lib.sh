@@ -1,0 +1,25 @@
+# Helpers for the shared-object tests (sourced after lib.sh).
+# Env from CMake: XRAY_DSO_LIB (libxray-dso.a).
+[ -n "${XRAY_DSO_LIB:-}" ] && [ -f "$XRAY_DSO_LIB" ] || skip "libxray-dso.a not built"
+
+# The executable exports the runtime's ABI so that objects loaded with dlopen
+# find it (objects linked at build time make the linker export it anyway).
+XRAY_EXPORT_FLAGS=(-Wl,--dynamic-list="$XRAY_SRC/cmake/xray.dynlist")
+
+# xr_so CC OUT SRC... [flags]: an instrumented shared object with libxray-dso.a
+xr_so() {
+  local cc=$1 out=$2; shift 2
+  "$cc" -g -O1 -fPIC -shared -fxray-instrument "$(xr_no_link_deps_flag "$cc")" \
+    -fxray-instruction-threshold=1 "$@" -o "$out" \
+    -Wl,--whole-archive "$XRAY_DSO_LIB" -Wl,--no-whole-archive \
+    ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
+}
+# xr_exe CC OUT SRC... [flags]: an instrumented program with libxray.a that
+# exports the ABI
+xr_exe() {
+  local cc=$1 out=$2; shift 2
+  "$cc" -g -O1 -fxray-instrument "$(xr_no_link_deps_flag "$cc")" -fxray-instruction-threshold=1 \
+    -I"$XRAY_INCLUDE" "$@" -o "$out" "${XRAY_EXPORT_FLAGS[@]}" \
+    -Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread -ldl \
+    ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
+}
