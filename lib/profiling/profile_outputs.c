@@ -8,9 +8,10 @@
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
 #include "core/clock.h"
+#include "core/names.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/symbols.h"
+#include "core/objects.h"
 #include "core/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
@@ -31,6 +32,17 @@ static int fd_sink(void *ctx, const void *data, size_t n) {
 
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
+}
+
+/* The ELF symbol of a function (mangled for C++), for pprof's system_name;
+ * NULL when there is none. Ids are packed: object << 24 | function. */
+static const char *symbol_of(int32_t id) {
+  const struct xr_name_table *t;
+  int32_t fn = xr_id_function(id);
+  if (xr_names_table(xr_id_object(id), &t) == XR_NAMES_OK && fn >= 1 &&
+      (size_t)fn <= t->count)
+    return t->entries[fn - 1].symbol;
+  return NULL;
 }
 
 static struct xr_trie_losses total_losses(const struct xr_prof_run *run) {
@@ -67,7 +79,7 @@ enum view { VIEW_FOLDED, VIEW_REPORT, VIEW_PPROF };
 static const char *const suffixes[] = {".folded", ".txt", ".pb"};
 
 static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
-                       struct xr_names *names, struct xr_text_out *text) {
+                       struct xr_text_out *text) {
   static char comment[256];
   snprintf(comment, sizeof(comment),
            "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
@@ -80,15 +92,15 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                   .duration_nanos = run->end_ns - run->start_ns,
                   .comment = comment},
       .address_of = function_address,
+      .system_name_of = symbol_of,
       .mapping_of = xr_pprof_mapping_of,
   };
-  return xr_pprof_view_write(merged, &info, xr_names_get, names, xr_ticks_to_ns,
+  return xr_pprof_view_write(merged, &info, xr_names_get_name, NULL, xr_ticks_to_ns,
                              text);
 }
 
 static void write_view(const struct xr_prof_run *run, const char *path,
-                       enum view v, struct xr_trie *merged,
-                       struct xr_names *names) {
+                       enum view v, struct xr_trie *merged) {
   char out[1100];
   int fd = xr_open_sibling_file(path, suffixes[v], out, sizeof(out));
   if (fd < 0)
@@ -99,9 +111,9 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   if (v == VIEW_FOLDED) {
     rc = xr_folded_write(merged,
                          run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
-                         xr_names_get, names, xr_ticks_to_ns, &text);
+                         xr_names_get_name, NULL, xr_ticks_to_ns, &text);
   } else if (v == VIEW_PPROF) {
-    rc = write_pprof(run, merged, names, &text);
+    rc = write_pprof(run, merged, &text);
   } else {
     struct xr_report_info info = {
         .program = xr_program_name(),
@@ -112,8 +124,8 @@ static void write_view(const struct xr_prof_run *run, const char *path,
         .lost_threads = run->not_collected,
         .top = (size_t)run->flags->report_top,
     };
-    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get,
-                         names, xr_ticks_to_ns, &text);
+    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get_name,
+                         NULL, xr_ticks_to_ns, &text);
   }
   if (rc != 0)
     xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
@@ -121,16 +133,11 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   close(fd);
 }
 
+/* Names come from the shared name table (lib/core/names.c): every object's
+ * functions, demangled where the program links a C++ runtime. */
 static void write_views(const struct xr_prof_run *run, const char *path) {
-  struct xr_names names;
-  if (xr_names_build(&names, __xray_max_function_id(), function_address, NULL,
-                     xr_symbols_self_bias()) != 0) {
-    xr_report(XR_ERROR, "xray-profiling: no memory for function names; "
-              "folded/report/pprof not written");
-    return;
-  }
   if (run->outputs & XR_PROF_OUT_REPORT)
-    write_view(run, path, VIEW_REPORT, NULL, &names);
+    write_view(run, path, VIEW_REPORT, NULL);
   if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_PPROF)) {
     struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
     if (merged == NULL) {
@@ -138,13 +145,12 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
                 "profiles; folded/pprof not written");
     } else {
       if (run->outputs & XR_PROF_OUT_FOLDED)
-        write_view(run, path, VIEW_FOLDED, merged, &names);
+        write_view(run, path, VIEW_FOLDED, merged);
       if (run->outputs & XR_PROF_OUT_PPROF)
-        write_view(run, path, VIEW_PPROF, merged, &names);
+        write_view(run, path, VIEW_PPROF, merged);
     }
     xr_trie_destroy(merged);
   }
-  xr_names_free(&names);
 }
 
 void xr_prof_write_outputs(const struct xr_prof_run *run) {

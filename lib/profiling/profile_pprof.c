@@ -91,8 +91,10 @@ int xr_pprof_view_write(const struct xr_trie *t,
       continue;
     int32_t fid = (int32_t)fids[i];
     uint64_t addr = info->address_of != NULL ? info->address_of(fid) : 0;
-    xr_pprof_function(&w, location_id(fid), name(name_ctx, fid), NULL, addr,
-                      mapping_id(&w, &maps, info, addr));
+    const char *system_name =
+        info->system_name_of != NULL ? info->system_name_of(fid) : NULL;
+    xr_pprof_function(&w, location_id(fid), name(name_ctx, fid), system_name,
+                      addr, mapping_id(&w, &maps, info, addr));
   }
   for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
        n = xr_trie_next(n, &t->root)) {

@@ -5,12 +5,12 @@
 #include <sys/mman.h>
 
 struct fn_stats {
+  uint32_t fid;
   uint64_t calls;
   uint64_t total; /* outermost calls only */
   uint64_t local;
   uint64_t hist[XR_HIST_BUCKETS];
   uint32_t open; /* nodes of this function on the current walk path */
-  uint32_t seen;
 };
 
 uint64_t xr_hist_percentile(const uint64_t *hist, unsigned pct) {
@@ -34,11 +34,29 @@ uint64_t xr_hist_percentile(const uint64_t *hist, unsigned pct) {
 
 static const struct fn_stats *sort_base;
 static int by_local_desc(const void *a, const void *b) {
-  const struct fn_stats *x = &sort_base[*(const int32_t *)a];
-  const struct fn_stats *y = &sort_base[*(const int32_t *)b];
+  const struct fn_stats *x = &sort_base[*(const uint32_t *)a];
+  const struct fn_stats *y = &sort_base[*(const uint32_t *)b];
   if (x->local != y->local)
     return x->local < y->local ? 1 : -1;
-  return *(const int32_t *)a - *(const int32_t *)b;
+  return x->fid < y->fid ? -1 : x->fid > y->fid;
+}
+
+static int by_value(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Row of fid in the sorted distinct ids (it is there). */
+static uint32_t slot_of(const uint32_t *ids, size_t n, uint32_t fid) {
+  size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ids[mid] <= fid)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (uint32_t)lo;
 }
 
 static void put_us(struct xr_text_out *out, uint64_t ns, int width) {
@@ -50,30 +68,55 @@ static void put_us(struct xr_text_out *out, uint64_t ns, int width) {
 int xr_report_write(struct xr_trie *const *tries, size_t ntries,
                     const struct xr_report_info *info, xr_name_fn name,
                     void *name_ctx, xr_to_ns_fn to_ns, struct xr_text_out *out) {
-  int32_t max_fid = 0;
+  /* One row per distinct function id (ids may be packed with an object
+   * number, so they are collected and sorted rather than used as indexes). */
   uint32_t depth = 0;
+  size_t nodes = 0;
   for (size_t i = 0; i < ntries; i++) {
     const struct xr_trie *t = tries[i];
     for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
          n = xr_trie_next(n, &t->root)) {
-      if (n->fid > max_fid) /* ids are >= 1; anything else goes to slot 0 */
-        max_fid = n->fid;
+      nodes++;
       if (n->depth > depth)
         depth = n->depth;
     }
   }
-  size_t nfn = (size_t)max_fid + 1;
-  size_t stats_bytes = nfn * sizeof(struct fn_stats);
-  size_t path_bytes = ((size_t)depth + 1) * sizeof(int32_t);
-  size_t order_bytes = nfn * sizeof(int32_t);
-  size_t bytes = stats_bytes + path_bytes + order_bytes;
+  size_t ids_bytes = (nodes + 1) * sizeof(uint32_t);
+  size_t path_bytes = ((size_t)depth + 1) * sizeof(uint32_t);
+  size_t bytes = ids_bytes + path_bytes;
   char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED)
     return -1;
-  struct fn_stats *st = (struct fn_stats *)(void *)mem;
-  int32_t *path = (int32_t *)(void *)(mem + stats_bytes);
-  int32_t *order = (int32_t *)(void *)(mem + stats_bytes + path_bytes);
+  uint32_t *ids = (uint32_t *)(void *)mem;
+  uint32_t *path = (uint32_t *)(void *)(mem + ids_bytes);
+  size_t nfn = 0;
+  for (size_t i = 0; i < ntries; i++) {
+    const struct xr_trie *t = tries[i];
+    for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
+         n = xr_trie_next(n, &t->root))
+      ids[nfn++] = (uint32_t)n->fid;
+  }
+  qsort(ids, nfn, sizeof(uint32_t), by_value);
+  size_t rows = 0;
+  for (size_t i = 0; i < nfn; i++)
+    if (rows == 0 || ids[i] != ids[rows - 1])
+      ids[rows++] = ids[i];
+  nfn = rows;
+  size_t stats_bytes = (nfn + 1) * sizeof(struct fn_stats);
+  size_t order_bytes = (nfn + 1) * sizeof(uint32_t);
+  char *rows_mem = mmap(NULL, stats_bytes + order_bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (rows_mem == MAP_FAILED) {
+    munmap(mem, bytes);
+    return -1;
+  }
+  struct fn_stats *st = (struct fn_stats *)(void *)rows_mem;
+  uint32_t *order = (uint32_t *)(void *)(rows_mem + stats_bytes);
+  for (size_t f = 0; f < nfn; f++) {
+    st[f].fid = ids[f];
+    order[f] = (uint32_t)f;
+  }
 
   /* Each thread's trie is walked on its own (the table sums functions, so
    * no merged copy is needed): pre-order, keeping the fids of the current
@@ -87,9 +130,8 @@ int xr_report_write(struct xr_trie *const *tries, size_t ntries,
          n = xr_trie_next(n, &t->root)) {
       while (on_path >= n->depth)
         st[path[--on_path]].open--;
-      int32_t slot = n->fid > 0 ? n->fid : 0;
+      uint32_t slot = slot_of(ids, nfn, (uint32_t)n->fid);
       struct fn_stats *s = &st[slot];
-      s->seen = 1;
       s->calls += n->count;
       if (s->open == 0)
         s->total += n->total_time;
@@ -104,12 +146,8 @@ int xr_report_write(struct xr_trie *const *tries, size_t ntries,
     while (on_path > 0)
       st[path[--on_path]].open--;
   }
-  size_t rows = 0;
-  for (size_t f = 1; f < nfn; f++)
-    if (st[f].seen)
-      order[rows++] = (int32_t)f;
   sort_base = st;
-  qsort(order, rows, sizeof(int32_t), by_local_desc);
+  qsort(order, rows, sizeof(uint32_t), by_local_desc);
 
   xr_text_printf(out, "# XRay profile of %s (pid %llu): %llu thread(s), %zu function(s)\n",
                  info->program, (unsigned long long)info->pid,
@@ -138,7 +176,7 @@ int xr_report_write(struct xr_trie *const *tries, size_t ntries,
       put_us(out, to_ns(p < s->total ? p : s->total), 12);
     }
     xr_text_str(out, "  ");
-    xr_text_str(out, name(name_ctx, order[i]));
+    xr_text_str(out, name(name_ctx, (int32_t)s->fid));
     xr_text_str(out, "\n");
   }
   if (rows > shown)
@@ -150,6 +188,7 @@ int xr_report_write(struct xr_trie *const *tries, size_t ntries,
                  (unsigned long long)l->no_memory, (unsigned long long)l->too_deep,
                  (unsigned long long)l->unmatched_exit,
                  (unsigned long long)info->lost_threads);
+  munmap(rows_mem, stats_bytes + order_bytes);
   munmap(mem, bytes);
   return xr_text_flush(out);
 }

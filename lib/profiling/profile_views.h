@@ -36,8 +36,9 @@ struct xr_report_info {
  * calls, total time (outermost calls only, so recursion is not counted
  * twice), local time and p50/p90/p99 of single-call durations from the
  * histograms, and the local time of all functions together. Reads each
- * thread's trie in place: memory is one row per function id plus one slot
- * per level of the deepest path. Returns 0 or -1. */
+ * thread's trie in place: memory is 4 bytes per node (to sort the ids), a
+ * row per distinct function and a slot per level of the deepest path.
+ * Returns 0 or -1. */
 XR_HIDDEN int xr_report_write(struct xr_trie *const *tries, size_t ntries,
                               const struct xr_report_info *info,
                               xr_name_fn name, void *name_ctx,
@@ -46,6 +47,8 @@ XR_HIDDEN int xr_report_write(struct xr_trie *const *tries, size_t ntries,
 struct xr_pprof_view_info {
   struct xr_pprof_info profile;         /* times and comment */
   uintptr_t (*address_of)(int32_t fid); /* run-time address, or NULL */
+  /* The symbol as in the binary (C++: mangled), or NULL; NULL: none. */
+  const char *(*system_name_of)(int32_t fid);
   /* The mapping holding a code address (xr_pprof_mapping_of): fills all of
    * *m but its id; 0, or -1 when none does. NULL: no mappings. */
   int (*mapping_of)(uintptr_t addr, struct xr_pprof_mapping *m,

@@ -82,4 +82,15 @@ work;even;odd;even;odd;even 2
 work;even;odd;even;odd;even;odd 2
 END
 expect_file_eq "calls per path (not folded)" want.txt paths.txt
+rm -f xray-log.pprof_paths.*
+
+note "C++: demangled names, the mangled symbol as system_name"
+xr_cxx pprof_names "$TEST_SRC_DIR/pprof_names.cc"
+./pprof_names "profiling_output=pprof" || fail "pprof_names exited $?"
+pb=$(only_file "xray-log.pprof_names.*.pb")
+expect_eq "paths" "g(double) 1;g(double);ns::f(int) 1" \
+  "$(read_pprof traces "$pb" calls | paste -sd';')"
+go tool pprof -raw "$pb" > raw.txt
+grep -q 'ns::f(int) .*(_ZN2ns1fEi)$' raw.txt && grep -q 'g(double) .*(_Z1gd)$' raw.txt ||
+  { cat raw.txt >&2; fail "system names are not the mangled symbols"; }
 echo "pprof: ok"
