@@ -37,11 +37,30 @@ enum XRayPatchingStatus {
 typedef enum XRayPatchingStatus XRayPatchingStatus;
 #endif
 
-/* Installs `entry` as the handler of function entry, exit and tail-exit
+/* Registers. A handler is ordinary C: it may use every register the x86-64
+ * System V ABI lets a function use. Around it the runtime keeps, for the
+ * instrumented code, every register that can be live at that point (vector
+ * widths: zmm when the OS enables AVX-512 state, else ymm when it enables
+ * AVX, else xmm):
+ *  - entry, tail exit, log-args entry: rax rcx rdx rsi rdi r8-r11, the six
+ *    status flags (CF PF AF ZF SF OF), vector registers 0-7 (arguments);
+ *  - exit: rax rdx, the six status flags, vector registers 0-1 (results),
+ *    and the x87 stack, left in place (a long double result stays in st0 or
+ *    st0-st1: the handler may use the other 6 x87 registers);
+ *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, and with
+ *    AVX-512 the whole x87, MXCSR, zmm0-31 and k0-7 state (by XSAVE),
+ *    otherwise vector registers 0-15 and the x87 stack. The handler starts
+ *    with an empty x87 stack.
+ * At entry and exit the other caller-saved state (the other vector
+ * registers, k0-k7, the MXCSR and x87 status flags) cannot be live and is
+ * not kept; callee-saved registers are the handler's to keep, as for any
+ * call.
+ *
+ * Installs `entry` as the handler of function entry, exit and tail-exit
  * events (and of log-args entries when no arg1 handler is set: those arrive
- * with type LOG_ARGS_ENTRY). Called with every caller-saved register
- * preserved, on the thread that runs the instrumented function; it may be
- * called spuriously just after removal. The handler and what it calls must
+ * with type LOG_ARGS_ENTRY). Called with the registers above kept, on the
+ * thread that runs the instrumented function; it may be called spuriously
+ * just after removal. The handler and what it calls must
  * not be instrumented (mark them __attribute__((xray_never_instrument))).
  * Returns 1 on success, 0 if the runtime is not initialised (no map). */
 int __xray_set_handler(void (*entry)(int32_t, XRayEntryType));
@@ -165,6 +184,7 @@ size_t __xray_num_objects(void);
 int32_t __xray_unpack_function_id(int32_t PackedId);
 int32_t __xray_unpack_object_id(int32_t PackedId);
 int32_t __xray_pack_id(int32_t FuncId, int32_t ObjId);
+
 /* What __xray_symbolize knows about a function id. The strings belong to
  * the runtime and stay valid for the life of the process. */
 typedef struct XRaySymbolInfo {
@@ -174,18 +194,19 @@ typedef struct XRaySymbolInfo {
   const char *function;
   /* The ELF symbol as in the file (mangled for C++), or NULL if none. */
   const char *symbol;
-  /* Path of the object (executable) holding the function. */
+  /* Path of the object (executable or shared object) holding it. */
   const char *object;
   /* Run-time start address of the function. */
   uintptr_t address;
 } XRaySymbolInfo;
 
 /* Extension (the spelling of llvm-project's draft #132416): fills *info
- * for function FuncId. Returns non-zero on success; 0 for an invalid id, a
+ * for function FuncId (packed for a shared object's). Returns non-zero on success; 0 for an invalid id, a
  * NULL info, no map, no memory for the names, or when called from a signal
  * handler that interrupted this thread's own loading of the names. The
- * first call of the process reads the names (see xray/xray_names.h); after
- * that it is async-signal-safe and may be called from a handler. */
+ * first call for an object reads its names (see xray/xray_names.h:
+ * __xray_load_names); after that it is async-signal-safe and may be called
+ * from a handler. */
 int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info);
 
 /* Finds the instrumentation map and reads XRAY_OPTIONS. Runs automatically

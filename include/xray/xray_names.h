@@ -4,8 +4,13 @@
  * function ids. A name is the demangled C++ name when the program links a
  * C++ runtime (e.g. "ns::parse(char const*)"), else the ELF symbol
  * ("parse_expr", "_ZN2ns5parseEPKc"); a function without a symbol (stripped
- * executable) is named "fn<id>@0x<address>". Names are read once, lazily,
- * from the executable's .symtab (else .dynsym); see docs/names.md.
+ * executable) is named "fn<id>@0x<address>" ("fn<id>@<file>+0x<offset>" in
+ * a shared object). Names are read once, lazily, from each object's .symtab
+ * (else .dynsym); see docs/names.md.
+ *
+ * Ids are those the handlers receive: a shared object's are packed
+ * (object << 24 | function, see __xray_pack_id), the executable's are plain.
+ * Patterns cover every registered object that is still loaded.
  *
  * Patterns are shell globs matched against the whole name: '*' any run of
  * characters, '?' one byte, "[a-z]" / "[!a-z]" a set, '\' quotes the next
@@ -47,8 +52,10 @@ enum XRayNamesStatus {
 typedef enum XRayNamesStatus XRayNamesStatus;
 #endif
 
-/* Reads the names now (otherwise the first call below does). Call it
- * before relying on the async-signal-safety of __xray_function_name.
+/* Reads the names of the executable and of every shared object registered
+ * so far now (otherwise the first call that needs them does; an object
+ * registered later is read at its first use). Call it before relying on
+ * the async-signal-safety of __xray_function_name / __xray_symbolize.
  * Returns XRAY_NAMES_OK, NOT_INITIALIZED, BUSY or NO_MEMORY. */
 int __xray_load_names(void);
 
@@ -75,7 +82,7 @@ int __xray_function_ids(const char *name, int32_t *ids, size_t capacity);
 /* Copies the name of function id into buf (size bytes, always
  * NUL-terminated when size > 0; truncated if too small). Returns the length
  * of the whole name (a result >= size means it was truncated), or
- * NOT_INITIALIZED, BUSY, INVALID (id out of 1..__xray_max_function_id(),
+ * NOT_INITIALIZED, BUSY, INVALID (no function has that id,
  * or buf NULL with size > 0), NO_MEMORY. Async-signal-safe once the names
  * are loaded (__xray_load_names). */
 int __xray_function_name(int32_t id, char *buf, size_t size);

@@ -66,7 +66,10 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
   /* glibc >= 2.35: struct rseq at thread pointer + __rseq_offset; cpu_id at
    * offset 4, negative while unregistered. */
-  char *tp = (char *)__builtin_thread_pointer();
+  char *tp;
+  /* The thread pointer: %fs:0 holds its own address (x86-64 TLS ABI). Not
+   * __builtin_thread_pointer(), which clang 13 cannot lower on x86-64. */
+  __asm__("movq %%fs:0, %0" : "=r"(tp));
   return __atomic_load_n((const int32_t *)(tp + __rseq_offset + 4),
                          __ATOMIC_RELAXED);
 }

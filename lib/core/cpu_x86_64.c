@@ -5,6 +5,7 @@
 #include <cpuid.h>
 
 uint8_t xr_vector_avx;
+uint8_t xr_vector_avx512;
 uint32_t xr_xsave_size;
 uint64_t xr_xsave_mask;
 uint8_t xr_cpu_lahf_sahf;
@@ -38,6 +39,12 @@ void xr_vector_state_init(void) {
   }
   if ((c = 0, __get_cpuid(1, &a, &b, &c, &d)) && (c & avx) && (xcr0 & 6) == 6)
     xr_vector_avx = 1;
+  /* AVX-512: CPUID 7.0 EBX bit 16, and XCR0 enables SSE, AVX, opmask,
+   * ZMM_Hi256 and Hi16_ZMM (bits 1, 2, 5, 6, 7). */
+  const unsigned avx512f = 1u << 16;
+  if (xr_vector_avx && xr_xsave_size && (xcr0 & 0xE6) == 0xE6 &&
+      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f))
+    xr_vector_avx512 = 1;
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

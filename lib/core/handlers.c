@@ -45,8 +45,12 @@ static void refresh_dispatch(void) {
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
   for (int t = 0; t < XR_T_COUNT; t++) {
     enum xr_path path = want[t];
-    if (path == XR_PATH_FULL && !xr_cpu_lahf_sahf)
-      path = XR_PATH_FULL_PUSHF;
+    if (path == XR_PATH_FULL && xr_vector_avx512)
+      path = XR_PATH_FULL_ZMM;
+    if (!xr_cpu_lahf_sahf)
+      path = path == XR_PATH_FULL       ? XR_PATH_FULL_PUSHF
+             : path == XR_PATH_FULL_ZMM ? XR_PATH_FULL_ZMM_PUSHF
+                                        : path;
     __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][path],
                      __ATOMIC_RELEASE);
   }

@@ -82,6 +82,12 @@ enum { EMPTY = 0, LOADING = 1, LOADED = 2 };
 static struct xr_name_table tables[XR_NAMES_MAX_OBJECTS];
 static int table_state[XR_NAMES_MAX_OBJECTS];
 static XR_TLS bool loading_here; /* this thread is building a table */
+/* The xray_patch / xray_skip selection, per object like the tables. */
+static struct {
+  int state; /* EMPTY, LOADING, LOADED */
+  int status;
+  uint8_t *selected; /* NULL: no filter */
+} option[XR_NAMES_MAX_OBJECTS];
 
 static bool filter_asked(void) {
   return xr_flags.xray_patch[0] != '\0' || xr_flags.xray_skip[0] != '\0';
@@ -189,6 +195,20 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
   return status;
 }
 
+void xr_names_forget_object(int object) {
+  if (object <= 0 || object >= XR_NAMES_MAX_OBJECTS)
+    return;
+  int s = LOADED;
+  /* The old table's memory is never unmapped: a reader that already holds
+   * it (a handler, a signal handler) keeps valid strings. */
+  if (__atomic_compare_exchange_n(&table_state[object], &s, LOADING, false,
+                                  __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&tables[object].count, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&option[object].state, EMPTY, __ATOMIC_RELEASE);
+    __atomic_store_n(&table_state[object], EMPTY, __ATOMIC_RELEASE);
+  }
+}
+
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)
     return XR_NAMES_INVALID;
@@ -252,17 +272,11 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
 
 /* ---- the xray_patch / xray_skip options ------------------------------ */
 
-static struct {
-  int state; /* EMPTY, LOADING, LOADED */
-  int status;
-  uint8_t *selected; /* NULL: no filter */
-} option;
-
 /* Marks with one option's patterns and names each pattern that matched
  * nothing (a typo would otherwise silently trace nothing, or everything). */
 static int apply_option(const struct xr_name_table *t, const char *name,
                         const char *patterns, uint8_t *selected,
-                        uint8_t value) {
+                        uint8_t value, bool say) {
   size_t n = xr_pattern_count(patterns);
   if (n == 0)
     return XR_NAMES_OK;
@@ -272,19 +286,21 @@ static int apply_option(const struct xr_name_table *t, const char *name,
   xr_names_mark(t, patterns, selected, value, hits);
   const char *cursor = patterns;
   struct xr_pattern p;
-  for (size_t k = 0; k < n && xr_pattern_next(&cursor, &p); k++)
+  for (size_t k = 0; say && k < n && xr_pattern_next(&cursor, &p); k++)
     if (hits[k] == 0)
       xr_report(xr_hint_level(), "XRAY_OPTIONS: %s pattern '%.*s%s' matches "
-                "no instrumented function (names: llvm-xray extract "
-                "--symbolize, or docs/names.md); the program runs on", name,
+                "no instrumented function of the executable (names: llvm-xray "
+                "extract --symbolize, or docs/names.md); the program runs on", name,
                 (int)(p.len > 200 ? 200 : p.len), p.text,
                 p.len > 200 ? "..." : "");
   return XR_NAMES_OK;
 }
 
-static int build_option_selection(void) {
+/* The executable's selection names the patterns that match nothing; a
+ * shared object's does not (most patterns are meant for other objects). */
+static int build_option_selection(int object) {
   const struct xr_name_table *t;
-  int status = xr_names_table(0, &t);
+  int status = xr_names_table(object, &t);
   if (status != XR_NAMES_OK)
     return status;
   uint8_t *selected = arena_alloc(t->count + 1);
@@ -292,45 +308,57 @@ static int build_option_selection(void) {
     return XR_NAMES_NO_MEMORY;
   /* No xray_patch patterns: start from everything. */
   memset(selected, xr_pattern_count(xr_flags.xray_patch) == 0, t->count);
-  status = apply_option(t, "xray_patch", xr_flags.xray_patch, selected, 1);
+  bool say = object == 0;
+  status = apply_option(t, "xray_patch", xr_flags.xray_patch, selected, 1, say);
   if (status == XR_NAMES_OK)
-    status = apply_option(t, "xray_skip", xr_flags.xray_skip, selected, 0);
+    status = apply_option(t, "xray_skip", xr_flags.xray_skip, selected, 0, say);
   if (status != XR_NAMES_OK)
     return status;
   size_t chosen = 0;
   for (size_t i = 0; i < t->count; i++)
     chosen += selected[i];
   xr_report(XR_INFO, "xray_patch/xray_skip select %zu of %zu instrumented "
-            "functions", chosen, t->count);
-  option.selected = selected;
+            "functions in '%s'", chosen, t->count, t->object_path);
+  option[object].selected = selected;
   return XR_NAMES_OK;
 }
 
-const uint8_t *xr_names_option_selection(int *status) {
+bool xr_names_option_active(void) {
+  return xr_pattern_count(xr_flags.xray_patch) != 0 ||
+         xr_pattern_count(xr_flags.xray_skip) != 0;
+}
+
+const uint8_t *xr_names_option_selection(int object, int *status) {
   *status = XR_NAMES_OK;
-  if (xr_pattern_count(xr_flags.xray_patch) == 0 &&
-      xr_pattern_count(xr_flags.xray_skip) == 0)
+  if (!xr_names_option_active())
     return NULL;
+  if (object < 0 || object >= XR_NAMES_MAX_OBJECTS) {
+    *status = XR_NAMES_INVALID;
+    return NULL;
+  }
   for (;;) {
     int s = EMPTY;
-    if (__atomic_compare_exchange_n(&option.state, &s, LOADING, false,
+    if (__atomic_compare_exchange_n(&option[object].state, &s, LOADING, false,
                                     __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
       break;
     if (s == LOADED) {
-      *status = option.status;
-      return option.selected;
+      *status = option[object].status;
+      return option[object].selected;
     }
     sched_yield();
   }
-  option.status = build_option_selection();
-  *status = option.status;
+  option[object].selected = NULL;
+  option[object].status = build_option_selection(object);
+  *status = option[object].status;
   /* A failure is final too: the messages are not repeated at every call. */
-  __atomic_store_n(&option.state, LOADED, __ATOMIC_RELEASE);
-  return option.selected;
+  __atomic_store_n(&option[object].state, LOADED, __ATOMIC_RELEASE);
+  return option[object].selected;
 }
 
 const char *xr_names_get_name(void *ctx, int32_t id) {
   (void)ctx;
+  /* Packed ids (shared objects): object in the top 8 bits, function in the
+   * low 24; the executable's ids are unpacked (object 0). */
   const struct xr_name_table *t;
   int32_t object = xr_id_object(id), fn = xr_id_function(id);
   if (xr_names_table(object, &t) == XR_NAMES_OK && fn >= 1 && (size_t)fn <= t->count)

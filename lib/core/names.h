@@ -55,6 +55,10 @@ XR_HIDDEN int xr_names_table(int object, const struct xr_name_table **out);
 XR_HIDDEN int xr_names_add_object(int object, const struct xr_sled_map *map,
                                   const char *path, uintptr_t bias);
 
+/* Drops object's table (it was deregistered; its id may be reused by
+ * another object, which is then added afresh). Object 0 stays. */
+XR_HIDDEN void xr_names_forget_object(int object);
+
 /* Marks in selected[id - 1] (set to `value`) every function of t whose name
  * matches one of the ';'-separated patterns. hits[i] (may be NULL; at least
  * xr_pattern_count(patterns) entries) receives the matches of pattern i.
@@ -63,14 +67,20 @@ XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,
                                const char *patterns, uint8_t *selected,
                                uint8_t value, size_t *hits);
 
-/* The executable's selection by the xray_patch / xray_skip options, built
- * once (messages for patterns that match nothing are printed then).
- * Returns NULL when neither option is set (patch everything) or when the
- * selection cannot be built (then *status < 0, else XR_NAMES_OK). */
-XR_HIDDEN const uint8_t *xr_names_option_selection(int *status);
+/* Object `object`'s selection by the xray_patch / xray_skip options
+ * (selected[id - 1]), built once per object; for the executable (0) the
+ * patterns that match nothing are named then. Returns NULL when neither
+ * option is set (patch everything) or when the selection cannot be built
+ * (then *status < 0, else XR_NAMES_OK). */
+XR_HIDDEN const uint8_t *xr_names_option_selection(int object, int *status);
 
-/* Name of an executable function id for the readable outputs, never NULL
- * (xr_name_fn of profile_views.h; ctx unused). */
+/* True when xray_patch or xray_skip holds a pattern. */
+XR_HIDDEN bool xr_names_option_active(void);
+
+/* Name of a function id for the readable outputs (xr_name_fn of
+ * profile_views.h; ctx unused): the table's name, "fn<id>" for an id no
+ * table knows. Never NULL. Ids of shared objects are packed (object << 24 |
+ * function); the executable's are plain. */
 XR_HIDDEN const char *xr_names_get_name(void *ctx, int32_t id);
 
 #endif

@@ -1,9 +1,11 @@
 /* The API of include/xray/xray_names.h and __xray_symbolize: thin doors on
- * the name table (names.c) and the patching room (patching.c). Cold path,
- * except __xray_function_name and __xray_symbolize, which only read the
- * immutable table once it is loaded (async-signal-safe then). */
-#include "names.h"
+ * the name tables (names.c, one per object) and the patching API
+ * (objects.c). Ids are packed (object << 24 | function; the executable's are
+ * plain). Cold path, except __xray_function_name and __xray_symbolize, which
+ * only read an immutable table once it is loaded (async-signal-safe then). */
 #include "glob.h"
+#include "names.h"
+#include "objects.h"
 #include "patching.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
@@ -18,45 +20,90 @@ _Static_assert((int)XRAY_NAMES_NOT_INITIALIZED == (int)XR_NAMES_NO_MAP &&
                    (int)XRAY_NAMES_NO_MEMORY == (int)XR_NAMES_NO_MEMORY,
                "public and internal statuses are the same numbers");
 
-static int executable_table(const struct xr_name_table **t) {
+/* The table of the object holding packed id `id` (its function id goes to
+ * *fn), or a negative status. */
+static int table_of(int32_t id, const struct xr_name_table **t, int32_t *fn) {
   if (!xr_runtime_initialized())
     return XRAY_NAMES_NOT_INITIALIZED;
-  return xr_names_table(0, t);
+  int status = xr_names_table(xr_id_object(id), t);
+  if (status != XR_NAMES_OK)
+    return status;
+  *fn = xr_id_function(id);
+  if (*fn < 1 || (size_t)*fn > (*t)->count)
+    return XRAY_NAMES_INVALID;
+  return XR_NAMES_OK;
 }
 
-XR_API int __xray_load_names(void) {
+/* Calls fn for every object's table (the executable first), stopping at a
+ * non-zero return. Objects whose table cannot be read are skipped. */
+static int each_table(int (*fn)(int32_t object, const struct xr_name_table *t, void *ctx),
+                      void *ctx) {
   const struct xr_name_table *t;
-  return executable_table(&t);
+  int status = xr_runtime_initialized() ? xr_names_table(0, &t) : XRAY_NAMES_NOT_INITIALIZED;
+  if (status != XR_NAMES_OK)
+    return status;
+  size_t objects = xr_objects_count();
+  for (size_t o = 0; o < objects || o == 0; o++) {
+    if (o > 0 && xr_names_table((int)o, &t) != XR_NAMES_OK)
+      continue;
+    int r = fn((int32_t)o, t, ctx);
+    if (r != 0)
+      return r;
+  }
+  return 0;
+}
+
+static int loaded(int32_t object, const struct xr_name_table *t, void *ctx) {
+  (void)object, (void)t, (void)ctx;
+  return 0;
+}
+
+/* Reads the tables of the executable and of every object registered so far
+ * (each_table loads each). */
+XR_API int __xray_load_names(void) { return each_table(loaded, NULL); }
+
+struct patch_ctx {
+  const char *patterns;
+  bool enable;
+  long matched;
+  int status; /* the first failure */
+};
+
+static int patch_object_matching(int32_t object, const struct xr_name_table *t, void *arg) {
+  struct patch_ctx *c = arg;
+  struct xr_object_info info;
+  if (t->count == 0 || !xr_object_info(object, &info) || !info.loaded)
+    return 0; /* an object gone with dlclose keeps its names, not its code */
+  uint8_t *selected = mmap(NULL, t->count, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (selected == MAP_FAILED) {
+    c->status = c->status ? c->status : XRAY_NAMES_NO_MEMORY;
+    return 0;
+  }
+  size_t n = xr_names_mark(t, c->patterns, selected, 1, NULL);
+  int s = n == 0 ? SUCCESS : xr_patch_selected(object, selected, c->enable);
+  munmap(selected, t->count);
+  if (s == SUCCESS)
+    c->matched += (long)n;
+  else if (c->status == 0)
+    c->status = s == ONGOING           ? XRAY_NAMES_BUSY
+                : s == NOT_INITIALIZED ? XRAY_NAMES_NOT_INITIALIZED
+                                       : XRAY_NAMES_FAILED;
+  return c->status == XRAY_NAMES_BUSY; /* another thread patches: stop */
 }
 
 static int patch_matching(const char *patterns, bool enable) {
-  const struct xr_name_table *t;
-  int status = executable_table(&t);
-  if (status != XR_NAMES_OK)
-    return status;
+  if (!xr_runtime_initialized())
+    return XRAY_NAMES_NOT_INITIALIZED;
   if (patterns == NULL || xr_pattern_count(patterns) == 0)
     return XRAY_NAMES_INVALID;
-  uint8_t *selected = mmap(NULL, t->count + 1, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (selected == MAP_FAILED)
-    return XRAY_NAMES_NO_MEMORY;
-  size_t n = xr_names_mark(t, patterns, selected, 1, NULL);
-  switch (n == 0 ? SUCCESS : xr_patch_selected(selected, enable)) {
-  case SUCCESS:
-    status = n > INT32_MAX ? INT32_MAX : (int)n;
-    break;
-  case ONGOING:
-    status = XRAY_NAMES_BUSY;
-    break;
-  case NOT_INITIALIZED:
-    status = XRAY_NAMES_NOT_INITIALIZED;
-    break;
-  default:
-    status = XRAY_NAMES_FAILED;
-    break;
-  }
-  munmap(selected, t->count + 1);
-  return status;
+  struct patch_ctx c = {patterns, enable, 0, 0};
+  int status = each_table(patch_object_matching, &c);
+  if (status < 0)
+    return status;
+  if (c.status != 0)
+    return c.status;
+  return c.matched > INT32_MAX ? INT32_MAX : (int)c.matched;
 }
 
 XR_API int __xray_patch_matching(const char *patterns) {
@@ -67,34 +114,47 @@ XR_API int __xray_unpatch_matching(const char *patterns) {
   return patch_matching(patterns, false);
 }
 
+struct ids_ctx {
+  const char *name;
+  int32_t *ids;
+  size_t capacity, found;
+};
+
+static int find_name(int32_t object, const struct xr_name_table *t, void *arg) {
+  struct ids_ctx *c = arg;
+  for (size_t i = 0; i < t->count && c->found < INT32_MAX; i++) {
+    const struct xr_name_entry *e = &t->entries[i];
+    if (strcmp(e->name, c->name) != 0 &&
+        (e->symbol == NULL || strcmp(e->symbol, c->name) != 0))
+      continue;
+    if (c->found < c->capacity)
+      c->ids[c->found] = xr_pack_id((int32_t)i + 1, object);
+    c->found++;
+  }
+  return 0;
+}
+
 XR_API int __xray_function_ids(const char *name, int32_t *ids, size_t capacity) {
-  const struct xr_name_table *t;
-  int status = executable_table(&t);
-  if (status != XR_NAMES_OK)
-    return status;
+  if (!xr_runtime_initialized())
+    return XRAY_NAMES_NOT_INITIALIZED;
   if (name == NULL || (ids == NULL && capacity > 0))
     return XRAY_NAMES_INVALID;
-  size_t found = 0;
-  for (size_t i = 0; i < t->count && found < INT32_MAX; i++) {
-    const struct xr_name_entry *e = &t->entries[i];
-    if (strcmp(e->name, name) != 0 &&
-        (e->symbol == NULL || strcmp(e->symbol, name) != 0))
-      continue;
-    if (found < capacity)
-      ids[found] = (int32_t)i + 1;
-    found++;
-  }
-  return found == 0 ? XRAY_NAMES_INVALID : (int)found;
+  struct ids_ctx c = {name, ids, capacity, 0};
+  int status = each_table(find_name, &c);
+  if (status < 0)
+    return status;
+  return c.found == 0 ? XRAY_NAMES_INVALID : (int)c.found;
 }
 
 XR_API int __xray_function_name(int32_t id, char *buf, size_t size) {
   const struct xr_name_table *t;
-  int status = executable_table(&t);
+  int32_t fn;
+  int status = table_of(id, &t, &fn);
   if (status != XR_NAMES_OK)
     return status;
-  if (id < 1 || (size_t)id > t->count || (buf == NULL && size > 0))
+  if (buf == NULL && size > 0)
     return XRAY_NAMES_INVALID;
-  const char *name = t->entries[id - 1].name;
+  const char *name = t->entries[fn - 1].name;
   size_t len = strlen(name);
   if (size > 0) {
     size_t n = len < size - 1 ? len : size - 1;
@@ -104,28 +164,38 @@ XR_API int __xray_function_name(int32_t id, char *buf, size_t size) {
   return len > INT32_MAX ? INT32_MAX : (int)len;
 }
 
-XR_API int __xray_for_each_function(XRayFunctionVisitor visit, void *context) {
-  const struct xr_name_table *t;
-  int status = executable_table(&t);
-  if (status != XR_NAMES_OK)
-    return status;
-  if (visit == NULL)
-    return XRAY_NAMES_INVALID;
+struct visit_ctx {
+  XRayFunctionVisitor visit;
+  void *context;
+};
+
+static int visit_table(int32_t object, const struct xr_name_table *t, void *arg) {
+  struct visit_ctx *c = arg;
   for (size_t i = 0; i < t->count; i++) {
     const struct xr_name_entry *e = &t->entries[i];
-    int r = visit(context, (int32_t)i + 1, e->name, e->symbol, e->address);
+    int r = c->visit(c->context, xr_pack_id((int32_t)i + 1, object), e->name, e->symbol,
+                     e->address);
     if (r != 0)
       return r;
   }
   return 0;
 }
 
+XR_API int __xray_for_each_function(XRayFunctionVisitor visit, void *context) {
+  if (!xr_runtime_initialized())
+    return XRAY_NAMES_NOT_INITIALIZED;
+  if (visit == NULL)
+    return XRAY_NAMES_INVALID;
+  struct visit_ctx c = {visit, context};
+  return each_table(visit_table, &c);
+}
+
 XR_API int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info) {
   const struct xr_name_table *t;
-  if (info == NULL || executable_table(&t) != XR_NAMES_OK || FuncId < 1 ||
-      (size_t)FuncId > t->count)
+  int32_t fn;
+  if (info == NULL || table_of(FuncId, &t, &fn) != XR_NAMES_OK)
     return 0;
-  const struct xr_name_entry *e = &t->entries[FuncId - 1];
+  const struct xr_name_entry *e = &t->entries[fn - 1];
   info->function_id = FuncId;
   info->function = e->name;
   info->symbol = e->symbol;

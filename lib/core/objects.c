@@ -137,6 +137,21 @@ static int32_t pick_id(const struct xr_object *fresh) {
 
 static struct xr_sled_map dso_maps[XR_MAX_OBJECTS]; /* shared objects' decoded maps */
 
+/* Object o's xray_patch / xray_skip selection (NULL: everything). Lock
+ * held, so a shared object's names are added from o itself (xr_names_table
+ * would ask xr_object_info, which takes the lock). */
+static const uint8_t *option_selection(struct xr_object *o, int *status) {
+  *status = XR_NAMES_OK;
+  if (!xr_names_option_active())
+    return NULL;
+  if (o->id != 0) {
+    *status = xr_names_add_object(o->id, o->map, o->path, o->base);
+    if (*status != XR_NAMES_OK)
+      return NULL;
+  }
+  return xr_names_option_selection(o->id, status);
+}
+
 static int32_t register_locked(struct xr_object *fresh) {
   int32_t id = pick_id(fresh);
   if (id < 0) {
@@ -145,8 +160,10 @@ static int32_t register_locked(struct xr_object *fresh) {
     return -1;
   }
   struct xr_object *o = &objects[id];
-  if (o->used)
+  if (o->used) {
     xr_sled_map_free(o->map); /* the same file again: its old map goes */
+    xr_names_forget_object(id); /* and its names are read afresh */
+  }
   uint32_t generation = o->generation;
   dso_maps[id] = *fresh->map;
   *o = *fresh;
@@ -198,9 +215,16 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   }
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
-  if (xr_flags.patch_premain &&
-      xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, NULL, true) !=
-          SUCCESS)
+  /* patch_premain reaches objects loaded later, narrowed by xray_patch /
+   * xray_skip like the executable. */
+  int status = XR_NAMES_OK;
+  const uint8_t *selected = xr_flags.patch_premain ? option_selection(&objects[id], &status) : NULL;
+  if (status != XR_NAMES_OK)
+    xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
+              "it is not patched", id, objects[id].path, status);
+  else if (xr_flags.patch_premain &&
+           xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, selected,
+                                     true) != SUCCESS)
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", id,
               objects[id].path);
   xr_objects_unlock();
@@ -260,14 +284,14 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   return s;
 }
 
-/* What "patch everything" means for object o: everything, or for the
- * executable with xray_patch / xray_skip set, what they select (names.c
- * builds that selection once). Lock held. */
+/* What "patch everything" means for object o: everything, or with
+ * xray_patch / xray_skip set, what they select (names.c builds that
+ * selection once per object). Lock held. */
 static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
   const uint8_t *selected = NULL;
-  if (enable && o->id == 0) {
+  if (enable) {
     int status;
-    selected = xr_names_option_selection(&status);
+    selected = option_selection(o, &status);
     if (status != XR_NAMES_OK) {
       xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
                 "built (status %d); nothing was patched", status);
@@ -304,11 +328,15 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   return s;
 }
 
-int xr_patch_selected(const uint8_t *selected, bool enable) {
+int xr_patch_selected(int32_t object, const uint8_t *selected, bool enable) {
   int32_t first = 0, last = 0;
   if (!xr_runtime_initialized())
     return NOT_INITIALIZED;
-  for (size_t i = 0; i < xr_self_map.function_count; i++)
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(object);
+  size_t count = o != NULL && o->loaded ? o->map->function_count : 0;
+  xr_objects_unlock();
+  for (size_t i = 0; i < count; i++)
     if (selected[i]) {
       last = (int32_t)i + 1;
       if (first == 0)
@@ -319,7 +347,10 @@ int xr_patch_selected(const uint8_t *selected, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
     return s;
-  s = (XRayPatchingStatus)xr_patch_object_functions(&objects[0], first, last, selected, enable);
+  struct xr_object *o2 = loaded_object(object); /* still there, lock held */
+  s = o2 != NULL && o2->map->function_count >= (size_t)last
+          ? (XRayPatchingStatus)xr_patch_object_functions(o2, first, last, selected, enable)
+          : FAILED;
   close_call();
   return s;
 }

@@ -8,26 +8,55 @@
  *   custom event (17 B), off/on:   EB 0F ... / 66 90 ...      (v0 sleds: EB 14)
  *   typed event (22 B), off/on:    EB 14 ... / 66 90 ...
  *
- * Ordering argument (the same idea as Linux text_poke, without the int3 step
- * because the first instruction of an "off" sled is a 2-byte jump or ret that
- * we can replace with one store):
+ * How a live sled is rewritten (other threads may be running it):
  *  1. While the sled is off, no thread can be inside bytes 2..10: a thread
  *     either executes the 2-byte instruction at +0 (jump over the body, or
  *     ret) or never reaches the sled. So the body (id, opcode, rel32) can be
  *     written with plain stores in any order.
- *  2. Then bytes 0..1 become `41 BA` with ONE 16-bit store. Sleds are 2-byte
- *     aligned, so those two bytes never straddle a cache line or an 8-byte
- *     chunk: x86 makes such a store atomic for instruction fetch too; a CPU
- *     sees either the old jump or the new `mov`, whose immediate is already
- *     in place. Release order keeps the body stores before it.
+ *  2. Then bytes 0..1 become `41 BA` with ONE 16-bit store, after the body
+ *     (x86 makes stores visible in program order; the "memory" clobbers keep
+ *     the compiler from reordering them).
  *  3. Turning off is one 16-bit store of the original first two bytes. The
  *     body is left as it is: a thread preempted between the `mov` and the
  *     `call` (at +6) must still find the call there. A later re-patch
  *     rewrites the body with the very same bytes (the id and the trampoline
  *     of a sled never change), so such a thread still finds the same call.
- * No instruction-cache flush is needed on x86 (coherent for self-modifying
- * and cross-modifying stores; the CPUs fetch the new bytes once they are
- * globally visible). */
+ *
+ * What this relies on (compiler-rt relies on the same: a release-ordered
+ * atomic 16-bit store of the first two bytes, body first):
+ *  a. The 16-bit store is single-copy atomic as data: it is 2-aligned (the
+ *     compilers put `.p2align 1` before every sled; xr_patch_sled refuses an
+ *     odd address), and the SDM guarantees atomicity for a word aligned on a
+ *     16-bit boundary.
+ *  b. Instruction fetch sees it whole. Not an SDM promise: its protocol for
+ *     cross-modifying code wants each executing CPU to run a serializing
+ *     instruction between the store and the new code, which no XRay runtime
+ *     can arrange for threads that may be anywhere. What holds on x86 and
+ *     is relied on: instruction fetch is coherent with stores (a store
+ *     snoops the line out of every instruction cache, decoded-uop cache and
+ *     prefetch buffer), and fetch reads aligned blocks of 16 bytes or more
+ *     within one line. Two bytes at an even address never cross a 16-byte
+ *     boundary (nor a line), so a fetch reads both from before the store or
+ *     both from after it: `EB 09` / `C3 2E` or `41 BA`, never one byte of
+ *     each. A store crossing a 16-byte boundary could be fetched half-done,
+ *     the two blocks being read separately: hence the odd-address check.
+ *     The body may lie in the next line; its stores became visible first,
+ *     so a CPU that fetches the new `41 BA` fetches the new body too.
+ *  c. Either state is a whole, valid instruction stream, so a CPU that
+ *     fetched or decoded the old bytes just before the store and executes
+ *     them once more after it does no harm: the old jump skips a body it
+ *     never reads, and a `mov` still in flight after unpatching finds its
+ *     `call` (step 3).
+ * No instruction-cache flush is needed on x86 (by b).
+ *
+ * Why not int3 first, as Linux's text_poke_bp does to stay within the SDM
+ * (int3 at +0, sync every CPU, body, sync, first byte, sync): in a process
+ * the int3 raises SIGTRAP, so the runtime would have to own SIGTRAP (which
+ * the program, debuggers and sanitizers use) and emulate the sled in its
+ * handler, and each sync is an IPI to every CPU running the process
+ * (membarrier SYNC_CORE, Linux 4.16+). That would trade an assumption every
+ * XRay runtime already makes for certain interference with the host
+ * program. */
 #include "patching.h"
 
 #include "xray/xray_interface.h"
@@ -138,6 +167,8 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
 
 int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                   const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable) {
+  if (sled->address & 1)
+    return -1; /* the 16-bit store could cross a fetch block: see above */
   switch (sled->kind) {
   case ENTRY:
   case EXIT:

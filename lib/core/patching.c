@@ -5,7 +5,10 @@
  * into runs of adjacent pages; each run is made RWX (not just RW: other
  * threads may be running code on those pages), its sleds are rewritten, and
  * then exactly the protection it had before is restored. So when a call
- * returns no page is writable and executable.
+ * returns no page is writable and executable. That holds on failure too: if
+ * an mprotect fails part-way through a run, the parts already made RWX are
+ * put back before the call returns FAILED (open_run); restoring never stops
+ * at the first failure (close_run).
  *
  * The original protections are found once and cached (the runtime is the only
  * one that changes them): from the program headers of the module holding the
@@ -224,20 +227,51 @@ static bool load_protections(uintptr_t lo, uintptr_t hi) {
   return load_segments(lo, hi);
 }
 
-/* Applies `prot` (or, when restore is set, each mapping's own protection) to
- * the parts of [start, end) that are mapped. Returns 0 or -1. */
-static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
-  for (size_t i = 0; i < cur_segments()->count; i++) {
-    const struct prot_segment *seg = &cur_segments()->v[i];
-    uintptr_t a = start > seg->start ? start : seg->start;
-    uintptr_t b = end < seg->end ? end : seg->end;
-    if (a >= b)
+/* The part of [start, end) that segment i covers, in [*a, *b); false if
+ * none. */
+static bool segment_part(size_t i, uintptr_t start, uintptr_t end, uintptr_t *a,
+                         uintptr_t *b) {
+  const struct prot_segment *seg = &cur_segments()->v[i];
+  *a = start > seg->start ? start : seg->start;
+  *b = end < seg->end ? end : seg->end;
+  return *a < *b;
+}
+
+/* Gives the parts of [start, end) in segments [0, upto) their original
+ * protection back. Tries every part even after a failure (each one left
+ * undone stays writable and executable: said once per part). Returns 0, or
+ * -1 if any failed. */
+static int close_run(uintptr_t start, uintptr_t end, size_t upto) {
+  int status = 0;
+  uintptr_t a, b;
+  for (size_t i = 0; i < upto; i++) {
+    if (!segment_part(i, start, end, &a, &b))
       continue;
-    int prot = restore ? seg->prot : PROT_READ | PROT_WRITE | PROT_EXEC;
-    if (mprotect((void *)a, b - a, prot)) {
+    if (mprotect((void *)a, b - a, cur_segments()->v[i].prot)) {
+      xr_report(XR_ERROR, "cannot restore the protection of code pages %#lx-%#lx "
+                          "(mprotect: %s): they stay writable; XRay patching failed",
+                (unsigned long)a, (unsigned long)b, strerror(errno));
+      status = -1;
+    }
+  }
+  return status;
+}
+
+/* Makes the mapped parts of [start, end) RWX, one mprotect per segment. If
+ * one fails, the parts already changed get their original protection back
+ * (close_run), the failing one included: Linux may have applied a failed
+ * mprotect to part of its range. So a failed call leaves every page as it
+ * was. Returns 0 or -1. */
+static int open_run(uintptr_t start, uintptr_t end) {
+  uintptr_t a, b;
+  for (size_t i = 0; i < cur_segments()->count; i++) {
+    if (!segment_part(i, start, end, &a, &b))
+      continue;
+    if (mprotect((void *)a, b - a, PROT_READ | PROT_WRITE | PROT_EXEC)) {
       xr_report(XR_ERROR, "cannot change the protection of code pages %#lx-%#lx "
                           "(mprotect: %s); XRay patching failed",
                 (unsigned long)a, (unsigned long)b, strerror(errno));
+      (void)close_run(start, end, i + 1);
       return -1;
     }
   }
@@ -252,7 +286,7 @@ static int protect_run(uintptr_t start, uintptr_t end, bool restore) {
  * functions whose selected[id - 1] is set. */
 static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
                        size_t *failed, bool populate) {
-  if (protect_run(r->start, r->end, false))
+  if (open_run(r->start, r->end))
     return -1;
   if (populate)
     (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
@@ -268,7 +302,7 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
         xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
       (*failed)++;
   }
-  return protect_run(r->start, r->end, true);
+  return close_run(r->start, r->end, cur_segments()->count);
 }
 
 static size_t page_size(void) {
@@ -430,7 +464,8 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
       return FAILED;
   }
   if (ctx.failed) {
-    xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach)", ctx.failed,
+    xr_report(XR_INFO, "%zu sleds could not be %s (trampoline out of reach, or "
+                       "a sled at an odd address)", ctx.failed,
               enable ? "patched" : "unpatched");
     return FAILED;
   }

@@ -8,8 +8,9 @@
 
 /* patch_x86_64.c: the only place that knows the sled encodings.
  * Writes one sled (memory must be writable). Returns 0, or -1 when the
- * trampoline is out of rel32 range or the kind is unknown. Ordering: body
- * first, first two bytes last with one atomic 16-bit store. */
+ * trampoline is out of rel32 range, the kind is unknown or the sled is at an
+ * odd address (nothing written then). Ordering: body first, first two bytes
+ * last with one atomic 16-bit store. */
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                             const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable);
 
@@ -33,12 +34,12 @@ XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
 /* Frees what patching cached for o (its object is going away). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
 
-/* objects.c: patches (enable) or unpatches the executable's functions whose
- * selected[id - 1] is non-zero (selected has __xray_max_function_id()
- * entries), with one protection change per run of pages. Returns an
- * XRayPatchingStatus as __xray_patch_function_range does; SUCCESS when
- * nothing is selected. */
-XR_HIDDEN int xr_patch_selected(const uint8_t *selected, bool enable);
+/* objects.c: patches (enable) or unpatches the functions of object
+ * `object` whose selected[id - 1] is non-zero (selected has one entry per
+ * function of the object), with one protection change per run of pages.
+ * Returns an XRayPatchingStatus as __xray_patch_function_range does;
+ * SUCCESS when nothing is selected; FAILED for an object not loaded. */
+XR_HIDDEN int xr_patch_selected(int32_t object, const uint8_t *selected, bool enable);
 
 /* True once __xray_init found a map. */
 XR_HIDDEN bool xr_runtime_initialized(void);

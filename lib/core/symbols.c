@@ -8,7 +8,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -164,78 +163,4 @@ void xr_symbols_close(struct xr_symbols *s) {
   if (s->file != NULL)
     munmap(s->file, s->file_bytes);
   memset(s, 0, sizeof(*s));
-}
-
-/* Made-up names: "fn<id>@0x<addr>" is at most 2+10+3+16+1 bytes. */
-#define XR_MADE_UP_NAME 40
-
-/* Present only in programs that link the C++ runtime. */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *length,
-                            int *status) __attribute__((weak));
-
-static const char *demangle(const char *name, uint8_t *owned) {
-  *owned = 0;
-  if (__cxa_demangle == NULL || name[0] != '_' || name[1] != 'Z')
-    return name;
-  int status = -1;
-  char *d = __cxa_demangle(name, NULL, NULL, &status);
-  if (d == NULL || status != 0) {
-    free(d);
-    return name;
-  }
-  *owned = 1;
-  return d;
-}
-
-int xr_names_build(struct xr_names *n, size_t count,
-                   uintptr_t (*addr_of)(int32_t id), const char *path,
-                   uintptr_t bias) {
-  memset(n, 0, sizeof(*n));
-  if (count > INT32_MAX)
-    return -1;
-  xr_symbols_open(&n->symbols, path, bias); /* no symbols: made-up names */
-  n->bytes = (count + 1) * (sizeof(char *) + XR_MADE_UP_NAME + 1);
-  void *p = mmap(NULL, n->bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) {
-    xr_symbols_close(&n->symbols);
-    return -1;
-  }
-  n->names = p;
-  n->text = (char *)p + (count + 1) * sizeof(char *);
-  n->demangled = (uint8_t *)(n->text + (count + 1) * XR_MADE_UP_NAME);
-  n->count = count;
-  for (size_t id = 1; id <= count; id++) {
-    uintptr_t addr = addr_of((int32_t)id);
-    const char *name = addr != 0 ? xr_symbols_lookup(&n->symbols, addr) : NULL;
-    if (name == NULL) {
-      char *buf = n->text + id * XR_MADE_UP_NAME;
-      snprintf(buf, XR_MADE_UP_NAME, "fn%zu@0x%llx", id, (unsigned long long)addr);
-      name = buf;
-    } else {
-      name = demangle(name, &n->demangled[id]);
-    }
-    n->names[id] = name;
-  }
-  return 0;
-}
-
-const char *xr_names_get(void *ctx, int32_t id) {
-  struct xr_names *n = ctx;
-  if (n != NULL && id >= 1 && (size_t)id <= n->count)
-    return n->names[id];
-  static char unknown[XR_MADE_UP_NAME];
-  snprintf(unknown, sizeof(unknown), "fn%d", (int)id);
-  return unknown;
-}
-
-void xr_names_free(struct xr_names *n) {
-  if (n->names != NULL) {
-    for (size_t id = 1; id <= n->count; id++)
-      if (n->demangled[id])
-        free((void *)n->names[id]);
-    munmap(n->names, n->bytes);
-  }
-  xr_symbols_close(&n->symbols);
-  memset(n, 0, sizeof(*n));
 }

@@ -1,7 +1,6 @@
-/* Function names from the executable's own ELF symbol table, for readable
- * output (profiling's folded stacks and report). Cold path only: reads
- * /proc/self/exe (.symtab, else .dynsym) with mmap, libc only, and frees
- * everything in xr_symbols_close. */
+/* Function symbols from an ELF file's symbol table, for the name table
+ * (names.c). Cold path only: reads the file (.symtab, else .dynsym) with
+ * mmap, libc only, and frees everything in xr_symbols_close. */
 #ifndef XR_SYMBOLS_H
 #define XR_SYMBOLS_H
 
@@ -36,26 +35,5 @@ XR_HIDDEN const char *xr_symbols_lookup(const struct xr_symbols *s,
                                         uintptr_t addr);
 
 XR_HIDDEN void xr_symbols_close(struct xr_symbols *s);
-
-/* Names of function ids 1..count: the symbol at addr_of(id), else
- * "fn<id>@0x<address>". C++ names are demangled when the program links the
- * C++ runtime (weak __cxa_demangle; the runtime itself does not need it).
- * Memory from mmap (demangled names: malloc'd by __cxa_demangle); free with
- * xr_names_free. */
-struct xr_names {
-  struct xr_symbols symbols;
-  const char **names; /* names[id], index 0 unused */
-  uint8_t *demangled; /* demangled[id]: names[id] is malloc'd */
-  size_t count;
-  char *text; /* made-up names */
-  size_t bytes;
-};
-XR_HIDDEN int xr_names_build(struct xr_names *n, size_t count,
-                             uintptr_t (*addr_of)(int32_t id),
-                             const char *path, uintptr_t bias);
-/* xr_name_fn-compatible lookup (ctx is a struct xr_names *). Ids outside
- * 1..count get "fn<id>". Never NULL. */
-XR_HIDDEN const char *xr_names_get(void *ctx, int32_t id);
-XR_HIDDEN void xr_names_free(struct xr_names *n);
 
 #endif

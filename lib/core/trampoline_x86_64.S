@@ -11,8 +11,12 @@
  *     caller-saved registers that are live are saved (not r10, which the
  *     sled itself overwrites).
  *   - FULL (users' handlers, any C code): general registers, vector
- *     registers (ymm when the OS enabled AVX, else xmm), rflags, and the x87
- *     stack where it can hold values.
+ *     registers (zmm when XCR0 enables AVX-512 state, else ymm when it
+ *     enables AVX, else xmm), rflags, and the x87 stack where it can hold
+ *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
+ *     exit 0-1 (results): at those call boundaries no other vector or mask
+ *     register can be live. The zmm forms are separate paths, chosen once
+ *     by xr_handler_install, so the others pay nothing for them.
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -172,6 +176,62 @@
 2:
 .endm
 
+/* zmm0..n-1 to/from `n` 64-byte slots at off(%rsp), for the full paths
+ * chosen when XCR0 enables AVX-512 state (xr_vector_avx512). Unaligned
+ * moves: the area is only 16-aligned. EVEX moves keep all 512 bits, where the
+ * VEX ymm moves above would zero bits 511:256. Flags untouched. */
+.macro SAVE_ZMM off, n
+        .irp r, 0,1,2,3,4,5,6,7
+        .if \r < \n
+        vmovdqu64 %zmm\r, \off+64*\r(%rsp)
+        .endif
+        .endr
+.endm
+.macro RESTORE_ZMM off, n
+        .irp r, 0,1,2,3,4,5,6,7
+        .if \r < \n
+        vmovdqu64 \off+64*\r(%rsp), %zmm\r
+        .endif
+        .endr
+.endm
+
+/* Vector registers 0..n-1 of an entry/exit full path: `vec` is avx
+ * (SAVE_VECTORS: ymm or xmm by xr_vector_avx, 32-byte slots) or zmm
+ * (SAVE_ZMM, 64-byte slots). VEC_ALLOC/VEC_FREE make and drop the area at
+ * 0(%rsp) (a multiple of 16 bytes: the alignment stays). */
+.macro VEC_ALLOC vec, n
+        .ifc \vec, zmm
+        subq $64*\n, %rsp
+        .cfi_adjust_cfa_offset 64*\n
+        .else
+        subq $32*\n, %rsp
+        .cfi_adjust_cfa_offset 32*\n
+        .endif
+.endm
+.macro VEC_FREE vec, n
+        .ifc \vec, zmm
+        addq $64*\n, %rsp
+        .cfi_adjust_cfa_offset -64*\n
+        .else
+        addq $32*\n, %rsp
+        .cfi_adjust_cfa_offset -32*\n
+        .endif
+.endm
+.macro SAVE_VEC vec, n
+        .ifc \vec, zmm
+        SAVE_ZMM 0, \n
+        .else
+        SAVE_VECTORS 0, \n
+        .endif
+.endm
+.macro RESTORE_VEC vec, n
+        .ifc \vec, zmm
+        RESTORE_ZMM 0, \n
+        .else
+        RESTORE_VECTORS 0, \n
+        .endif
+.endm
+
 /* x87 stack (event trampolines): values live in it are popped into 8 16-byte slots at off(%rsp) so the handler
  * starts with the empty stack the ABI promises it; the count goes to
  * off+128(%rsp). Depth comes from TOP in the status word (empty stack: TOP 0;
@@ -206,25 +266,24 @@
 2:
 .endm
 
-/* The full path of an entry-like trampoline, at `label`; `how` as SAVE_FLAGS.
- * 80 bytes pushed (9 registers + flags): rsp = 0 mod 16 at the call. */
-.macro ENTRY_FULL_PATH name, type, how, label
+/* The full path of an entry-like trampoline, at `label`; `how` as SAVE_FLAGS,
+ * `vec` as SAVE_VEC (arguments: vector registers 0-7). 80 bytes pushed (9
+ * registers + flags): rsp = 0 mod 16 at the call. */
+.macro ENTRY_FULL_PATH name, type, how, vec, label
 \label:
         .cfi_def_cfa_offset 8
         SAVE_CALLER_GPRS
         SAVE_FLAGS \how
-        subq $256, %rsp                  /* ymm0-7 */
-        .cfi_adjust_cfa_offset 256
-        SAVE_VECTORS 0, 8
+        VEC_ALLOC \vec, 8
+        SAVE_VEC \vec, 8
         movq xr_handler_full+SLOT_ARG0(%rip), %rax
         testq %rax, %rax
         jz 3f
         movl %r10d, %edi
         movl $\type, %esi
         call *%rax
-3:      RESTORE_VECTORS 0, 8
-        addq $256, %rsp
-        .cfi_adjust_cfa_offset -256
+3:      RESTORE_VEC \vec, 8
+        VEC_FREE \vec, 8
         RESTORE_FLAGS \how
         RESTORE_CALLER_GPRS
         ret
@@ -236,7 +295,7 @@
  *          (rflags and r10 not saved, see the head comment and
  *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
- *          stores and loads (ymm with AVX), call. */
+ *          stores and loads (ymm with AVX, zmm with AVX-512), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
@@ -258,8 +317,10 @@
 3:      RESTORE_LEAN_GPRS
         ret
 
-        ENTRY_FULL_PATH \name, \type, lahf, .L\name\()_full
-        ENTRY_FULL_PATH \name, \type, pushf, .L\name\()_full_pushf
+        ENTRY_FULL_PATH \name, \type, lahf, avx, .L\name\()_full
+        ENTRY_FULL_PATH \name, \type, pushf, avx, .L\name\()_full_pushf
+        ENTRY_FULL_PATH \name, \type, lahf, zmm, .L\name\()_full_zmm
+        ENTRY_FULL_PATH \name, \type, pushf, zmm, .L\name\()_full_zmm_pushf
         .cfi_endproc
         .size \name, .-\name
 .endm
@@ -267,15 +328,15 @@
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
 
-/* The full path of __xray_ArgLoggerEntry, at `label`; `how` as SAVE_FLAGS. */
-.macro ARG_FULL_PATH how, label
+/* The full path of __xray_ArgLoggerEntry, at `label`; `how` as SAVE_FLAGS,
+ * `vec` as SAVE_VEC. */
+.macro ARG_FULL_PATH how, vec, label
 \label:
         .cfi_def_cfa_offset 8
         SAVE_CALLER_GPRS
         SAVE_FLAGS \how
-        subq $256, %rsp
-        .cfi_adjust_cfa_offset 256
-        SAVE_VECTORS 0, 8
+        VEC_ALLOC \vec, 8
+        SAVE_VEC \vec, 8
         movq %rdi, %rdx                  /* the logged argument */
         movl %r10d, %edi
         movl $TYPE_LOG_ARGS_ENTRY, %esi
@@ -286,9 +347,8 @@ ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
         testq %rax, %rax
         jz 2f
 1:      call *%rax
-2:      RESTORE_VECTORS 0, 8
-        addq $256, %rsp
-        .cfi_adjust_cfa_offset -256
+2:      RESTORE_VEC \vec, 8
+        VEC_FREE \vec, 8
         RESTORE_FLAGS \how
         RESTORE_CALLER_GPRS
         ret
@@ -323,31 +383,32 @@ __xray_ArgLoggerEntry:
 2:      RESTORE_LEAN_GPRS
         ret
 
-        ARG_FULL_PATH lahf, .Larg_full
-        ARG_FULL_PATH pushf, .Larg_full_pushf
+        ARG_FULL_PATH lahf, avx, .Larg_full
+        ARG_FULL_PATH pushf, avx, .Larg_full_pushf
+        ARG_FULL_PATH lahf, zmm, .Larg_full_zmm
+        ARG_FULL_PATH pushf, zmm, .Larg_full_zmm_pushf
         .cfi_endproc
         .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
 
-/* The full path of __xray_FunctionExit, at `label`; `how` as SAVE_FLAGS.
- * Arrives at rsp = 8 mod 16; 24 bytes pushed: 0 mod 16 at the call. */
-.macro EXIT_FULL_PATH how, label
+/* The full path of __xray_FunctionExit, at `label`; `how` as SAVE_FLAGS,
+ * `vec` as SAVE_VEC (return values: vector registers 0-1). Arrives at rsp =
+ * 8 mod 16; 24 bytes pushed: 0 mod 16 at the call. */
+.macro EXIT_FULL_PATH how, vec, label
 \label:
         .cfi_def_cfa_offset 8
         PUSH_CFI %rax
         PUSH_CFI %rdx
         SAVE_FLAGS \how
-        subq $64, %rsp                   /* ymm0-1 */
-        .cfi_adjust_cfa_offset 64
-        SAVE_VECTORS 0, 2
+        VEC_ALLOC \vec, 2
+        SAVE_VEC \vec, 2
         movq xr_handler_full+SLOT_ARG0(%rip), %rax
         testq %rax, %rax
         jz 3f
         movl %r10d, %edi
         movl $TYPE_EXIT, %esi
         call *%rax
-3:      RESTORE_VECTORS 0, 2
-        addq $64, %rsp
-        .cfi_adjust_cfa_offset -64
+3:      RESTORE_VEC \vec, 2
+        VEC_FREE \vec, 2
         RESTORE_FLAGS \how
         POP_CFI %rdx
         POP_CFI %rax
@@ -356,11 +417,12 @@ __xray_ArgLoggerEntry:
 
 /* __xray_FunctionExit: jumped to from the exit sled with rsp = 8 mod 16 and
  * the function's return address on top; returns to the function's caller.
- * Live: rax, rdx, xmm0, xmm1 (ymm for vector returns), the x87 stack
+ * Live: rax, rdx, xmm0, xmm1 (ymm/zmm for vector returns), the x87 stack
  * (long double returns).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
- *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1, call.
+ *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1
+ *         (zmm0-1 with AVX-512), call.
  * The x87 stack is left alone: a long double return value stays in st0
  * (st0-st1 for a complex one) while the handler runs, leaving it 6 free x87
  * registers. Spilling it would need `fnstsw` to learn the depth, measured
@@ -393,8 +455,10 @@ __xray_FunctionExit:
         POP_CFI %rax
         ret
 
-        EXIT_FULL_PATH lahf, .Lexit_full
-        EXIT_FULL_PATH pushf, .Lexit_full_pushf
+        EXIT_FULL_PATH lahf, avx, .Lexit_full
+        EXIT_FULL_PATH pushf, avx, .Lexit_full_pushf
+        EXIT_FULL_PATH lahf, zmm, .Lexit_full_zmm
+        EXIT_FULL_PATH pushf, zmm, .Lexit_full_zmm_pushf
         .cfi_endproc
         .size __xray_FunctionExit, .-__xray_FunctionExit
 
@@ -405,7 +469,8 @@ __xray_FunctionExit:
  * crashes on a custom event from a frameless leaf function).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
- *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack.
+ *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack; with
+ *         AVX-512, XSAVE of x87, MXCSR, zmm0-31 and k0-7 instead.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
 /* The event trampolines' frame, shared by their lean and full paths: rcx,
  * flags and rbp pushed with CFI, rbp as the frame (CFA) register, then the
@@ -504,6 +569,44 @@ __xray_FunctionExit:
 3:      X87_RELOAD 512
         RESTORE_VECTORS 0, 16
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
+
+        /* AVX-512 (xr_vector_avx512): zmm0-31 and k0-7 may be live too, so
+         * the whole user state goes through XSAVE/XRSTOR (xr_xsave_mask:
+         * x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM) in a 64-aligned area
+         * of xr_xsave_size bytes. The handler then gets an empty x87 stack
+         * (fninit) with the program's control word (saved at -72(%rbp)
+         * before, loaded after) and the program's MXCSR. */
+.L\name\()_full_xsave:
+        .cfi_def_cfa_offset 8+8*\pushed
+        EVENT_SAVE_GPRS
+        subq $8, %rsp
+        fnstcw (%rsp)                    /* -72(%rbp) */
+        movl xr_xsave_size(%rip), %eax
+        subq %rax, %rsp
+        andq $-64, %rsp
+        xorl %ecx, %ecx                  /* XRSTOR needs a zeroed header */
+        .irp o, 512,520,528,536,544,552,560,568
+        movq %rcx, \o(%rsp)
+        .endr
+        movl xr_xsave_mask(%rip), %eax
+        movl xr_xsave_mask+4(%rip), %edx
+        xsave (%rsp)
+        fninit
+        fldcw -72(%rbp)
+        movq -32(%rbp), %rdi             /* eax/ecx/edx were used above */
+        movq -24(%rbp), %rsi
+        movq -16(%rbp), %rdx
+        .if \zext
+        movzwl %di, %edi
+        .endif
+        movq xr_handler_full+\slot(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        call *%rax
+3:      movl xr_xsave_mask(%rip), %eax
+        movl xr_xsave_mask+4(%rip), %edx
+        xrstor (%rsp)
+        EVENT_RESTORE_GPRS_AND_RETURN \pushed
         .cfi_endproc
         .size \name, .-\name
 .endm
@@ -579,22 +682,30 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_PUSHF], and the
- * current one. FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
- * event trampolines' full paths use pushfq anyway). Written only by
- * xr_handler_install (handlers.c), under its lock. */
+/* Paths of each trampoline, [T_*][enum xr_path of handlers.h: NONE, LEAN,
+ * FULL, FULL_PUSHF, FULL_ZMM, FULL_ZMM_PUSHF], and the current one.
+ * FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the event
+ * trampolines' full paths use pushfq anyway). FULL_ZMM: the full path when
+ * XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; the event trampolines' XSAVE
+ * path). Written only by xr_handler_install (handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths
         .hidden xr_trampoline_paths
         .type xr_trampoline_paths,@object
 xr_trampoline_paths:
-        .quad .L__xray_FunctionEntry_none, .L__xray_FunctionEntry_lean, .L__xray_FunctionEntry_full, .L__xray_FunctionEntry_full_pushf
-        .quad .L__xray_FunctionTailExit_none, .L__xray_FunctionTailExit_lean, .L__xray_FunctionTailExit_full, .L__xray_FunctionTailExit_full_pushf
-        .quad .Lexit_none, .Lexit_lean, .Lexit_full, .Lexit_full_pushf
-        .quad .Larg_none, .Larg_lean, .Larg_full, .Larg_full_pushf
-        .quad .L__xray_CustomEvent_none, .L__xray_CustomEvent_lean, .L__xray_CustomEvent_full, .L__xray_CustomEvent_full
-        .quad .L__xray_TypedEvent_none, .L__xray_TypedEvent_lean, .L__xray_TypedEvent_full, .L__xray_TypedEvent_full
+        .irp t, __xray_FunctionEntry, __xray_FunctionTailExit
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_pushf
+        .quad .L\t\()_full_zmm, .L\t\()_full_zmm_pushf
+        .endr
+        .irp t, exit, arg
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_pushf
+        .quad .L\t\()_full_zmm, .L\t\()_full_zmm_pushf
+        .endr
+        .irp t, __xray_CustomEvent, __xray_TypedEvent
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full
+        .quad .L\t\()_full_xsave, .L\t\()_full_xsave
+        .endr
         .size xr_trampoline_paths, .-xr_trampoline_paths
 
         .data

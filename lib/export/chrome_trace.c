@@ -8,7 +8,7 @@
 #include "export/chrome_trace.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/symbols.h"
+#include "core/names.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
@@ -499,33 +499,19 @@ unsigned xr_trace_outputs_parse(const char *s) {
 
 /* ---- names of the executable's functions -------------------------------- */
 
-static uintptr_t function_address(int32_t id) {
-  return __xray_function_address(id);
-}
-
+/* From the runtime's one name table (lib/core/names.c): demangled, built
+ * once, never freed, so open and close have nothing to allocate. */
 void *xr_chrome_self_names_open(void) {
-  struct xr_names *n = map(sizeof *n);
-  if (n == NULL)
-    return NULL;
-  if (xr_names_build(n, __xray_max_function_id(), function_address, NULL,
-                     xr_symbols_self_bias()) != 0) {
-    munmap(n, sizeof *n);
-    return NULL;
-  }
-  return n;
+  const struct xr_name_table *t;
+  return xr_names_table(0, &t) == XR_NAMES_OK ? (void *)t : NULL;
 }
 
 const char *xr_chrome_self_name(void *ctx, int32_t fid) {
   static char fallback[24];
   if (ctx != NULL)
-    return xr_names_get(ctx, fid);
+    return xr_names_get_name(NULL, fid);
   snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
   return fallback;
 }
 
-void xr_chrome_self_names_close(void *ctx) {
-  if (ctx == NULL)
-    return;
-  xr_names_free(ctx);
-  munmap(ctx, sizeof(struct xr_names));
-}
+void xr_chrome_self_names_close(void *ctx) { (void)ctx; }

@@ -77,8 +77,8 @@ XR_HIDDEN uint64_t xr_chrome_events(const struct xr_chrome *w);
 enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 
-/* Names for the executable's function ids (xr_names from core/symbols),
- * built on first use; NULL-safe. For the modes' flush paths. */
+/* Names for function ids (the name table of core/names.c), loaded on first
+ * use; NULL-safe. For the modes' flush paths. */
 XR_HIDDEN const char *xr_chrome_self_name(void *ctx, int32_t fid);
 XR_HIDDEN void *xr_chrome_self_names_open(void);
 XR_HIDDEN void xr_chrome_self_names_close(void *ctx);

@@ -3,7 +3,12 @@
  * record every call, to fail one on purpose and to re-enter the patcher from
  * inside a patching call (ONGOING).
  * argv[1] == "page-size": only report what __xray_patch returns (the script
- * sets xray_page_size_override). */
+ * sets xray_page_size_override).
+ * argv[1] == "rollback": an mprotect that fails part-way through a run. The
+ * program picks a page size override that makes the run of its sleds reach a
+ * neighbouring mapping of the executable (tens of KiB in a small program,
+ * MiBs with a sanitizer runtime linked in) and re-executes itself with it in
+ * XRAY_OPTIONS. */
 #define _GNU_SOURCE
 #include "recorder.h"
 
@@ -14,14 +19,14 @@
 
 struct call { uintptr_t addr; size_t len; int prot; };
 static struct call calls[256];
-static int ncalls, fail_next, reenter_next;
+static int ncalls, fail_next, fail_at, reenter_next;
 static XRayPatchingStatus reentered[2];
 
 NOXRAY int mprotect(void *addr, size_t len, int prot) {
   if (ncalls < 256)
     calls[ncalls++] = (struct call){(uintptr_t)addr, len, prot};
-  if (fail_next) {
-    fail_next = 0;
+  if (fail_next || (fail_at && ncalls == fail_at)) {
+    fail_next = fail_at = 0;
     errno = EACCES;
     return -1;
   }
@@ -103,7 +108,97 @@ static const struct named fns[] = {
 
 NOXRAY static void call_all(void) { CHECK(f2(1) == 3 && f3(1) == 4); }
 
+/* A page size override P under which the run of the sleds of f1..f3
+ * covers the mapping that holds them and a neighbour: a power of two larger
+ * than that mapping, so the P-aligned window around the sleds (what the
+ * patcher makes one run of) extends past it on some side, wherever ASLR put
+ * it (the program re-executes itself: another base); the mappings on both
+ * sides must adjoin it. */
+NOXRAY static unsigned long run_page_for_two_mappings(void) {
+  uintptr_t f1 = __xray_function_address(1);
+  unsigned long start, end, prev_end = 0, text_start = 0, text_end = 0, next_start = 0;
+  int adjacent_before = 0;
+  char line[1024];
+  FILE *f = fopen("/proc/self/maps", "r");
+  CHECK(f);
+  while (fgets(line, sizeof line, f)) {
+    CHECK(sscanf(line, "%lx-%lx", &start, &end) == 2);
+    if (text_end && !next_start)
+      next_start = start;
+    if (start <= f1 && f1 < end) {
+      text_start = start;
+      text_end = end;
+      adjacent_before = prev_end == start;
+    }
+    prev_end = end;
+  }
+  fclose(f);
+  CHECK(text_end && adjacent_before && next_start == text_end);
+  unsigned long p = (unsigned long)sysconf(_SC_PAGESIZE);
+  while (p <= text_end - text_start)
+    p *= 2;
+  return p;
+}
+
+/* A run of pages spanning several mappings (each its own mprotect); the
+ * second RWX call fails: the first must be undone before FAILED, the pages
+ * be exactly as before and no sled patched. */
+NOXRAY static int rollback(void) {
+  static char before[8192], after[8192];
+  const int rwx = PROT_READ | PROT_WRITE | PROT_EXEC;
+  CHECK(__xray_set_handler(record_arg0) == 1);
+  exe_maps(before, sizeof before);
+  ncalls = 0;
+  CHECK(__xray_patch() == SUCCESS);
+  int opened = 0;
+  while (opened < ncalls && calls[opened].prot == rwx)
+    opened++;
+  printf("first run opens %s mapping\n", opened >= 2 ? "more than one" : "one");
+  CHECK(opened >= 2);
+  int want_prot = -1; /* what the successful call restored on calls[0]'s range */
+  for (int i = opened; i < ncalls; i++)
+    if (calls[i].addr == calls[0].addr && calls[i].len == calls[0].len)
+      want_prot = calls[i].prot;
+  CHECK(want_prot != -1 && want_prot != rwx);
+  struct call first = calls[0];
+  CHECK(__xray_unpatch() == SUCCESS);
+
+  ncalls = 0;
+  fail_at = 2;
+  CHECK(__xray_patch() == FAILED);
+  printf("W+X mappings after the failure: %d\n", writable_and_executable());
+  exe_maps(after, sizeof after);
+  printf("protections after the failure: %s\n",
+         strcmp(before, after) == 0 ? "as before" : "CHANGED");
+  /* 1 opened, 2 failed, then both ranges put back (2 may be half-done). */
+  fflush(stdout);
+  CHECK(ncalls == 4);
+  CHECK(calls[2].addr == first.addr && calls[2].len == first.len &&
+        calls[2].prot == want_prot);
+  CHECK(calls[3].addr == calls[1].addr && calls[3].len == calls[1].len &&
+        calls[3].prot != rwx);
+  call_all();
+  print_and_clear("after the failure", fns, 3);
+  CHECK(__xray_patch() == SUCCESS);
+  call_all();
+  print_and_clear("patched", fns, 3);
+  CHECK(__xray_unpatch() == SUCCESS);
+  CHECK(writable_and_executable() == 0);
+  return 0;
+}
+
 NOXRAY int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[1], "rollback") == 0)
+    return rollback();
+  if (argc > 1 && strcmp(argv[1], "rollback") == 0) {
+    unsigned long p = run_page_for_two_mappings();
+    CHECK(p != 0);
+    char opt[64];
+    snprintf(opt, sizeof opt, "xray_page_size_override=%lu", p);
+    CHECK(setenv("XRAY_OPTIONS", opt, 1) == 0);
+    execl("/proc/self/exe", argv[0], "rollback", "with-override", (char *)NULL);
+    CHECK(!"execl");
+  }
   if (argc > 1 && strcmp(argv[1], "page-size") == 0) {
     printf("patch %d\n", (int)__xray_patch());
     printf("unpatch %d\n", (int)__xray_unpatch());

@@ -1,6 +1,7 @@
 # Statuses (single function, range, bad ids, ONGOING, FAILED) and W^X: only
 # sled pages change protection, exactly restored, nothing left W+X; PIE and
-# -no-pie; xray_page_size_override.
+# -no-pie; xray_page_size_override; an mprotect failing part-way through a
+# run rolls back the pages already made RWX.
 source "$XRAY_TEST_LIB_SH"
 for pie in -fPIE -no-pie; do
   flags=("$pie")
@@ -12,6 +13,28 @@ for pie in -fPIE -no-pie; do
   expect_eq "$pie: stderr lines" 1 "$(wc -l <err.txt)"
   grep -q "cannot change the protection of code pages .*Permission denied" err.txt ||
     fail "$pie: unexpected stderr: $(cat err.txt)"
+  # Part-way failure: a page size override (chosen by the program) makes
+  # one run cover two mappings; the second mprotect fails, the first is
+  # undone before FAILED.
+  ./protection rollback >out.txt 2>err.txt ||
+    { cat out.txt err.txt >&2; fail "$pie rollback: exited $?"; }
+  cat >want.txt <<'WANT'
+first run opens more than one mapping
+W+X mappings after the failure: 0
+protections after the failure: as before
+[after the failure]
+[patched]
+enter f2
+enter f1
+exit f1
+exit f2
+enter f3
+exit f3
+WANT
+  expect_file_eq "rollback ($pie)" want.txt out.txt
+  expect_eq "$pie rollback: stderr lines" 1 "$(wc -l <err.txt)"
+  grep -q "cannot change the protection of code pages .*Permission denied" err.txt ||
+    fail "$pie rollback: unexpected stderr: $(cat err.txt)"
 done
 # Page size override: a power of two works, anything else is FAILED.
 XRAY_OPTIONS=xray_page_size_override=8192 ./protection page-size >out.txt 2>err.txt

@@ -25,6 +25,7 @@ extern void probe_call_preserving_vectors(void);
 extern void lean_handler(void);
 extern uint64_t lean_calls, lean_last_arg;
 extern uint8_t xr_cpu_lahf_sahf; /* runtime-internal: forces the pushfq paths */
+extern uint8_t xr_vector_avx512; /* runtime-internal: forces the ymm paths */
 extern uint32_t lean_last_id, lean_last_type;
 
 void xr_handler_install(int slot, void *fn, unsigned flags);
@@ -210,6 +211,18 @@ int main(void) {
   __xray_remove_handler_arg1();
   arg1_installed = 0;
   xr_cpu_lahf_sahf = lahf;
+  /* The ymm/xmm full paths: on an AVX-512 CPU the ones above are the zmm
+   * paths, so clear that bit before installing; elsewhere this repeats the
+   * cases above. */
+  uint8_t avx512 = xr_vector_avx512;
+  xr_vector_avx512 = 0;
+  __xray_set_handler(full_handler);
+  printf("ymm/xmm paths:\n");
+  for (size_t i = 0; i < 4; i++)
+    for (flags_set = 1; flags_set >= 0; flags_set--)
+      run_case(&probes[i], FULL);
+  flags_set = 1;
+  xr_vector_avx512 = avx512;
   /* Arg1 handlers for the log-args probe. */
   __xray_remove_handler();
   __xray_set_handler_arg1(full_handler_arg1);
@@ -227,6 +240,7 @@ int main(void) {
   expect_preserved("xr_call_preserving_vectors", CALLEE_SAVED, 16, 0, 1);
   printf("xr_call_preserving_vectors: %s\n", failures > before ? "FAILED" : "ok");
   printf("avx %s\n", use_avx ? "yes" : "no");
+  printf("avx512 %s\n", avx512 ? "yes" : "no");
   printf("lahf %s\n", lahf ? "yes" : "no");
   return failures != 0;
 }

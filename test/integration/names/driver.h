@@ -138,6 +138,11 @@ NEVER static void api(const char *patch, const char *unpatch) {
   printf("empty: %d\n", __xray_patch_matching(""));
   printf("only separators: %d\n", __xray_patch_matching(" ; ;"));
   printf("unclosed [: %d\n", __xray_patch_matching("[nothing"));
+  static char long_pattern[10001];
+  memset(long_pattern, '*', 9999); /* 9999 stars and an 'x': no name ends so */
+  long_pattern[9999] = 'x';
+  printf("10000-byte pattern: %d\n", __xray_patch_matching(long_pattern));
+  printf("binary garbage: %d\n", __xray_patch_matching("\xff\xfe[\x01\x7f?*\\"));
   printf("no such name: %d\n", __xray_function_ids("no such function", NULL, 0));
   char buf[8];
   printf("id 0: %d\n", __xray_function_name(0, buf, sizeof buf));

@@ -159,6 +159,25 @@ static void test_patch_event_sleds(void **s) {
   check_event_sled(TYPED, 2, 0x14);
 }
 
+/* A sled at an odd address is refused untouched: its 16-bit first store
+ * could straddle an instruction-fetch block (patch_x86_64.c, b). */
+static void test_odd_address_refused(void **s) {
+  (void)s;
+  uint8_t *sled = code + 3;
+  memset(code, 0xCC, sizeof code);
+  memcpy(sled, unpatched_entry, 11);
+  struct xr_sled d = {(uintptr_t)sled, (uintptr_t)sled, ENTRY, 0, 2};
+  xr_self_trampolines(self);
+  assert_int_equal(xr_patch_sled(&d, 1, self, true), -1);
+  expect_bytes(sled, unpatched_entry, 11);
+  sled[0] = 0xEB;
+  sled[1] = 0x0F;
+  d.kind = CUSTOM;
+  assert_int_equal(xr_patch_sled(&d, 1, self, true), -1);
+  assert_int_equal(sled[0], 0xEB);
+  assert_int_equal(sled[1], 0x0F);
+}
+
 static void test_unknown_kind_refused(void **s) {
   (void)s;
   memset(code, 0xCC, sizeof code);
@@ -180,6 +199,7 @@ int main(void) {
       cmocka_unit_test(test_patch_log_args_sled),
       cmocka_unit_test(test_object_sled_uses_its_trampolines),
       cmocka_unit_test(test_patch_event_sleds),
+      cmocka_unit_test(test_odd_address_refused),
       cmocka_unit_test(test_unknown_kind_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

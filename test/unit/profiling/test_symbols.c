@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
-/* ELF symbol lookup on this test binary itself. */
+/* ELF symbol lookup on this test binary itself, and the name table built
+ * from it for registered objects (lib/core/names.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/names.h"
 #include "core/symbols.h"
 
 int main(void);
@@ -37,25 +39,52 @@ static void finds_own_functions(void **state) {
   assert_null(xr_symbols_lookup(&s, a));
 }
 
-static int fake_main_id;
-static uintptr_t addr_of(int32_t id) {
-  if (id == 1)
-    return (uintptr_t)&xr_test_known_function;
-  if (id == 2)
-    return 0x1234;
-  fake_main_id = id;
-  return 0;
-}
+/* A fake object's map: only the function addresses matter to names. */
+static struct xr_function fake_functions[3];
+static struct xr_sled_map fake_map = {.functions = fake_functions, .function_count = 3};
 
 static void names_table(void **state) {
   (void)state;
-  struct xr_names n;
-  assert_int_equal(xr_names_build(&n, 3, addr_of, NULL, xr_symbols_self_bias()), 0);
-  assert_string_equal(xr_names_get(&n, 1), "xr_test_known_function");
-  assert_string_equal(xr_names_get(&n, 2), "fn2@0x1234");
-  assert_string_equal(xr_names_get(&n, 3), "fn3@0x0");
-  assert_string_equal(xr_names_get(&n, 4), "fn4");
-  xr_names_free(&n);
+  fake_functions[0].address = (uintptr_t)&xr_test_known_function;
+  fake_functions[1].address = 0x1234;
+  fake_functions[2].address = 0;
+  /* as a registered object (slot 1): this very file is its ELF */
+  assert_int_equal(xr_names_add_object(1, &fake_map, NULL, xr_symbols_self_bias()), 0);
+  const struct xr_name_table *t;
+  assert_int_equal(xr_names_table(1, &t), XR_NAMES_OK);
+  assert_int_equal(t->count, 3);
+  assert_int_equal(t->unnamed, 2);
+  assert_string_equal(t->entries[0].name, "xr_test_known_function");
+  assert_string_equal(t->entries[0].symbol, "xr_test_known_function");
+  assert_null(t->entries[1].symbol);
+  assert_int_equal(t->entries[1].address, 0x1234);
+  /* packed ids: object 1 in the top 8 bits */
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 1), "xr_test_known_function");
+  /* a shared object's made-up names: file and offset ("?": no path) */
+  char want2[64], want3[64], want5678[64];
+  uintptr_t bias = xr_symbols_self_bias();
+  snprintf(want2, sizeof want2, "fn2@?+0x%llx", (unsigned long long)(0x1234 - bias));
+  snprintf(want3, sizeof want3, "fn3@?+0x%llx", (unsigned long long)(0 - bias));
+  snprintf(want5678, sizeof want5678, "fn2@?+0x%llx", (unsigned long long)(0x5678 - bias));
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 2), want2);
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 3), want3);
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 4), "fn16777220");
+  assert_string_equal(xr_names_get_name(NULL, (5 << 24) | 1), "fn83886081");
+  /* a loaded table stays as it is */
+  fake_functions[1].address = 0x5678;
+  assert_int_equal(xr_names_add_object(1, &fake_map, NULL, xr_symbols_self_bias()), 0);
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 2), want2);
+  /* deregistered, then its id reused: built afresh */
+  const char *old = t->entries[1].name;
+  xr_names_forget_object(1);
+  /* not loaded any more; this test program has no map, so no registry */
+  assert_int_equal(xr_names_table(1, &t), XR_NAMES_NO_MAP);
+  assert_int_equal(xr_names_add_object(1, &fake_map, NULL, xr_symbols_self_bias()), 0);
+  assert_string_equal(xr_names_get_name(NULL, (1 << 24) | 2), want5678);
+  assert_string_equal(old, want2); /* the old strings stay valid */
+  assert_int_equal(xr_names_add_object(-1, &fake_map, NULL, 0), XR_NAMES_INVALID);
+  assert_int_equal(xr_names_add_object(256, &fake_map, NULL, 0), XR_NAMES_INVALID);
+  assert_int_equal(xr_names_table(7, &t), XR_NAMES_NO_MAP); /* never added */
 }
 
 static void rejects_bad_files(void **state) {
@@ -76,13 +105,16 @@ static void rejects_bad_files(void **state) {
   assert_int_equal(xr_symbols_open(&s, "/nonexistent/file", 0), -1);
   assert_int_equal(xr_symbols_open(&s, "/proc/self/status", 0), -1);
   /* names still work without symbols */
-  struct xr_names n;
-  assert_int_equal(xr_names_build(&n, 1, addr_of, "/nonexistent", 0), 0);
+  fake_functions[0].address = (uintptr_t)&xr_test_known_function;
+  assert_int_equal(xr_names_add_object(2, &fake_map, "/nonexistent", 0), 0);
   char want[64];
-  snprintf(want, sizeof(want), "fn1@0x%llx",
+  snprintf(want, sizeof(want), "fn1@nonexistent+0x%llx",
            (unsigned long long)(uintptr_t)&xr_test_known_function);
-  assert_string_equal(xr_names_get(&n, 1), want);
-  xr_names_free(&n);
+  assert_string_equal(xr_names_get_name(NULL, (2 << 24) | 1), want);
+  const struct xr_name_table *t;
+  assert_int_equal(xr_names_table(2, &t), XR_NAMES_OK);
+  assert_string_equal(t->object_path, "/nonexistent");
+  assert_int_equal(t->unnamed, 3);
 }
 
 int main(void) {
