@@ -188,7 +188,7 @@ phase_tsan() {
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/test/tsan.supp"
   local tests=$TSAN_TESTS
   # Patching writes code; an instrumented store to text faults in TSan's
-  # shadow. Until lib/core/patch_x86_64.c writes code bytes in asm (known
+  # shadow. Until lib/arch/x86_64/patch_x86_64.c writes code bytes in asm (known
   # bug, docs/reliability.md), programs that patch cannot run under TSan.
   if ! run_ctest tsan -R '^stress\.wx$' >"$BUILD_ROOT/tsan.probe.log" 2>&1; then
     if grep -q '__tsan_.*\|xr_patch_sled' "$BUILD_ROOT/tsan.probe.log" &&

@@ -7,8 +7,8 @@
  *
  *   calc [expressions-per-thread [threads]]     defaults: 3000 2
  *
- * With one thread the work runs on the main thread, which gives a trace
- * `llvm-xray account` can read (it cannot order several threads' records).  *
+ * With one thread the work runs on the main thread.
+ *
  * Grammar:  expr    := sum
  *           sum     := product (('+' | '-') product)*
  *           product := power (('*' | '/' | '%') power)*

@@ -69,28 +69,28 @@ fi
 FUNCS=$("$LLVM_XRAY" extract "$OUT/calc" | grep -c 'kind: function-enter' || true)
 echo "  $OUT/calc: $FUNCS instrumented functions"
 
-step 3 "Tracing calc in FDR mode (every call, 300 expressions, one thread)"
+step 3 "Tracing calc in FDR mode (every call, 2 threads x 300 expressions)"
 # patch_premain=true: patch before main; the mode is initialised from
 # XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call.
-# One thread, and one buffer big enough for the whole run: llvm-xray account
-# misreads traces where threads interleave or a thread spans several buffers
-# (with compiler-rt's runtime too; docs/usage.md#reading-the-results).
+# trace_output=xray+chrome: the log for llvm-xray, and <log>.json beside it
+# for Perfetto.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr xray_logfile_base=$RESULTS/fdr-" \
-XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=8388608 buffer_max=2" \
-  "$OUT/calc" 300 1
-FDR_LOG=$(ls "$RESULTS"/fdr-calc.* 2>/dev/null | head -1)
+XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=1048576 buffer_max=16 trace_output=xray+chrome" \
+  "$OUT/calc" 300 2
+FDR_LOG=$(ls "$RESULTS"/fdr-calc.* 2>/dev/null | grep -v '\.json$' | head -1)
 [ -n "$FDR_LOG" ] || die "no FDR log was written in $RESULTS"
+FDR_JSON="$FDR_LOG.json"
+[ -f "$FDR_JSON" ] || die "no $FDR_JSON was written"
 echo "  trace: $FDR_LOG ($(stat -c %s "$FDR_LOG") bytes)"
+echo "  timeline: $FDR_JSON ($(stat -c %s "$FDR_JSON") bytes)"
 
 step 4 "Top functions by total time (llvm-xray account)"
 "$LLVM_XRAY" account "$FDR_LOG" -m "$OUT/calc" -sort=sum -sortorder=dsc -top=12 \
   >"$RESULTS/account.txt" || die "llvm-xray account failed"
 cat "$RESULTS/account.txt"
 
-step 5 "Converting the trace for Perfetto (llvm-xray convert, a few seconds)"
-"$LLVM_XRAY" convert "$FDR_LOG" -m "$OUT/calc" --symbolize \
-  --output-format=trace_event -o "$RESULTS/calc-trace.json" || die "llvm-xray convert failed"
-echo "  $RESULTS/calc-trace.json ($(stat -c %s "$RESULTS/calc-trace.json") bytes)"
+step 5 "The timeline for Perfetto (written by the runtime, no conversion)"
+head -c 400 "$FDR_JSON"; echo " ..."
 
 step 6 "Profiling calc (profiling mode, 2 threads x 3000 expressions)"
 # profiling_output: the binary profile plus folded stacks, the report and a
@@ -117,9 +117,10 @@ Done in $((SECONDS - START)) s. Your files, in $RESULTS:
         $LLVM_XRAY graph $FDR_LOG -m $OUT/calc -o calls.dot
   account.txt
       the table above.
-  calc-trace.json
-      a Chrome trace: open https://ui.perfetto.dev and drop the file on it
-      (or chrome://tracing -> Load): one bar per call, nested by caller.
+  $(basename "$FDR_JSON")
+      the same trace as a timeline (Chrome trace events), one bar per call,
+      one track per thread. Open it:
+        open https://ui.perfetto.dev and drop $FDR_JSON on it
   $(basename "$PROFILE")
       the profile (binary: per-thread call trees with counts and times).
 EOF

@@ -1,7 +1,8 @@
 /* Basic mode ("xray-basic") internals shared by the rooms of lib/basic/:
  *   basic_options.c   option table and loading (XRAY_BASIC_OPTIONS, legacy)
- *   basic_log_hot.c   the lean per-event handlers, shadow stack, filtering
- *   basic_writer.c    the log file (header version 3, type 0 + records)
+ *   basic_log_lean.c   the lean per-event handlers, shadow stack, filtering
+ *   basic_writer.c    the log file (header version 3, type 0 + records) and
+ *                     the recording switch (xr_basic_epoch)
  *   basic_mode.c      XRayLogImpl glue: state machine, hooks, flushing
  *
  * Data path: handler -> this thread's xr_basic_thread (initial-exec TLS) ->
@@ -121,10 +122,12 @@ XR_HIDDEN extern XR_TLS struct xr_basic_thread xr_basic_tls;
  * stopped (1 before the first init). A thread records only while its own
  * epoch equals it; its epoch is 0 until set up, so an odd value or a new
  * generation sends it to the slow path (set-up or drop). */
-XR_HIDDEN extern volatile uint32_t xr_basic_epoch;
+XR_HIDDEN extern volatile uint32_t xr_basic_epoch; /* basic_writer.c */
+/* Stops recording in every thread (finalize, or the writer failed). */
+XR_HIDDEN void xr_basic_stop_recording(void);
 
 
-/* ---- hot path (basic_log_hot.c) ----------------------------------------- */
+/* ---- hot path (basic_log_lean.c) ----------------------------------------- */
 
 XR_HIDDEN void xr_basic_handle_arg0(int32_t fid, XRayEntryType type);
 XR_HIDDEN void xr_basic_handle_arg1(int32_t fid, XRayEntryType type,
@@ -155,9 +158,6 @@ XR_HIDDEN void xr_basic_prepare_cb(void *prepare);
 /* Writes t's buffered records out and empties the buffer (even on failure). */
 XR_HIDDEN void xr_basic_spill_cb(void *thread);
 
-/* Stops recording in every thread (the writer failed). */
-XR_HIDDEN void xr_basic_stop_recording(void);
-
 /* ---- the log file (basic_writer.c) -------------------------------------- */
 
 /* Creates the log file and writes its header, if not yet open (at init, so
@@ -187,12 +187,5 @@ XR_HIDDEN const char *xr_basic_writer_path(void);
 /* Writes `<log_path>.json` (Chrome trace events) from the closed log
  * (basic_export.c). Returns 0 or -1 (reported). */
 XR_HIDDEN int xr_basic_write_chrome(const char *log_path);
-
-/* A tiny spin lock for cold paths (no allocation, fork-resettable). */
-typedef struct {
-  volatile int held;
-} xr_basic_lock;
-XR_HIDDEN void xr_basic_lock_take(xr_basic_lock *l);
-XR_HIDDEN void xr_basic_lock_release(xr_basic_lock *l);
 
 #endif

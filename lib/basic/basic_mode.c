@@ -14,7 +14,9 @@
 #include "basic/basic_internal.h"
 #include "core/clock.h"
 #include "core/handlers.h"
+#include "core/lock.h"
 #include "core/log_registry.h"
+#include "core/objects.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/chrome_trace.h"
@@ -33,9 +35,7 @@
  * below the depth limit can still be matched to its frame. */
 #define XR_BASIC_EXTRA_FRAMES 4096u
 
-volatile uint32_t xr_basic_epoch = 1;
-
-static xr_basic_lock control_lock, threads_lock;
+static xr_lock control_lock, threads_lock;
 static enum XRayLogInitStatus state = XRAY_LOG_UNINITIALIZED;
 static uint32_t generation;
 static struct xr_basic_options options;
@@ -96,7 +96,7 @@ void xr_basic_prepare_cb(void *arg) {
   struct xr_basic_prepare *p = arg;
   struct xr_basic_thread *t = p->t;
   if (!t->registered) {
-    xr_basic_lock_take(&threads_lock);
+    xr_lock_take(&threads_lock);
     /* Checked under the lock a flusher holds while it walks the list: a
      * thread registered here is either seen by that flusher or sees the
      * stopped epoch. */
@@ -104,7 +104,7 @@ void xr_basic_prepare_cb(void *arg) {
         __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE) == p->epoch;
     if (recording)
       link_thread(t);
-    xr_basic_lock_release(&threads_lock);
+    xr_lock_release(&threads_lock);
     if (!recording)
       return;
     xr_thread_arm();
@@ -147,13 +147,9 @@ void xr_basic_prepare_cb(void *arg) {
 void xr_basic_spill_cb(void *arg) {
   struct xr_basic_thread *t = arg;
   if (t->used > 0)
-    xr_basic_writer_append(t->buf, t->used);
+    xr_basic_writer_append(t->buf, t->used); /* failure: it stops recording */
   t->spilled += t->used;
   t->used = 0;
-}
-
-void xr_basic_stop_recording(void) {
-  __atomic_or_fetch(&xr_basic_epoch, 1u, __ATOMIC_SEQ_CST);
 }
 
 /* Thread exit (run by core with xr_in_handler set): write what is left. */
@@ -165,14 +161,14 @@ static void on_thread_exit(void) {
   t->epoch = 0;
   if (outputs & XR_TRACE_OUT_CHROME)
     xr_thread_names_remember(); /* for the JSON's thread names */
-  xr_basic_lock_take(&threads_lock);
+  xr_lock_take(&threads_lock);
   xr_basic_spill_cb(t);
   gone.dropped_nested += t->dropped_nested;
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
   gone.erased += t->erased;
   unlink_thread(t);
-  xr_basic_lock_release(&threads_lock);
+  xr_lock_release(&threads_lock);
   unmap_buffers(t);
 }
 
@@ -182,8 +178,8 @@ static void on_thread_exit(void) {
  * its own records, with its own pid, to the parent's file (basic_writer.c
  * says why appends of the two never tear each other's records). */
 static void on_fork_child(void) {
-  control_lock.held = 0;
-  threads_lock.held = 0;
+  xr_lock_after_fork(&control_lock);
+  xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
   threads = NULL;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
@@ -230,10 +226,10 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
                                     void *config, size_t config_size) {
   (void)buffer_size;
   (void)max_buffers;
-  xr_basic_lock_take(&control_lock);
+  xr_lock_take(&control_lock);
   if (state != XRAY_LOG_UNINITIALIZED) {
     enum XRayLogInitStatus s = state;
-    xr_basic_lock_release(&control_lock);
+    xr_lock_release(&control_lock);
     xr_report(XR_INFO, "basic mode: already initialized (state %d); "
               "finalize and flush before initializing again", (int)s);
     return s;
@@ -268,7 +264,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
    * whether a file is created never depends on how long the first calls
    * take. Removed at flush if it is left without a record. */
   xr_basic_writer_open();
-  xr_basic_lock_release(&control_lock);
+  xr_lock_release(&control_lock);
   xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
             "max_stack_depth=%d thread_buffer_size=%d, clock %s)",
             (int)options.func_duration_threshold_us,
@@ -283,17 +279,17 @@ static void remove_handler_if_ours(enum xr_slot slot, void *fn) {
 }
 
 static XRayLogInitStatus basic_finalize(void) {
-  xr_basic_lock_take(&control_lock);
+  xr_lock_take(&control_lock);
   if (state != XRAY_LOG_INITIALIZED) {
     enum XRayLogInitStatus s = state;
-    xr_basic_lock_release(&control_lock);
+    xr_lock_release(&control_lock);
     return s;
   }
   xr_basic_stop_recording();
   remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
   remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
   state = XRAY_LOG_FINALIZED;
-  xr_basic_lock_release(&control_lock);
+  xr_lock_release(&control_lock);
   return XRAY_LOG_FINALIZED;
 }
 
@@ -343,15 +339,15 @@ static void say_if_all_erased(uint64_t erased) {
 }
 
 static XRayLogFlushStatus basic_flush(void) {
-  xr_basic_lock_take(&control_lock);
+  xr_lock_take(&control_lock);
   if (state != XRAY_LOG_FINALIZED) {
-    xr_basic_lock_release(&control_lock);
+    xr_lock_release(&control_lock);
     return XRAY_LOG_NOT_FLUSHING;
   }
   quiesce();
   uint64_t deadline = now_ms() + 2000;
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
-  xr_basic_lock_take(&threads_lock);
+  xr_lock_take(&threads_lock);
   for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
     if (!wait_idle(t, deadline)) {
       stuck++; /* e.g. stopped in a signal handler: leave its buffer */
@@ -369,7 +365,7 @@ static XRayLogFlushStatus basic_flush(void) {
   unwound += gone.unwound;
   erased += gone.erased;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
-  xr_basic_lock_release(&threads_lock);
+  xr_lock_release(&threads_lock);
   xr_basic_writer_close();
   const char *path = xr_basic_writer_path();
   xr_report(XR_INFO, "basic mode: wrote %llu records to %s",
@@ -377,6 +373,8 @@ static XRayLogFlushStatus basic_flush(void) {
             path[0] ? path : "(no file: nothing recorded)");
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
     xr_basic_write_chrome(path);
+  if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
+    xr_objects_write_map(path); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
@@ -388,7 +386,7 @@ static XRayLogFlushStatus basic_flush(void) {
     xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
               "their buffers were not written", (unsigned long long)stuck);
   state = XRAY_LOG_UNINITIALIZED;
-  xr_basic_lock_release(&control_lock);
+  xr_lock_release(&control_lock);
   return XRAY_LOG_FLUSHED;
 }
 

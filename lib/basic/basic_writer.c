@@ -1,5 +1,7 @@
 /* Basic mode's log file: a 32-byte header (version 3, type 0) followed by
- * 32-byte records, whole thread buffers appended under one lock.
+ * 32-byte records, whole thread buffers appended under one lock; and the
+ * recording switch (xr_basic_epoch), which a write failure turns off here
+ * without calling back into basic_mode.c.
  *
  * The file is created when the mode starts (xr_basic_writer_open, from init:
  * "Log file in '<path>'" at verbosity >= 1, when compiler-rt says it), so
@@ -22,12 +24,14 @@
  * RLIMIT_FSIZE is checked before writing so the kernel never raises SIGXFSZ
  * on the program's behalf. */
 #include "basic/basic_internal.h"
+#include "core/lock.h"
 #include "core/output.h"
 #include "core/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,25 +41,19 @@
 #define HEADER_SIZE sizeof(struct xr_file_header)
 
 static struct {
-  xr_basic_lock lock;
+  xr_lock lock;
   int fd;            /* -1 until opened */
   bool failed;       /* a write failed: drop everything until reset */
   bool inherited;    /* a fork child writing to its parent's file */
   bool shared;       /* a fork happened while open: another process appends */
   uint64_t size;     /* bytes this process put in the file (header included) */
   uint64_t records;  /* records this process wrote */
+  /* The appended chunk whose first record is the earliest of the file
+   * (each chunk is one thread's records in time order, so its first record
+   * is its earliest). */
+  uint64_t earliest_tsc, earliest_offset, earliest_bytes;
   char path[1024];
-} writer = {{0}, -1, false, false, false, 0, 0, ""};
-
-void xr_basic_lock_take(xr_basic_lock *l) {
-  while (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE))
-    while (__atomic_load_n(&l->held, __ATOMIC_RELAXED))
-      sched_yield();
-}
-
-void xr_basic_lock_release(xr_basic_lock *l) {
-  __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
-}
+} writer = {{0}, -1, false, false, false, 0, 0, 0, 0, 0, ""};
 
 /* The file's real size: after a fork, two processes append to it. */
 static uint64_t file_size(void) {
@@ -72,6 +70,12 @@ static uint64_t room_under_limit(void) {
     return UINT64_MAX;
   uint64_t size = file_size();
   return rl.rlim_cur > size ? rl.rlim_cur - size : 0;
+}
+
+volatile uint32_t xr_basic_epoch = 1;
+
+void xr_basic_stop_recording(void) {
+  __atomic_or_fetch(&xr_basic_epoch, 1u, __ATOMIC_SEQ_CST);
 }
 
 /* Called with the lock held: stop for good, leaving a readable file. */
@@ -141,9 +145,9 @@ static int open_file(void) {
 }
 
 int xr_basic_writer_open(void) {
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   int rc = writer.failed ? -1 : writer.fd >= 0 ? 0 : open_file();
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
   return rc;
 }
 
@@ -160,7 +164,7 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
   if (count == 0)
     return 0;
   int rc = -1;
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   if (writer.failed)
     goto out;
   if (writer.fd < 0 && open_file() != 0)
@@ -182,6 +186,12 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
         goto out;
       continue;
     }
+    if (fit > 0 &&
+        (writer.records == 0 || records[0].w[1] < writer.earliest_tsc)) {
+      writer.earliest_tsc = records[0].w[1];
+      writer.earliest_offset = writer.size;
+      writer.earliest_bytes = fit * RECORD_SIZE;
+    }
     writer.size += fit * RECORD_SIZE;
     writer.records += fit;
     if (fit < count) {
@@ -192,12 +202,88 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
   }
   rc = 0;
 out:
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
   return rc;
 }
 
+/* Copies [off, off + n) of `in` to the end of `out`. */
+static int copy_range(int in, int out, uint64_t off, uint64_t n) {
+  char buf[65536];
+  while (n > 0) {
+    size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
+    ssize_t got = pread(in, buf, k, (off_t)off);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got == 0)
+        errno = EIO;
+      return -1;
+    }
+    if (xr_write_all(out, buf, (size_t)got) != 0)
+      return -1;
+    off += (uint64_t)got;
+    n -= (uint64_t)got;
+  }
+  return 0;
+}
+
+/* llvm-xray account rejects every record earlier than the first it reads
+ * (docs/formats.md), and reads a basic log in file order: the chunk that
+ * holds the earliest record must come first. Called with the lock held and
+ * the file complete. Rewrites it as header, that chunk, the chunks before
+ * it, the rest, into a sibling file renamed over the log, so the log is
+ * never seen half moved; on failure the log stays as it was. Each thread's
+ * chunks keep their order (the moved chunk is its thread's first). */
+static void put_earliest_first(void) {
+  if (writer.earliest_offset <= HEADER_SIZE || writer.records == 0)
+    return;
+  /* Shared with a fork parent or child: the other appends to this inode
+   * (a rename would lose its later records) and our offsets do not count
+   * its records. Left in append order. */
+  if (__atomic_load_n(&writer.shared, __ATOMIC_RELAXED))
+    return;
+  int in = open(writer.path, O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    xr_report(XR_ERROR, "basic mode: cannot read %s back (%s); llvm-xray "
+              "account may reject the log", writer.path, strerror(errno));
+    return;
+  }
+  char tmp[1024 + 8];
+  int out = xr_open_sibling_file(writer.path, ".order", tmp, sizeof tmp);
+  if (out < 0) {
+    close(in);
+    return; /* reported */
+  }
+  uint64_t off = writer.earliest_offset, n = writer.earliest_bytes;
+  int rc = copy_range(in, out, 0, HEADER_SIZE);
+  if (rc == 0)
+    rc = copy_range(in, out, off, n);
+  if (rc == 0)
+    rc = copy_range(in, out, HEADER_SIZE, off - HEADER_SIZE);
+  if (rc == 0)
+    rc = copy_range(in, out, off + n, writer.size - off - n);
+  int err = errno;
+  if (close(out) != 0 && rc == 0) {
+    rc = -1;
+    err = errno;
+  }
+  if (rc == 0 && rename(tmp, writer.path) != 0) {
+    rc = -1;
+    err = errno;
+  }
+  if (rc != 0) {
+    xr_report(XR_ERROR, "basic mode: cannot put the earliest records of %s "
+              "first (%s); llvm-xray account may reject the log",
+              writer.path, strerror(err));
+    unlink(tmp);
+  }
+  close(in);
+}
+
 void xr_basic_writer_close(void) {
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
+  if (writer.fd >= 0 && !writer.failed && file_size() > HEADER_SIZE)
+    put_earliest_first();
   if (writer.fd >= 0) {
     /* Created here and still without a record (ours or a fork child's):
      * remove it, llvm-xray cannot read a header-only file. */
@@ -213,18 +299,18 @@ void xr_basic_writer_close(void) {
                 strerror(errno));
     writer.fd = -1;
   }
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
 }
 
 void xr_basic_writer_reset(void) {
-  xr_basic_lock_take(&writer.lock);
+  xr_lock_take(&writer.lock);
   writer.failed = false;
   writer.inherited = false;
   writer.shared = false;
   writer.path[0] = '\0';
   writer.records = 0;
   writer.size = 0;
-  xr_basic_lock_release(&writer.lock);
+  xr_lock_release(&writer.lock);
 }
 
 void xr_basic_writer_before_fork(void) {
@@ -234,7 +320,7 @@ void xr_basic_writer_before_fork(void) {
 }
 
 void xr_basic_writer_after_fork(void) {
-  writer.lock.held = 0; /* its holder, if any, does not exist here */
+  xr_lock_after_fork(&writer.lock); /* its holder does not exist here */
   /* Keep the parent's descriptor: the child appends to the same file. */
   writer.inherited = writer.fd >= 0;
   writer.shared = writer.fd >= 0;

@@ -1,19 +1,18 @@
 /* Timestamps and CPU ids (see clock.h).
  *
  * The frequency is decided once, best source first:
- *   1. CPUID 0x15 (crystal clock x TSC/crystal ratio): exact where present;
- *   2. CPUID 0x40000010 (hypervisor timing leaf, EAX = TSC kHz);
- *   3. sysfs tsc_freq_khz (vendor kernels);
- *   4. CPUID 0x16 base MHz, kept only if a short calibration agrees within
- *      1 % (it is a nominal value, not a measurement);
- *   5. calibration against CLOCK_MONOTONIC_RAW (about 1 ms).
+ *   1. what the CPU states exactly (xr_arch_clock_probe: on x86-64 CPUID
+ *      0x15, then the hypervisor timing leaf);
+ *   2. sysfs tsc_freq_khz (vendor kernels);
+ *   3. the CPU's nominal base frequency, kept only if a short calibration
+ *      agrees within 1 % (it is a nominal value, not a measurement);
+ *   4. calibration against CLOCK_MONOTONIC_RAW (about 1 ms).
  * Without an invariant TSC, timestamps are CLOCK_MONOTONIC ns at 1e9 Hz.
  * Nothing is ever printed at verbosity 0. */
 #define _GNU_SOURCE /* sched_getcpu */
 #include "clock.h"
 #include "report.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,17 +28,11 @@ enum { CPU_NONE = 0 };
 #define CPU_RDTSCP XR_CPU_ID_RDTSCP
 #define CPU_SCHED XR_CPU_ID_SCHED
 int xr_cpu_method = CPU_NONE;
-static bool have_rdpid, have_rdtscp;
+static bool have_cpu_insn, have_ticks_cpu;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
-/* glibc >= 2.35 registers an rseq area per thread and exports where it is. */
-extern const unsigned int __rseq_size __attribute__((weak));
 
 #define NS_PER_SEC 1000000000ull
-
-static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
-  __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
-}
 
 static uint64_t raw_ns(void) {
   struct timespec ts;
@@ -48,17 +41,15 @@ static uint64_t raw_ns(void) {
   return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* The vector-preserving wrapper, xr_clock_fallback_now, is in clock_hot.c
- * (compiled -mgeneral-regs-only, so the wrapper itself touches no vector
- * register before the save). */
-void xr_clock_monotonic_cb(void *out) {
+static uint64_t monotonic_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  *(uint64_t *)out = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+  return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* a * b / c exactly, with a 128-bit product and one divq (no libgcc, no
- * libm); saturates at UINT64_MAX when the quotient does not fit. */
+/* a * b / c exactly, with a 128-bit product and the port's 128-by-64-bit
+ * division (no libgcc, no libm); saturates at UINT64_MAX when the quotient
+ * does not fit. */
 static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c) {
   if (c == 0)
     return 0;
@@ -66,11 +57,7 @@ static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c) {
   uint64_t hi = (uint64_t)(p >> 64);
   if (hi >= c)
     return UINT64_MAX; /* quotient does not fit in 64 bits */
-  uint64_t q;
-  uint64_t r;
-  __asm__("divq %4" : "=a"(q), "=d"(r) : "a"((uint64_t)p), "d"(hi), "r"(c));
-  (void)r;
-  return q;
+  return xr_arch_udiv128(hi, (uint64_t)p, c);
 }
 
 uint64_t xr_ticks_to_ns(uint64_t ticks) {
@@ -86,9 +73,9 @@ uint64_t xr_us_to_ticks(uint64_t us) {
 static int sample(uint64_t *tsc, uint64_t *ns) {
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < 8; i++) {
-    uint64_t a = xr_rdtsc();
+    uint64_t a = xr_arch_ticks();
     uint64_t t = raw_ns();
-    uint64_t b = xr_rdtsc();
+    uint64_t b = xr_arch_ticks();
     if (t == 0)
       return -1;
     if (b - a < best) {
@@ -142,26 +129,11 @@ static bool agrees_within_1pct(uint64_t a, uint64_t b) {
  * sleep, not a spin). The error is ~2 bracket widths (< 100 ns) over it. */
 enum { CALIBRATION_WINDOW_NS = 1000000 };
 
-static void decide_frequency(unsigned max_basic, bool hypervisor) {
-  unsigned r[4];
-  if (max_basic >= 0x15) {
-    cpuid(0x15, 0, r); /* EAX denominator, EBX numerator, ECX crystal Hz */
-    if (r[0] && r[1] && r[2]) {
-      xr_clock.frequency_hz = (uint64_t)r[2] * r[1] / r[0];
-      xr_clock.source = "cpuid";
-      return;
-    }
-  }
-  if (hypervisor) {
-    cpuid(0x40000000, 0, r);
-    if (r[0] >= 0x40000010) {
-      cpuid(0x40000010, 0, r);
-      if (r[0]) {
-        xr_clock.frequency_hz = (uint64_t)r[0] * 1000u;
-        xr_clock.source = "cpuid";
-        return;
-      }
-    }
+static void decide_frequency(const struct xr_arch_clock_caps *caps) {
+  if (caps->exact_hz) {
+    xr_clock.frequency_hz = caps->exact_hz;
+    xr_clock.source = caps->exact_source;
+    return;
   }
   uint64_t khz = read_sysfs_khz();
   if (khz) {
@@ -170,14 +142,11 @@ static void decide_frequency(unsigned max_basic, bool hypervisor) {
     return;
   }
   uint64_t measured = xr_clock_calibrate(CALIBRATION_WINDOW_NS);
-  if (max_basic >= 0x16) {
-    cpuid(0x16, 0, r); /* EAX base MHz */
-    uint64_t base = (uint64_t)(r[0] & 0xffff) * 1000000u;
-    if (base && measured && agrees_within_1pct(base, measured)) {
-      xr_clock.frequency_hz = base;
-      xr_clock.source = "cpuid";
-      return;
-    }
+  uint64_t base = caps->nominal_hz;
+  if (base && measured && agrees_within_1pct(base, measured)) {
+    xr_clock.frequency_hz = base;
+    xr_clock.source = caps->exact_source;
+    return;
   }
   if (measured) {
     xr_clock.frequency_hz = measured;
@@ -195,48 +164,26 @@ static bool rseq_available(void) {
 
 
 static void clock_init_once(void) {
-  unsigned r[4];
-  cpuid(0, 0, r);
-  unsigned max_basic = r[0];
-  bool hypervisor = false, rdpid = false;
-  if (max_basic >= 1) {
-    cpuid(1, 0, r);
-    hypervisor = (r[2] >> 31) & 1;
-  }
-  if (max_basic >= 7) {
-    cpuid(7, 0, r);
-    rdpid = (r[2] >> 22) & 1;
-  }
-  cpuid(0x80000000, 0, r);
-  unsigned max_ext = r[0];
-  bool invariant = false, rdtscp = false;
-  if (max_ext >= 0x80000001) {
-    cpuid(0x80000001, 0, r);
-    rdtscp = (r[3] >> 27) & 1;
-  }
-  if (max_ext >= 0x80000007) {
-    cpuid(0x80000007, 0, r);
-    invariant = (r[3] >> 8) & 1;
-  }
-
-  have_rdpid = rdpid;
-  have_rdtscp = rdtscp;
+  struct xr_arch_clock_caps caps;
+  xr_arch_clock_probe(&caps);
+  have_cpu_insn = caps.cpu_insn;
+  have_ticks_cpu = caps.ticks_cpu;
   if (rseq_available())
     xr_cpu_method = CPU_RSEQ;
-  else if (rdpid)
+  else if (caps.cpu_insn)
     xr_cpu_method = CPU_RDPID;
-  else if (rdtscp)
+  else if (caps.ticks_cpu)
     xr_cpu_method = CPU_RDTSCP;
   else
     xr_cpu_method = CPU_SCHED;
 
   /* An invariant TSC runs at a constant rate and keeps running in deep
    * C-states: both header bits follow from it. */
-  xr_clock.constant_tsc = invariant;
-  xr_clock.nonstop_tsc = invariant;
-  if (invariant) {
+  xr_clock.constant_tsc = caps.invariant_ticks;
+  xr_clock.nonstop_tsc = caps.invariant_ticks;
+  if (caps.invariant_ticks) {
     xr_clock.using_tsc = true;
-    decide_frequency(max_basic, hypervisor);
+    decide_frequency(&caps);
   }
   xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
             (unsigned long long)xr_clock.frequency_hz,
@@ -264,12 +211,12 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
     return 0;
   }
   case XR_CPU_ID_RDPID:
-    if (!have_rdpid)
+    if (!have_cpu_insn)
       return -1;
-    *cpu = xr_cpu_by_rdpid();
+    *cpu = xr_arch_cpu_insn();
     return 0;
   case XR_CPU_ID_RDTSCP:
-    if (!have_rdtscp)
+    if (!have_ticks_cpu)
       return -1;
     *cpu = xr_cpu_by_rdtscp();
     return 0;
@@ -280,8 +227,12 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
   return -1;
 }
 
-void xr_cpu_sched_cb(void *out) { *(uint32_t *)out = sched_cpu(); }
-void xr_clock_init_cb(void *unused) {
-  (void)unused;
-  xr_clock_init();
+/* Ordinary code, run by clock_lean.c behind a vector save (see clock.h). */
+void xr_clock_behind_save(void *request) {
+  struct xr_clock_request *r = request;
+  switch (r->work) {
+  case XR_CLOCK_MONOTONIC_NS: r->out = monotonic_ns(); break;
+  case XR_CLOCK_SCHED_CPU: r->out = sched_cpu(); break;
+  case XR_CLOCK_INIT: xr_clock_init(); break;
+  }
 }

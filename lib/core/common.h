@@ -17,10 +17,11 @@
 /* Thread-locals of the runtime live in the executable's static TLS block. */
 #define XR_TLS __thread __attribute__((tls_model("initial-exec")))
 #define XR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Keeps the compiler from moving memory accesses across it; emits nothing. */
+#define xr_compiler_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 /* madvise: fault a range in writable with one call (Linux 5.14); the
  * <sys/mman.h> of older libcs lacks the name. Kernels without it say EINVAL
  * and the pages fault in one by one as usual. */
 #define XR_MADV_POPULATE_WRITE 23
-#define XR_PAGE_SIZE 4096u /* x86-64 base pages */
 
 #endif

@@ -1,7 +1,7 @@
 /* Handler slots and the public handler API of <xray/xray_interface.h>. */
 #include "handlers.h"
 
-#include "patching.h"
+#include "sled_map.h"
 #include "xray/xray_interface.h"
 
 #include <pthread.h>
@@ -44,13 +44,9 @@ static void refresh_dispatch(void) {
       [XR_T_CUSTOM] = path_of(XR_SLOT_CUSTOM),
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
   for (int t = 0; t < XR_T_COUNT; t++) {
-    enum xr_path path = want[t];
-    if (path == XR_PATH_FULL && xr_vector_avx512)
-      path = XR_PATH_FULL_ZMM;
-    if (!xr_cpu_lahf_sahf)
-      path = path == XR_PATH_FULL       ? XR_PATH_FULL_PUSHF
-             : path == XR_PATH_FULL_ZMM ? XR_PATH_FULL_ZMM_PUSHF
-                                        : path;
+    unsigned path = want[t];
+    if (path == XR_PATH_FULL)
+      path = xr_arch_full_path();
     __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][path],
                      __ATOMIC_RELEASE);
   }

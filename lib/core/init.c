@@ -21,12 +21,7 @@
 
 enum { INIT_NOT_STARTED = 0, INIT_RUNNING = 1, INIT_DONE = 2 };
 static int init_state;
-static bool initialized; /* a map was found: the runtime works */
 static XR_TLS bool init_on_this_thread;
-
-bool xr_runtime_initialized(void) {
-  return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
-}
 
 /* ---- messages for a trace that cannot happen ---------------------------
  * The user asked for a trace (XRAY_OPTIONS) and would silently get none:
@@ -54,43 +49,13 @@ static void say_if_tracing_asked_without_map(void) {
               "__attribute__((xray_always_instrument)))", what);
 }
 
-/* The trampolines an enabled sled calls (trampoline_x86_64.S). */
-extern void __xray_FunctionEntry(void);
-extern void __xray_FunctionExit(void);
-extern void __xray_FunctionTailExit(void);
-extern void __xray_ArgLoggerEntry(void);
-
-/* Whether the program ever patched a function, read from the sleds: patching
- * writes a sled's body (all but its first two bytes) before those two, and
- * unpatching puts back only the first two (patch_x86_64.c says why). So a
- * body equal to the encoder's marks a function patched at some time. */
-static bool any_function_ever_patched(void) {
-  const struct xr_sled_map *m = &xr_self_map;
-  for (size_t f = 0; f < m->function_count; f++) {
-    const struct xr_sled *s = &m->sleds[m->functions[f].first_sled];
-    uintptr_t target;
-    switch (s->kind) {
-    case ENTRY: target = (uintptr_t)&__xray_FunctionEntry; break;
-    case EXIT: target = (uintptr_t)&__xray_FunctionExit; break;
-    case TAIL: target = (uintptr_t)&__xray_FunctionTailExit; break;
-    case LOG_ARGS_ENTRY: target = (uintptr_t)&__xray_ArgLoggerEntry; break;
-    default: continue; /* an event sled first: try the next function */
-    }
-    uint8_t enabled[11];
-    if (xr_encode_call_sled(enabled, s->kind, (int32_t)(f + 1), s->address,
-                            target) == 0 &&
-        memcmp((const void *)(s->address + 2), enabled + 2, 9) == 0)
-      return true;
-  }
-  return false;
-}
 
 /* At exit, for a mode named without patch_premain: O(functions), once, in
  * the process that read XRAY_OPTIONS (not in its fork children). */
 static pid_t hint_pid;
 static void say_if_nothing_was_patched(void) {
   const char *mode = __xray_log_get_current_mode();
-  if (getpid() != hint_pid || mode == NULL || any_function_ever_patched())
+  if (getpid() != hint_pid || mode == NULL || xr_patching_ever_enabled())
     return;
   xr_report(hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
             "called __xray_patch(), so nothing was recorded: add "
@@ -117,7 +82,6 @@ XR_API void __xray_init(void) {
     say_if_tracing_asked_without_map();
   } else {
     xr_objects_register_self();
-    __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
     xr_registry_start_from_flags();
     if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
       hint_pid = getpid();

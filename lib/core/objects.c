@@ -27,6 +27,10 @@ static struct xr_object objects[XR_MAX_OBJECTS];
 static uint32_t object_count; /* ids 0..object_count-1 were handed out */
 static pthread_mutex_t objects_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int patching_busy; /* a patching API call runs: others get ONGOING */
+/* Objects with ids >= record_limit are not patched: the mode that set it
+ * (FDR: 28-bit function ids) could not record their ids unambiguously. */
+static int32_t record_limit = XR_MAX_OBJECTS;
+static const char *record_limit_by;
 
 void xr_objects_lock(void) { pthread_mutex_lock(&objects_mutex); }
 void xr_objects_unlock(void) { pthread_mutex_unlock(&objects_mutex); }
@@ -218,8 +222,12 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   /* patch_premain reaches objects loaded later, narrowed by xray_patch /
    * xray_skip like the executable. */
   int status = XR_NAMES_OK;
-  const uint8_t *selected = xr_flags.patch_premain ? option_selection(&objects[id], &status) : NULL;
-  if (status != XR_NAMES_OK)
+  const uint8_t *selected = NULL;
+  if (id >= record_limit)
+    xr_report(XR_ERROR, "object %d ('%s') is not traced: %s records only objects "
+              "0..%d", id, objects[id].path, record_limit_by, record_limit - 1);
+  else if (xr_flags.patch_premain && (selected = option_selection(&objects[id], &status),
+                                      status != XR_NAMES_OK))
     xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
               "it is not patched", id, objects[id].path, status);
   else if (xr_flags.patch_premain &&
@@ -279,6 +287,11 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
+  if (o != NULL && enable && obj >= record_limit) {
+    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
+              record_limit_by, record_limit - 1);
+    o = NULL;
+  }
   s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
   close_call();
   return s;
@@ -289,6 +302,8 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
  * selection once per object). Lock held. */
 static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
   const uint8_t *selected = NULL;
+  if (enable && o->id >= record_limit)
+    return SUCCESS; /* said once by xr_objects_limit_recording */
   if (enable) {
     int status;
     selected = option_selection(o, &status);
@@ -321,6 +336,11 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   if (s != SUCCESS)
     return s;
   struct xr_object *o = loaded_object(obj);
+  if (o != NULL && enable && obj >= record_limit) {
+    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
+              record_limit_by, record_limit - 1);
+    o = NULL;
+  }
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED
                                      : patch_whole(o, enable);
@@ -392,6 +412,24 @@ XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t L
 }
 XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
   return packed_range(FirstId, LastId, false);
+}
+
+void xr_objects_limit_recording(int32_t limit, const char *who) {
+  xr_objects_lock();
+  record_limit = limit;
+  record_limit_by = who;
+  size_t dropped = 0;
+  for (uint32_t i = (uint32_t)limit; i < object_count; i++) {
+    struct xr_object *o = &objects[i];
+    if (o->loaded && o->map->function_count > 0) {
+      xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, false);
+      dropped++;
+    }
+  }
+  if (dropped)
+    xr_report(XR_ERROR, "%s records only objects 0..%d: %zu loaded shared object(s) "
+              "with higher ids are not traced while it runs", who, limit - 1, dropped);
+  xr_objects_unlock();
 }
 
 /* ---- queries ----------------------------------------------------------------- */

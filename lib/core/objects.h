@@ -60,6 +60,14 @@ XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
  * loaded). */
 XR_HIDDEN void xr_objects_register_self(void);
 
+/* A mode that can record only object ids below `limit` (FDR: its function
+ * records keep 28 bits, so objects 16+ would collide with 0..15) calls this
+ * when it starts (XR_MAX_OBJECTS: no limit, when it stops). Loaded objects
+ * at or above the limit are unpatched now (reported once) and are not
+ * patched while it holds: their events are never recorded under a wrong id.
+ * `who` names the mode in messages. */
+XR_HIDDEN void xr_objects_limit_recording(int32_t limit, const char *who);
+
 /* ---- read-only view for names, maps and modes (takes the lock) ---------- */
 struct xr_object_info {
   int32_t id;
@@ -78,5 +86,9 @@ XR_HIDDEN size_t xr_objects_count(void);
 XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
 /* Run-time address of a packed function id, 0 when unknown or unloaded. */
 XR_HIDDEN uintptr_t xr_object_function_address(int32_t packed);
+
+/* object_map.c: writes `<log_path>.map` when shared objects were
+ * registered (nothing otherwise). Returns 0, or -1 (reported). */
+XR_HIDDEN int xr_objects_write_map(const char *log_path);
 
 #endif

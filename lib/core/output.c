@@ -53,7 +53,7 @@ static void random_suffix(char out[6]) {
   static const char alphabet[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   static uint64_t counter;
-  uint64_t x = xr_rdtsc() ^ ((uint64_t)xr_pid() << 32) ^
+  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32) ^
                __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ull,
                                   __ATOMIC_RELAXED);
   x ^= x >> 30;

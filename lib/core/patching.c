@@ -76,15 +76,16 @@ static struct xr_object *cur;
 static struct segments *cur_segments(void) { return &cur->patch->segments; }
 static struct all_runs *cur_runs(void) { return &cur->patch->all_runs; }
 
-#define MAX_SLED_BYTES 22 /* the typed-event sled */
+/* Set by the first call that enables sleds. */
+static bool ever_enabled;
 
-static size_t sled_size(uint8_t kind) {
-  switch (kind) {
-  case CUSTOM_EVENT: return 17;
-  case TYPED_EVENT: return 22;
-  default: return 11;
-  }
+bool xr_patching_ever_enabled(void) {
+  return __atomic_load_n(&ever_enabled, __ATOMIC_RELAXED);
 }
+
+/* Sled sizes are the port's (lib/arch/arch.h). */
+#define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
+static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
 
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   if (cur_segments()->count == cur_segments()->capacity) {
@@ -491,6 +492,8 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
               first_id, last_id, o->id, max);
     return FAILED;
   }
+  if (enable)
+    __atomic_store_n(&ever_enabled, true, __ATOMIC_RELAXED);
   cur = o;
   XRayPatchingStatus status =
       alloc_state() ? rewrite_functions(first_id, last_id, selected, enable) : FAILED;

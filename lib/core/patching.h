@@ -3,10 +3,12 @@
 #define XR_PATCHING_H
 
 #include "common.h"
+#include "arch/arch.h"
 #include "objects.h"
 #include "sled_map.h"
 
-/* patch_x86_64.c: the only place that knows the sled encodings.
+/* The port's sled encoder (lib/arch/<cpu>/patch_*.c): the only place that
+ * knows the sled encodings.
  * Writes one sled (memory must be writable). Returns 0, or -1 when the
  * trampoline is out of rel32 range, the kind is unknown or the sled is at an
  * odd address (nothing written then). Ordering: body first, first two bytes
@@ -41,7 +43,8 @@ XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
  * SUCCESS when nothing is selected; FAILED for an object not loaded. */
 XR_HIDDEN int xr_patch_selected(int32_t object, const uint8_t *selected, bool enable);
 
-/* True once __xray_init found a map. */
-XR_HIDDEN bool xr_runtime_initialized(void);
+/* True once a patching call asked to enable sleds (whether or not every
+ * sled could be written): init.c's exit hint reads it. */
+XR_HIDDEN bool xr_patching_ever_enabled(void);
 
 #endif

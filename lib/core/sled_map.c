@@ -154,6 +154,12 @@ extern const unsigned char __stop_xray_instr_map[] __attribute__((weak));
 extern const unsigned char __start_xray_fn_idx[] __attribute__((weak));
 extern const unsigned char __stop_xray_fn_idx[] __attribute__((weak));
 
+static bool self_map_loaded;
+
+bool xr_runtime_initialized(void) {
+  return __atomic_load_n(&self_map_loaded, __ATOMIC_ACQUIRE);
+}
+
 int xr_sled_map_load_self(void) {
   if (xr_self_map.sleds)
     return 0;
@@ -177,5 +183,6 @@ int xr_sled_map_load_self(void) {
   xr_report(XR_DEBUG, "instrumentation map: %zu sleds, %zu functions, xray_fn_idx %d",
             xr_self_map.sled_count, xr_self_map.function_count,
             xr_self_map.fn_idx_format);
+  __atomic_store_n(&self_map_loaded, true, __ATOMIC_RELEASE);
   return 0;
 }

@@ -51,4 +51,9 @@ XR_HIDDEN extern struct xr_sled_map xr_self_map;
 /* Returns 0 if the program has a map, -1 if not (reported at verbosity 1). */
 XR_HIDDEN int xr_sled_map_load_self(void);
 
+/* True once xr_sled_map_load_self found the program's map: the runtime
+ * works (patching and the handler API refuse until then, as compiler-rt's
+ * do before __xray_init). */
+XR_HIDDEN bool xr_runtime_initialized(void);
+
 #endif

@@ -285,7 +285,7 @@ bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
       struct xr_fdr_writer *w = &c->slots[i];
       for (unsigned spins = 0; xr_fdr_writer_busy(w); spins++) {
         if (spins < 64) {
-          __builtin_ia32_pause();
+          xr_arch_pause();
         } else if (now_ns() > deadline) {
           return false;
         } else {

@@ -16,6 +16,7 @@
 #ifndef XR_FDR_BUFFER_QUEUE_H
 #define XR_FDR_BUFFER_QUEUE_H
 
+#include "arch/arch.h"
 #include "core/common.h"
 
 /* A buffer's `holder` word: FREE, CLOSED (taken by finalize: nobody may
@@ -144,9 +145,7 @@ static XR_ALWAYS_INLINE bool xr_fdr_writer_busy(const struct xr_fdr_writer *w) {
  * is kept) or sees the bit (and drops its event); so the cursor is read
  * after this, never before. Also a compiler barrier. */
 static XR_ALWAYS_INLINE bool xr_fdr_writer_enter(struct xr_fdr_writer *w) {
-  bool was_busy;
-  __asm__ volatile("btsq $63, %0" : "+m"(w->state), "=@ccc"(was_busy) : : "memory");
-  return was_busy;
+  return xr_arch_test_and_set_top_bit(&w->state);
 }
 
 /* A free slot for the calling thread, or NULL (mmap failed). */

@@ -60,7 +60,7 @@ enum xr_fdr_cpu_source {
 /* The queue of the current generation (owned by fdr_mode.c). */
 XR_HIDDEN extern struct xr_fdr_queue xr_fdr_queue;
 
-/* The lean handlers (fdr_controller_hot.c). */
+/* The lean handlers (fdr_controller_lean.c). */
 XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type);
 XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
                                   uint64_t arg);

@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <time.h>
 
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
 
 static uint64_t load_epoch(void) {
   return __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
@@ -171,8 +169,7 @@ void xr_fdr_detect_rseq(void) {
   intptr_t off = 0;
   if (&__rseq_size != NULL && &__rseq_offset != NULL && __rseq_size >= 8) {
     intptr_t cpu_field = (intptr_t)__rseq_offset + 4; /* struct rseq.cpu_id */
-    int32_t cpu;
-    __asm__ volatile("movl %%fs:(%1), %0" : "=r"(cpu) : "r"(cpu_field));
+    int32_t cpu = xr_arch_tls_load_s32(cpu_field);
     if (cpu >= 0 && cpu_field != 0)
       off = cpu_field;
   }

@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
+#include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -15,6 +16,7 @@
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_export.h"
+#include "fdr/fdr_log.h"
 #include "export/thread_names.h"
 #include "fdr/fdr_records.h"
 
@@ -256,6 +258,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * an older generation notice and start over), then install handlers. */
   advance_epoch(1);
   __xray_log_set_buffer_iterator(fdr_iterator);
+  /* Function records keep 28 bits of the packed id: 4 object bits. */
+  xr_objects_limit_recording(XR_FDR_MAX_OBJECTS, "xray-fdr");
   install_handlers(true);
   set_state(XRAY_LOG_INITIALIZED);
   xr_report(XR_INFO,
@@ -290,6 +294,7 @@ static XRayLogInitStatus fdr_finalize(void) {
    * threads caught in the middle of an event. */
   advance_epoch(1);
   install_handlers(false);
+  xr_objects_limit_recording(XR_MAX_OBJECTS, NULL);
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
@@ -353,65 +358,102 @@ static XRayBuffer fdr_iterator(XRayBuffer previous) {
   return buffer_bytes(next);
 }
 
-/* `<path>.json` from the kept buffers, each thread's in time order. */
-static void write_chrome(const char *path) {
-  size_t n = 0;
+/* The kept buffers as spans ordered by thread then time (mmap'd; *bytes
+ * to unmap), or NULL when there is none or no memory (*n = 0). */
+static struct xr_fdr_span *kept_spans(size_t *n, size_t *bytes) {
+  size_t count = 0;
   for (size_t i = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0);
        i < xr_fdr_queue.count; i = xr_fdr_queue_next_flushed(&xr_fdr_queue, i + 1))
-    n++;
-  size_t bytes = (n ? n : 1) * sizeof(struct xr_fdr_span);
-  struct xr_fdr_span *spans = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+    count++;
+  *n = 0;
+  *bytes = (count ? count : 1) * sizeof(struct xr_fdr_span);
+  if (count == 0)
+    return NULL;
+  struct xr_fdr_span *spans = mmap(NULL, *bytes, PROT_READ | PROT_WRITE,
                                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (spans == MAP_FAILED) {
-    xr_report(XR_ERROR, "xray-fdr: no memory to order %zu buffers; %s.json "
-              "not written", n, path);
-    return;
-  }
-  size_t k = 0;
+  if (spans == MAP_FAILED)
+    return NULL;
   for (size_t i = xr_fdr_queue_next_flushed(&xr_fdr_queue, 0);
        i < xr_fdr_queue.count; i = xr_fdr_queue_next_flushed(&xr_fdr_queue, i + 1))
-    spans[k++] = (struct xr_fdr_span){xr_fdr_queue.buffers[i].data,
-                                      xr_fdr_queue.buffers[i].flush_extents,
-                                      0, 0, 0};
-  xr_fdr_write_chrome(path, spans, k, xr_fdr_hot.version,
-                      xr_clock.frequency_hz);
-  munmap(spans, bytes);
+    spans[(*n)++] = (struct xr_fdr_span){xr_fdr_queue.buffers[i].data,
+                                         xr_fdr_queue.buffers[i].flush_extents,
+                                         0, 0, 0};
+  xr_fdr_spans_order(spans, *n, xr_fdr_hot.version);
+  return spans;
 }
 
-/* Writes the header and every buffer the iterator hands out. A write that
- * fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
- * whole buffer, so what is there stays readable; with no whole buffer the
- * file is removed. */
+/* Writes the header and every buffer the iterator hands out, as they are
+ * (format_version=1, or no memory to order the buffers). Returns 0, or -1
+ * on failure (errno set); *whole = bytes up to the end of the last complete
+ * buffer, *buffers = how many. */
+static int write_raw(int fd, uint64_t *whole, uint64_t *buffers) {
+  *buffers = 0;
+  *whole = 0;
+  for (XRayBuffer b = fdr_iterator((XRayBuffer){NULL, 0}); b.Data;
+       b = fdr_iterator(b)) {
+    if (xr_write_all(fd, b.Data, b.Size) != 0)
+      return -1;
+    *whole += b.Size;
+    if (b.Data != file_header)
+      ++*buffers;
+  }
+  return 0;
+}
+
+/* Writes the log: in version 5 one block per thread, ordered and nested
+ * for llvm-xray (fdr_log_writer.c); else the buffers as they are. A write
+ * that fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
+ * whole block, so what is there stays readable; with none it is removed.
+ * Then the JSON beside it, when asked for. */
 static void write_file(void) {
   char path[1024];
   int fd = xr_open_log_file(path, sizeof path);
   if (fd < 0)
     return; /* reported by xr_open_log_file */
-  uint64_t whole = 0; /* bytes up to the end of the last complete buffer */
-  int buffers = 0;
-  for (XRayBuffer b = fdr_iterator((XRayBuffer){NULL, 0}); b.Data;
-       b = fdr_iterator(b)) {
-    if (xr_write_all(fd, b.Data, b.Size) != 0) {
-      int err = errno;
-      if (buffers > 0 && ftruncate(fd, (off_t)whole) == 0) {
-        xr_report(XR_ERROR,
-                  "xray-fdr: writing '%s' failed: %s; it keeps the %d "
-                  "buffers written before",
-                  path, strerror(err), buffers);
-      } else {
-        unlink(path);
-        xr_report(XR_ERROR, "xray-fdr: writing '%s' failed: %s; removed",
-                  path, strerror(err));
-      }
-      break;
+  size_t n, bytes;
+  struct xr_fdr_span *spans = kept_spans(&n, &bytes);
+  uint64_t whole = 0, kept = 0;
+  int rc;
+  bool blocks = false;
+  if (xr_fdr_hot.version >= 5 && spans != NULL) {
+    struct xr_fdr_log_stats st;
+    rc = xr_fdr_write_log(fd, file_header, spans, n, &st);
+    whole = st.whole_bytes;
+    kept = st.whole_blocks;
+    blocks = kept > 0;
+    xr_report(XR_INFO,
+              "xray-fdr: %llu thread(s), %llu call(s) closed that unwinding "
+              "(longjmp, exceptions) skipped, %llu exit(s) dropped whose "
+              "entries the ring overwrote, %llu call(s) open at the end",
+              (unsigned long long)st.blocks, (unsigned long long)st.closed,
+              (unsigned long long)st.dropped_exits,
+              (unsigned long long)st.open_at_end);
+  } else {
+    rc = write_raw(fd, &whole, &kept);
+    blocks = kept > 0;
+  }
+  if (rc < 0) {
+    int err = errno;
+    if (blocks && ftruncate(fd, (off_t)whole) == 0) {
+      xr_report(XR_ERROR,
+                "xray-fdr: writing '%s' failed: %s; it keeps the %llu whole "
+                "block(s) written before",
+                path, strerror(err), (unsigned long long)kept);
+    } else {
+      unlink(path);
+      xr_report(XR_ERROR, "xray-fdr: writing '%s' failed: %s; removed",
+                path, strerror(err));
     }
-    whole += b.Size;
-    if (b.Data != file_header)
-      buffers++;
   }
   close(fd);
+  bool file_kept = kept > 0 && (rc == 0 || blocks);
+  if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
+    xr_objects_write_map(path); /* only when shared objects registered */
   if (outputs & XR_TRACE_OUT_CHROME)
-    write_chrome(path);
+    xr_fdr_write_chrome(path, spans, n, xr_fdr_hot.version,
+                        xr_clock.frequency_hz);
+  if (spans != NULL)
+    munmap(spans, bytes);
   if (!(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* the name was taken for the JSON beside it */
 }

@@ -4,7 +4,7 @@
  * with malloc or makes a system call except xr_trie_add_chunk (cold).
  *
  * The event operations are `static inline` in this header so that each
- * includer compiles its own copy: profiling_hot.c gets a copy built with
+ * includer compiles its own copy: profiling_lean.c gets a copy built with
  * -mgeneral-regs-only (lean handlers), the unit tests and call_trie.c get
  * ordinary copies.
  *

@@ -2,6 +2,7 @@
  * profiling_collector.h for the protocol. */
 #include "profiling/profiling_collector.h"
 #include "core/clock.h"
+#include "core/lock.h"
 #include "core/thread.h"
 
 #include <errno.h>
@@ -22,18 +23,14 @@ uint64_t xr_prof_nested_drops;
 /* Retries for threads found inside a handler at finalize. */
 #define XR_COLLECT_ROUNDS 45
 
-static int lock_word;
+static xr_lock collector_lock;
 static struct xr_prof_thread *registry; /* live threads that made a trie */
 static struct xr_trie *posted;          /* newest first */
 static struct xr_trie **collected;      /* result of xr_prof_collect */
 static size_t collected_bytes;
 
-static void lock(void) {
-  while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE) != 0)
-    while (__atomic_load_n(&lock_word, __ATOMIC_RELAXED) != 0)
-      sched_yield();
-}
-static void unlock(void) { __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE); }
+static void lock(void) { xr_lock_take(&collector_lock); }
+static void unlock(void) { xr_lock_release(&collector_lock); }
 
 /* Caller holds the lock. */
 static void post_locked(struct xr_trie *t) {
@@ -85,7 +82,7 @@ static void on_thread_exit(void) {
  * tries belong to the parent's profile) and the posted tries, which the
  * parent writes. The forking thread keeps its trie and open calls. */
 static void on_fork_child(void) {
-  lock_word = 0;
+  xr_lock_after_fork(&collector_lock);
   struct xr_prof_thread *self = &xr_prof_tls;
   registry = NULL;
   if (self->registered) {
@@ -124,7 +121,7 @@ void xr_prof_collector_setup(void) {
 }
 
 /* Ends the session and fences every thread; after it, a thread's guard read
- * clear means its trie is not in use and will not be (profiling_hot.c's side
+ * clear means its trie is not in use and will not be (profiling_lean.c's side
  * of the protocol: guard := 1; read session; use trie; guard := 0 release).
  *
  * Ordering argument, for a thread T and this collector C:

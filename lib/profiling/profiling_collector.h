@@ -55,7 +55,7 @@ XR_HIDDEN extern uint64_t xr_prof_nested_drops;
  * thread can record. */
 XR_HIDDEN void xr_prof_thread_refresh(void *arg);
 
-/* Lean arena growth for tries used by handlers (profiling_hot.c). */
+/* Lean arena growth for tries used by handlers (profiling_lean.c). */
 XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
 /* Registers the thread-exit and fork hooks and this process for expedited

@@ -29,14 +29,16 @@ expect_eq "threads in the file" 4 "$(fdr_dump_count "$f" '^<Thread ID')"
 echo "buffers: ok"
 
 # A file that cannot be written whole (RLIMIT_FSIZE 64 KiB, SIGXFSZ ignored;
-# 8 buffers of 16080 bytes, 4 fit):
-# cut back to the last whole buffer, still readable, and the failure said.
+# 8 threads of one buffer, each written as a block of 16105 bytes:
+# BufferExtents, NewBuffer, Walltime, Pid, the sync event (NewCPUId,
+# marker, 9 bytes), 2000 records; 4 fit):
+# cut back to the last whole block, still readable, and the failure said.
 rm -f xray-log.thread_exit.*
 ( trap '' XFSZ; ulimit -f 64
   ./thread_exit "func_duration_threshold_us=0 buffer_size=16384 buffer_max=8" 8 1000 ) 2>fsize.txt
 f=$(only_file "xray-log.thread_exit.*")
-grep -q "xray-fdr: writing '.*' failed: File too large; it keeps the 4 buffers written before" fsize.txt ||
+grep -q "xray-fdr: writing '.*' failed: File too large; it keeps the 4 whole block(s) written before" fsize.txt ||
   { cat fsize.txt >&2; fail "file size failure message"; }
-expect_eq "cut to whole buffers" $((32 + 4 * (16 + 64 + 2000 * 8))) "$(stat -c %s "$f")"
+expect_eq "cut to whole blocks" $((32 + 4 * (16 + 48 + 41 + 2000 * 8))) "$(stat -c %s "$f")"
 expect_eq "readable after the cut" "work:4000/4000" "$(fdr_calls "$f" thread_exit)"
 echo "buffers fsize: ok"

@@ -13,7 +13,8 @@ chrome_check.py OURS [--cut] [--ref CONVERT.json] [--account ACCOUNT.csv]...
 - --account: `llvm-xray account -format=csv` of the same log (repeatable):
   the same calls per function, the same total time within 1 us per call
   plus 1e-6 relative (account prints seconds with 6 decimals).
-Prints "name:calls" per function (sorted), then "marks:" with the cut marks.
+Prints "name:calls" per function (sorted, calls marked no-entry left out:
+the binary log drops their exits), then "marks:" with the cut marks.
 """
 import collections
 import csv
@@ -49,6 +50,8 @@ def ours_stats(events):
     total = collections.Counter()
     marks = collections.Counter()
     per_thread = collections.defaultdict(list)
+    # calls whose entry the trace lost ("no-entry") are not in the binary
+    # log (their exits are dropped there), so comparisons leave them out
     for e in events:
         if e.get("ph") != "X":
             continue
@@ -57,10 +60,12 @@ def ours_stats(events):
                 fail("event without %s: %r" % (k, e))
         b = ns(e["ts"])
         d = ns(e["dur"])
-        calls[e["name"]] += 1
-        total[e["name"]] += d
-        if "args" in e and "cut" in e["args"]:
-            marks[e["args"]["cut"]] += 1
+        cut = e.get("args", {}).get("cut")
+        if cut:
+            marks[cut] += 1
+        if cut != "no-entry":
+            calls[e["name"]] += 1
+            total[e["name"]] += d
         per_thread[(e["pid"], e["tid"])].append((b, -d, e["name"]))
     for key, spans in per_thread.items():
         spans.sort()

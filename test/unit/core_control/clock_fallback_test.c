@@ -144,7 +144,7 @@ static uint64_t call_with_vectors(const uint8_t *in, uint8_t *out) {
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define UNDER_TSAN 1 /* its runtime, called from every instrumented function
-                        (clock_hot.c too), uses vector registers */
+                        (clock_lean.c too), uses vector registers */
 #endif
 #endif
 

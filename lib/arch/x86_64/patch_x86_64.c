@@ -57,17 +57,12 @@
  * (membarrier SYNC_CORE, Linux 4.16+). That would trade an assumption every
  * XRay runtime already makes for certain interference with the host
  * program. */
-#include "patching.h"
+#include "arch/arch.h"
+#include "core/patching.h"
 
 #include "xray/xray_interface.h"
 
 #include <string.h>
-
-/* The trampolines (lib/core/trampoline_x86_64.S). */
-extern void __xray_FunctionEntry(void);
-extern void __xray_FunctionExit(void);
-extern void __xray_FunctionTailExit(void);
-extern void __xray_ArgLoggerEntry(void);
 
 #define CALL_SLED_SIZE 11
 #define OP_CALL 0xE8
@@ -80,6 +75,14 @@ extern void __xray_ArgLoggerEntry(void);
 #define BYTES_NOP2 0x9066u       /* 66 90 */
 #define BYTES_JMP_15 0x0FEBu     /* EB 0F */
 #define BYTES_JMP_20 0x14EBu     /* EB 14 */
+
+size_t xr_arch_sled_size(uint8_t kind) {
+  switch (kind) {
+  case CUSTOM_EVENT: return 17;
+  case TYPED_EVENT: return 22;
+  default: return CALL_SLED_SIZE;
+  }
+}
 
 int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
                         uintptr_t sled_address, uintptr_t target) {

@@ -1,14 +1,24 @@
 /* Which vector state the trampolines must save (cpuid + xgetbv, once), and
  * whether they may keep flags with lahf/sahf. */
-#include "handlers.h"
+#include "arch/arch.h"
 
 #include <cpuid.h>
 
-uint8_t xr_vector_avx;
-uint8_t xr_vector_avx512;
-uint32_t xr_xsave_size;
-uint64_t xr_xsave_mask;
-uint8_t xr_cpu_lahf_sahf;
+/* Read by the trampolines (trampoline_x86_64.S), decided once by
+ * xr_vector_state_init: xr_vector_avx = 1 when the CPU has AVX and the OS
+ * enabled ymm state (full paths then save whole ymm registers);
+ * xr_vector_avx512 = 1 when the CPU has AVX-512F and XCR0 enables the
+ * opmask, ZMM_Hi256 and Hi16_ZMM state (and XSAVE covers it: xr_xsave_size
+ * != 0): the full paths are then the FULL_ZMM ones; xr_xsave_size/mask
+ * describe the XSAVE area of xr_call_preserving_vectors (size 0: use
+ * FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in 64-bit mode
+ * (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then keep the
+ * status flags with lahf/sahf, else with pushfq/popfq. */
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
+__attribute__((visibility("hidden"))) uint8_t xr_vector_avx512;
+__attribute__((visibility("hidden"))) uint32_t xr_xsave_size;
+__attribute__((visibility("hidden"))) uint64_t xr_xsave_mask;
+__attribute__((visibility("hidden"))) uint8_t xr_cpu_lahf_sahf;
 
 /* User state components XSAVE may save for xr_call_preserving_vectors: x87,
  * SSE, AVX and the three AVX-512 parts. Not MPX (3, 4; obsolete) nor AMX
@@ -47,4 +57,14 @@ void xr_vector_state_init(void) {
     xr_vector_avx512 = 1;
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/* The zmm copy of each full path when AVX-512 state is enabled, and the
+ * pushfq/popfq copy of either for CPUs without LAHF/SAHF. Read at each
+ * install, so a test may clear a flag. */
+unsigned xr_arch_full_path(void) {
+  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM : XR_PATH_FULL;
+  if (!xr_cpu_lahf_sahf)
+    path = path == XR_PATH_FULL ? XR_PATH_FULL_PUSHF : XR_PATH_FULL_ZMM_PUSHF;
+  return path;
 }

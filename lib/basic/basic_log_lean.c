@@ -1,6 +1,6 @@
 /* Basic mode's per-event handlers: the lean hot path.
  *
- * Compiled with -mgeneral-regs-only (a *_hot.c file): general registers only,
+ * A lean translation unit (core/lean.h): general registers only,
  * no libc. The two slow paths, setting a thread up and writing a full buffer,
  * leave through xr_call_preserving_vectors() into basic_mode.c.
  *
@@ -25,6 +25,7 @@
  *    never grows for ever;
  *  - an exit for a call that is not on the stack at all began before
  *    recording did: every tracked call is closed and the exit dropped. */
+#include "core/lean.h"
 #include "basic/basic_internal.h"
 #include "core/clock.h"
 #include "core/handlers.h"
@@ -32,7 +33,7 @@
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
 
-#define compiler_barrier() __asm__ volatile("" ::: "memory")
+#define compiler_barrier() xr_compiler_barrier()
 
 /* rdtsc + the rseq CPU id, not rdtscp: on VMs that trap both, rdtscp costs
  * about twice rdtsc (measured 105 vs 49 ns), and the rseq load is ~free. */

@@ -1,6 +1,6 @@
 /* FDR lean handlers: one per event kind, run straight from the trampolines.
  *
- * Compiled with -mgeneral-regs-only: no vector or x87 register, no libc
+ * A lean translation unit (core/lean.h): no vector or x87 register, no libc
  * call, no lock, no system call, no atomic read-modify-write. Anything else
  * (a new buffer, the non-TSC clock) goes through xr_call_preserving_vectors.
  *
@@ -23,6 +23,7 @@
  * (compiler barrier), check the epoch, write, compiler barrier, state :=
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
+#include "core/lean.h"
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/thread.h"
@@ -31,7 +32,7 @@
 
 XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
-#define BARRIER() __asm__ volatile("" ::: "memory")
+#define BARRIER() xr_compiler_barrier()
 
 /* Named test points (the unit tests compile this file again with
  * XR_FDR_TEST_POINTS to inject a signal handler's events at the point);
@@ -100,23 +101,19 @@ static XR_ALWAYS_INLINE bool enter_guard(void) {
  * with the timestamp, and passed in `aux`). */
 static XR_ALWAYS_INLINE uint32_t cpu_from(int source, uint32_t aux) {
   if (XR_LIKELY(source == XR_FDR_CPU_RSEQ)) {
-    uint32_t cpu;
-    __asm__ volatile("movl %%fs:(%1), %0"
-                     : "=r"(cpu)
-                     : "r"(xr_fdr_hot.rseq_cpu_offset));
-    return cpu;
+    return (uint32_t)xr_arch_tls_load_s32(xr_fdr_hot.rseq_cpu_offset);
   }
   if (source == XR_FDR_CPU_RDPID)
-    return xr_cpu_by_rdpid();
+    return xr_arch_cpu_insn();
   return aux;
 }
 
 /* The timestamp, and with rdtscp the CPU id in *aux. */
 static XR_ALWAYS_INLINE uint64_t clock_from(int source, uint32_t *aux) {
   if (XR_UNLIKELY(source == XR_FDR_CPU_RDTSCP))
-    return xr_rdtscp(aux);
+    return xr_arch_ticks_cpu(aux);
   *aux = 0;
-  return xr_rdtsc();
+  return xr_arch_ticks();
 }
 
 /* The CPU id on the full path, whatever the clock: the rseq load inline,

@@ -1,6 +1,6 @@
 /* The profiling handlers: the per-event path of xray-profiling.
  *
- * Compiled with -mgeneral-regs-only (file name *_hot.c): the trampolines
+ * A lean translation unit (core/lean.h): the trampolines
  * save only general registers for lean handlers, so nothing here may touch a
  * vector or x87 register or call libc. Slow paths (a thread's first event,
  * the session ending, a new arena chunk) go through
@@ -31,6 +31,7 @@
  * (membarrier), then reads each guard with acquire: a clear guard means the
  * thread's earlier events are visible to it (3) and its later events see the
  * session ended (1-2), so the trie is no longer touched by its thread. */
+#include "core/lean.h"
 #include "core/clock.h"
 #include "core/thread.h"
 #include "profiling/call_trie.h"
@@ -109,7 +110,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     slow_event(id, type, sp, 0);
     return;
   }
-  uint64_t now = xr_rdtsc();
+  uint64_t now = xr_arch_ticks();
   struct xr_prof_thread *p = &xr_prof_tls;
   if (XR_UNLIKELY(p->gen_tag !=
                   __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))) {

@@ -682,12 +682,13 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][enum xr_path of handlers.h: NONE, LEAN,
- * FULL, FULL_PUSHF, FULL_ZMM, FULL_ZMM_PUSHF], and the current one.
- * FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the event
- * trampolines' full paths use pushfq anyway). FULL_ZMM: the full path when
- * XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; the event trampolines' XSAVE
- * path). Written only by xr_handler_install (handlers.c), under its lock. */
+/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, then this port's full
+ * variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM, FULL_ZMM_PUSHF]
+ * (read-only). FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
+ * event trampolines' full paths use pushfq anyway). FULL_ZMM: the full path
+ * when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; the event trampolines'
+ * XSAVE path). And the current one of each, xr_trampoline_dispatch, written
+ * only by xr_handler_install (core/handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths

@@ -1,0 +1,101 @@
+/* What a CPU port provides: everything the runtime knows about one
+ * instruction set lives under lib/arch/<cpu>/, behind this header, so that
+ * lib/core/ and the modes hold no inline assembly, no CPU feature query, no
+ * opcode and no register name (test/unit/core_control/arch_corner.sh greps
+ * for them). Dependencies run one way: modes -> core -> arch; a port uses
+ * only libc and core/common.h's compiler helpers.
+ *
+ * A port provides:
+ *   - trampolines (<cpu>/trampoline_*.S): __xray_FunctionEntry and friends,
+ *     their none / lean / full paths (xr_trampoline_paths) and the dispatch
+ *     table core points at them (xr_trampoline_dispatch), and
+ *     xr_call_preserving_vectors;
+ *   - the vector state those paths save (xr_vector_state_init) and which
+ *     full path suits this CPU (xr_arch_full_path);
+ *   - sled encoding: xr_patch_sled / xr_encode_call_sled (<cpu>/patch_*.c,
+ *     declared in core/patching.h) and the sizes of sleds;
+ *   - clock reads: a constant-rate tick counter, the counter with the CPU id,
+ *     the CPU id alone, what the CPU says about them (xr_arch_clock_probe),
+ *     and a 128-by-64-bit division for tick conversions;
+ *   - pause (spin-wait hint), a thread-pointer-relative 32-bit load (TLS
+ *     base), the owner-only test-and-set of a word's top bit, and the page
+ *     size. */
+#ifndef XR_ARCH_H
+#define XR_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The inline part of the port: xr_arch_ticks(), xr_arch_ticks_cpu(&cpu),
+ * xr_arch_cpu_insn(), xr_arch_udiv128(hi, lo, d), xr_arch_pause(),
+ * xr_arch_tls_load_s32(offset), xr_arch_test_and_set_top_bit(&word),
+ * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES, XR_ARCH_PATH_COUNT. */
+#if defined(__x86_64__)
+#include "arch/x86_64/arch_x86_64.h"
+#else
+#error "no port of the XRay runtime to this CPU (lib/arch/arch.h lists what one provides)"
+#endif
+
+/* ---- trampolines ------------------------------------------------------ */
+/* What enabled sleds call. Exported (compiler-rt's names; shared objects'
+ * trampolines forward to them), so declared before the hidden block: a
+ * hidden declaration would make the linked symbol hidden. */
+extern void __xray_FunctionEntry(void);
+extern void __xray_FunctionExit(void);
+extern void __xray_FunctionTailExit(void);
+extern void __xray_ArgLoggerEntry(void);
+
+#pragma GCC visibility push(hidden)
+
+/* Each trampoline starts with an indirect jump through its entry of
+ * xr_trampoline_dispatch to one of its paths in xr_trampoline_paths (no
+ * handler / lean / full), so that the empty path touches no register and no
+ * flag. xr_handler_install (core/handlers.c) keeps the pointers in step with
+ * the handler slots, which the paths read (core/handlers.h). */
+enum xr_trampoline {
+  XR_T_ENTRY, XR_T_TAIL, XR_T_EXIT, XR_T_ARG, XR_T_CUSTOM, XR_T_TYPED,
+  XR_T_COUNT
+};
+/* The paths core chooses between. A port may have variants of the full
+ * path for what the CPU offers (xr_arch_full_path picks one), so each
+ * trampoline has XR_ARCH_PATH_COUNT paths, these three first. */
+enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL };
+extern void *volatile xr_trampoline_dispatch[XR_T_COUNT];
+extern void *const xr_trampoline_paths[XR_T_COUNT][XR_ARCH_PATH_COUNT];
+
+/* Calls fn(arg) with every vector register and the floating-point control
+ * state saved and restored around it. Lean handlers use it for slow paths
+ * that call libc (write, mmap, snprintf) so they stay lean. */
+void xr_call_preserving_vectors(void (*fn)(void *), void *arg);
+
+/* Decides once (idempotent, thread-safe) which vector state the full paths
+ * and xr_call_preserving_vectors save; call before any handler can run. */
+void xr_vector_state_init(void);
+/* The index in xr_trampoline_paths of the full path that suits this CPU:
+ * XR_PATH_FULL or one of the port's variants. Valid after
+ * xr_vector_state_init. */
+unsigned xr_arch_full_path(void);
+
+/* ---- sleds -------------------------------------------------------------- */
+/* Bytes a sled of each kind (enum XRayEntryType) occupies, and the most any
+ * kind does: the range patching must make writable. */
+size_t xr_arch_sled_size(uint8_t kind);
+
+/* ---- clock reads -------------------------------------------------------- */
+/* What the CPU says about its tick counter and CPU-id readers; filled once
+ * by xr_arch_clock_probe (core/clock.c decides from it). */
+struct xr_arch_clock_caps {
+  bool invariant_ticks;     /* counter at a constant rate, also when idle */
+  bool hypervisor;          /* running under one */
+  bool cpu_insn;            /* xr_arch_cpu_insn works */
+  bool ticks_cpu;           /* xr_arch_ticks_cpu works */
+  uint64_t exact_hz;        /* counter frequency the CPU states exactly, or 0 */
+  const char *exact_source; /* where exact_hz came from ("cpuid") */
+  uint64_t nominal_hz;      /* a nominal base frequency to check, or 0 */
+};
+void xr_arch_clock_probe(struct xr_arch_clock_caps *out);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,49 @@
+/* The clock's entry points for lean handlers that are not inline: xr_now()'s
+ * fallback when there is no usable TSC, and xr_cpu_id (see clock.h). Cold
+ * code, but a lean translation unit (core/lean.h): lean handlers call it,
+ * their trampolines saved no vector register, and these wrappers must not
+ * touch one before xr_call_preserving_vectors has saved them. The libc work
+ * (clock_gettime, sched_getcpu, the first xr_clock_init) runs behind that
+ * save, in clock.c.
+ * Cost: XSAVE + clock_gettime + XRSTOR, a few hundred cycles. */
+#include "core/lean.h"
+#include "core/clock.h"
+#include "core/handlers.h"
+
+uint64_t xr_clock_fallback_now(void) {
+  struct xr_clock_request r = {XR_CLOCK_MONOTONIC_NS, 0};
+  xr_call_preserving_vectors(xr_clock_behind_save, &r);
+  return r.out;
+}
+
+/* The CPU the thread runs on, for lean handlers (basic mode's records).
+ * Cost: rseq one TLS-relative load; rdpid ~tens of cycles; rdtscp more. The
+ * libc paths (sched_getcpu: no rseq and no rdpid/rdtscp, or a thread glibc
+ * did not register; the first call before xr_clock_init) run behind a
+ * vector save, like xr_now()'s fallback. */
+uint32_t xr_cpu_id(void) {
+  switch (xr_cpu_method) {
+  case XR_CPU_ID_RSEQ: {
+    int32_t c = xr_cpu_by_rseq();
+    if (XR_LIKELY(c >= 0))
+      return (uint32_t)c;
+    break; /* this thread has no rseq registration */
+  }
+  case XR_CPU_ID_RDPID:
+    return xr_arch_cpu_insn();
+  case XR_CPU_ID_RDTSCP:
+    return xr_cpu_by_rdtscp();
+  case XR_CPU_ID_SCHED:
+    break;
+  default: {
+    struct xr_clock_request init = {XR_CLOCK_INIT, 0};
+    xr_call_preserving_vectors(xr_clock_behind_save, &init);
+    if (xr_cpu_method != 0)
+      return xr_cpu_id();
+    break;
+  }
+  }
+  struct xr_clock_request r = {XR_CLOCK_SCHED_CPU, 0};
+  xr_call_preserving_vectors(xr_clock_behind_save, &r);
+  return (uint32_t)r.out;
+}

@@ -1,0 +1,31 @@
+/* The one lock of the runtime's cold paths (mode state changes, thread
+ * lists, writers). A spin lock that yields, not a pthread mutex: it needs no
+ * initialisation call and no allocation, a fork child resets it with one
+ * store (xr_lock_after_fork: its holder, if any, did not survive the fork),
+ * and it is taken behind a vector save from lean handlers' slow paths, where
+ * it is held only for short, bounded work. Never taken on a hot path. */
+#ifndef XR_LOCK_H
+#define XR_LOCK_H
+
+#include <sched.h>
+
+typedef struct {
+  int held;
+} xr_lock;
+
+static inline void xr_lock_take(xr_lock *l) {
+  while (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&l->held, __ATOMIC_RELAXED))
+      sched_yield();
+}
+
+static inline void xr_lock_release(xr_lock *l) {
+  __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+}
+
+/* In a fork child: only the forking thread lives on, so no one holds it. */
+static inline void xr_lock_after_fork(xr_lock *l) {
+  __atomic_store_n(&l->held, 0, __ATOMIC_RELAXED);
+}
+
+#endif

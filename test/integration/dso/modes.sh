@@ -1,0 +1,80 @@
+# Basic, FDR and profiling across objects (modes.c: the executable, a linked
+# chain libfirst.so -> libsecond.so, a dlopen'd plugin.so): exact counts per
+# function read by the real llvm-xray, every id of the log named by the
+# sidecar <log>.map, and names from every object in the folded stacks and
+# the report.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/dso_lib.sh"
+need_llvm_xray
+command -v python3 >/dev/null || skip "no python3"
+xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
+xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
+xr_exe "$XRAY_CLANG" modes "$TEST_SRC_DIR/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+
+cat >expected.txt <<'END'
+exe_leaf enter 3 exit 3
+first_add enter 5 exit 5
+plugin_fn enter 4 exit 4
+plugin_leaf enter 4 exit 4
+second_mul enter 5 exit 5
+END
+
+# count LOG MAP: "name enter N exit N" per function, named through MAP; fails
+# on an id of the log that MAP does not name.
+count() {
+  "$LLVM_XRAY" convert --output-format=yaml --instr_map=./modes "$1" >log.yaml ||
+    fail "llvm-xray convert $1"
+  python3 - "$2" <<'PY'
+import re, sys, collections
+names = {}
+objects = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == 'function':
+        names[int(f[1])] = f[4]
+    elif f and f[0] == 'object':
+        objects.append((int(f[1]), f[-1].rsplit('/', 1)[-1]))
+if [o[1] for o in objects] != ['modes', 'libsecond.so', 'libfirst.so', 'plugin.so']:
+    sys.exit('map objects: %s' % objects)
+counts = collections.defaultdict(lambda: collections.Counter())
+for line in open('log.yaml'):
+    m = re.search(r'func-id: *(\d+),.*kind: *function-(enter|exit)', line)
+    if m:
+        fid = int(m.group(1))
+        if fid not in names:
+            sys.exit('id %d (%#x) of the log is not in the map' % (fid, fid))
+        counts[names[fid]][m.group(2)] += 1
+for name in sorted(counts):
+    print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
+PY
+}
+
+for mode in basic fdr; do
+  rm -f xray-log.*
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode" \
+    XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 XRAY_FDR_OPTIONS=func_duration_threshold_us=0 \
+    ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "$mode run exited $?"; }
+  log=$(only_file "xray-log.modes.??????")
+  [ -f "$log.map" ] || fail "$mode: no $log.map"
+  count "$log" "$log.map" >counts.txt || fail "$mode: reading the log"
+  expect_file_eq "$mode counts per function" expected.txt counts.txt
+done
+
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
+  XRAY_PROFILING_OPTIONS="profiling_output=folded+report folded_value=calls" \
+  ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
+cat >expected.folded <<'END'
+exe_leaf 3
+first_add 5
+first_add;second_mul 5
+plugin_fn 4
+plugin_fn;plugin_leaf 4
+END
+expect_file_eq "folded stacks" expected.folded "$(only_file 'xray-log.modes.*.folded')"
+report=$(only_file 'xray-log.modes.*.txt')
+for f in exe_leaf:3 first_add:5 second_mul:5 plugin_fn:4 plugin_leaf:4; do
+  grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
+    fail "report: no line for ${f%:*} with ${f#*:} calls"
+done
