@@ -1,6 +1,6 @@
 /* Records of one thread stay in time order when a signal handler writes
  * events in the window between the fast path's clock read and its bail-out
- * to the full path (fdr_controller_hot.c). The window is hit exactly: this
+ * to the full path (fdr_controller_lean.c). The window is hit exactly: this
  * program compiles the controller again with XR_FDR_TEST_POINTS, and the
  * test point runs what a signal handler landing there would run. */
 #define _GNU_SOURCE
