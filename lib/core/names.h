@@ -8,9 +8,10 @@
  * immutable and its strings stay valid for the life of the process: reading
  * it is async-signal-safe.
  *
- * Keyed by object: slot 0 is the executable. Shared objects get the slot of
- * their object id when they register (xr_names_add_object), so names and
- * patterns cover them the same way. */
+ * Keyed by object id (objects.c): slot 0 is the executable, a shared
+ * object's table is read from its own file at its first use (through
+ * xr_object_info, or xr_names_add_object when the registry lock is held),
+ * so names and patterns cover every object the same way. */
 #ifndef XR_NAMES_H
 #define XR_NAMES_H
 

@@ -56,7 +56,7 @@ wait
 for r in $(seq "$RUNS"); do "$WORK/bench_names"; done >"$WORK/results.txt"
 n=$(awk '$2 == "functions" { print $3; exit }' "$WORK/results.txt")
 echo "names_bench: $n instrumented functions, $RUNS processes, ms (median min max):"
-for m in load resolve resolve10 lookup; do
+for m in load load_cpu resolve resolve_cpu resolve10 lookup; do
   awk -v m=$m '$2 == m { print $3 }' "$WORK/results.txt" | sort -g |
     awk -v m=$m '{ v[NR] = $1 } END { printf "  %-10s %8.3f %8.3f %8.3f\n", m, v[int((NR + 1) / 2)], v[1], v[NR] }'
 done

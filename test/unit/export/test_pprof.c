@@ -225,6 +225,69 @@ static void fold_direct_and_mutual(void **state) {
   xr_trie_destroy(t);
 }
 
+/* Random call sequences over 5 functions (lots of direct and mutual
+ * recursion, up to 40 deep): folding keeps every function's calls and local
+ * time and the overall total, and no function is twice on a folded path. */
+static uint64_t rng_state = 88172645463325252ull;
+static uint32_t rnd(uint32_t n) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state % n);
+}
+
+static void per_function(const struct xr_trie *t, uint64_t calls[6],
+                         uint64_t local[6]) {
+  for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
+       n = xr_trie_next(n, &t->root)) {
+    calls[n->fid] += n->count;
+    local[n->fid] += xr_trie_local_time(n);
+  }
+}
+
+static void fold_keeps_totals_random(void **state) {
+  (void)state;
+  for (int round = 0; round < 20; round++) {
+    struct xr_trie *t = new_trie();
+    int32_t stack[64];
+    uint32_t depth = 0;
+    uint64_t now = 0;
+    for (int e = 0; e < 2000; e++) {
+      now += 1 + rnd(9);
+      if (depth < 40 && (depth == 0 || rnd(2) == 0)) {
+        stack[depth] = 1 + (int32_t)rnd(5);
+        xr_trie_enter(t, stack[depth], now, 100000 - 100 * (uintptr_t)depth);
+        depth++;
+      } else {
+        xr_trie_exit(t, stack[--depth], now);
+      }
+    }
+    while (depth > 0)
+      xr_trie_exit(t, stack[--depth], now += 3);
+    struct xr_trie *m = new_trie();
+    assert_int_equal(xr_trie_fold_merge(m, t), 0);
+    uint64_t calls_t[6] = {0}, local_t[6] = {0}, calls_m[6] = {0}, local_m[6] = {0};
+    per_function(t, calls_t, local_t);
+    per_function(m, calls_m, local_m);
+    assert_memory_equal(calls_t, calls_m, sizeof(calls_t));
+    assert_memory_equal(local_t, local_m, sizeof(local_t));
+    uint64_t roots_t = 0, roots_m = 0;
+    for (const struct xr_trie_node *n = t->root.first_child; n; n = n->next_sibling)
+      roots_t += n->total_time;
+    for (const struct xr_trie_node *n = m->root.first_child; n; n = n->next_sibling)
+      roots_m += n->total_time;
+    assert_int_equal(roots_t, roots_m);
+    for (const struct xr_trie_node *n = m->root.first_child; n != NULL;
+         n = xr_trie_next(n, &m->root)) {
+      assert_true(n->depth <= 5);
+      for (const struct xr_trie_node *a = n->parent; a != &m->root; a = a->parent)
+        assert_int_not_equal(a->fid, n->fid);
+    }
+    xr_trie_destroy(m);
+    xr_trie_destroy(t);
+  }
+}
+
 /* The executable's and a shared object's (libc) code segments. */
 static void mappings_of_loaded_objects(void **state) {
   (void)state;
@@ -256,6 +319,7 @@ int main(void) {
       cmocka_unit_test(varints),
       cmocka_unit_test(profile_bytes_exact),
       cmocka_unit_test(fold_direct_and_mutual),
+      cmocka_unit_test(fold_keeps_totals_random),
       cmocka_unit_test(mappings_of_loaded_objects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
