@@ -1,6 +1,6 @@
 /* Basic mode's readable view: `<log>.json` (Chrome trace events) read back
- * from the closed log file at flush. The file is mapped read-only and
- * walked once, so memory stays bounded by the threads' call stacks
+ * from the closed log file at flush, 1 MiB at a time, so memory stays
+ * bounded by that buffer and the threads' call stacks
  * (lib/export/chrome_trace.c), whatever the size of the log. */
 #include "basic/basic_internal.h"
 #include "core/clock.h"
@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static void add_records(struct xr_chrome *w, const uint8_t *p, size_t count) {
@@ -37,41 +36,46 @@ static void add_records(struct xr_chrome *w, const uint8_t *p, size_t count) {
 
 int xr_basic_write_chrome(const char *log_path) {
   int fd = open(log_path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
+  if (fd < 0) {
     xr_report(XR_ERROR, "basic mode: cannot read %s back for its JSON: %s",
               log_path, strerror(errno));
-    if (fd >= 0)
-      close(fd);
     return -1;
   }
-  size_t size = (size_t)st.st_size;
-  size_t header = sizeof(struct xr_file_header);
-  const uint8_t *data = NULL;
-  if (size > header) {
-    data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data == MAP_FAILED) {
-      xr_report(XR_ERROR, "basic mode: cannot map %s for its JSON: %s",
-                log_path, strerror(errno));
-      close(fd);
-      return -1;
-    }
-    madvise((void *)data, size, MADV_SEQUENTIAL);
-  }
-  close(fd);
+  /* 1 MiB of records at a time (the log may be far larger than memory). */
+  size_t cap = (size_t)32768 * sizeof(struct xr_basic_record);
+  uint8_t *chunk = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   void *names = xr_chrome_self_names_open();
   struct xr_chrome *w =
-      xr_chrome_open(log_path, xr_clock.frequency_hz, xr_chrome_self_name,
-                     names);
+      chunk == MAP_FAILED ? NULL
+                          : xr_chrome_open(log_path, xr_clock.frequency_hz,
+                                           xr_chrome_self_name, names);
   int rc = -1;
   if (w != NULL) {
-    if (data != NULL)
-      add_records(w, data + header,
-                  (size - header) / sizeof(struct xr_basic_record));
+    off_t off = (off_t)sizeof(struct xr_file_header);
+    for (;;) {
+      ssize_t got = pread(fd, chunk, cap, off);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        xr_report(XR_ERROR, "basic mode: reading %s back failed: %s; its "
+                  "JSON stops there", log_path, strerror(errno));
+      if (got <= 0)
+        break;
+      size_t whole = (size_t)got / sizeof(struct xr_basic_record);
+      if (whole == 0)
+        break;
+      add_records(w, chunk, whole);
+      off += (off_t)(whole * sizeof(struct xr_basic_record));
+    }
     rc = xr_chrome_close(w);
+  } else if (chunk == MAP_FAILED) {
+    xr_report(XR_ERROR, "basic mode: no memory to read %s back; its JSON is "
+              "not written", log_path);
   }
   xr_chrome_self_names_close(names);
-  if (data != NULL)
-    munmap((void *)data, size);
+  if (chunk != MAP_FAILED)
+    munmap(chunk, cap);
+  close(fd);
   return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "core/common.h"
 #include "core/options.h"
+#include "core/thread_list.h"
 #include "xray/xray_interface.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -92,7 +93,6 @@ struct xr_basic_thread {
   uint32_t epoch;    /* == xr_basic_epoch while this thread may record */
   uint8_t busy;      /* set while a handler touches the buffer (flush waits) */
   uint8_t exited;    /* thread-exit hook ran: never record again */
-  uint8_t registered;
   struct xr_basic_record *buf;
   uint32_t used;     /* records in buf */
   uint32_t capacity; /* records buf can hold */
@@ -111,7 +111,7 @@ struct xr_basic_thread {
   uint64_t unwound;         /* calls closed by unwinding (longjmp, throw) */
   uint64_t erased;          /* calls rewound as shorter than the threshold */
   /* Registry of threads (basic_mode.c), under its lock. */
-  struct xr_basic_thread *next, *prev;
+  struct xr_thread_link link;
   size_t buf_bytes, frames_bytes; /* mapping sizes */
 };
 

@@ -10,8 +10,8 @@
  * 32-byte record (four 8-byte stores) or a rewind (a subtraction and the
  * erased count's increment), and the
  * busy flag set and cleared. No system call, no lock, no allocation, no loop
- * (except when longjmp skipped exits). Measured: ~60 ns per event on the
- * development VM, two thirds of it the (trapped) rdtsc.
+ * (except when longjmp skipped exits). Most of an event's time is the
+ * rdtsc where a VM traps it (docs/performance.md has the figures).
  *
  * Filtering (per thread, on the shadow stack):
  *  - entries at depth index >= max_depth are tracked but not written, and so
@@ -36,7 +36,7 @@ XR_TLS struct xr_basic_thread xr_basic_tls;
 #define compiler_barrier() xr_compiler_barrier()
 
 /* rdtsc + the rseq CPU id, not rdtscp: on VMs that trap both, rdtscp costs
- * about twice rdtsc (measured 105 vs 49 ns), and the rseq load is ~free. */
+ * about twice rdtsc (docs/performance.md), and the rseq load is ~free. */
 static XR_ALWAYS_INLINE uint64_t read_clock(uint8_t *cpu) {
   uint64_t tsc = xr_now();
   *cpu = (uint8_t)xr_cpu_id();

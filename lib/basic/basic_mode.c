@@ -6,7 +6,8 @@
  * file). Finalize stops recording at once; flush writes every registered
  * thread's pending records (the caller's included), closes the file and
  * reports statistics at verbosity >= 1. At exit an initialised mode is
- * finalized and flushed, however it was started.
+ * finalized and flushed, however it was started (core's exit policy,
+ * log_registry.c).
  *
  * Locks, always taken in this order: control_lock (state changes),
  * threads_lock (the list of registered threads), the writer's lock. The hot
@@ -15,6 +16,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/lock.h"
+#include "core/quiesce.h"
 #include "core/log_registry.h"
 #include "core/objects.h"
 #include "core/report.h"
@@ -22,12 +24,10 @@
 #include "export/chrome_trace.h"
 #include "export/thread_names.h"
 
-#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,8 +41,8 @@ static uint32_t generation;
 static struct xr_basic_options options;
 static uint64_t threshold_ticks;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
-static struct xr_basic_thread *threads; /* registered, under threads_lock */
-static bool hooks_registered, membarrier_registered;
+static struct xr_thread_list threads; /* registered, under threads_lock */
+static bool hooks_registered;
 
 /* Statistics of threads that exited since init, under threads_lock. */
 static struct {
@@ -71,31 +71,11 @@ static void unmap_buffers(struct xr_basic_thread *t) {
   t->frame_capacity = 0;
 }
 
-static void link_thread(struct xr_basic_thread *t) {
-  t->prev = NULL;
-  t->next = threads;
-  if (threads != NULL)
-    threads->prev = t;
-  threads = t;
-  t->registered = 1;
-}
-
-static void unlink_thread(struct xr_basic_thread *t) {
-  if (t->prev != NULL)
-    t->prev->next = t->next;
-  else
-    threads = t->next;
-  if (t->next != NULL)
-    t->next->prev = t->prev;
-  t->next = t->prev = NULL;
-  t->registered = 0;
-}
-
 void xr_basic_prepare_cb(void *arg) {
   static int mmap_failed_once;
   struct xr_basic_prepare *p = arg;
   struct xr_basic_thread *t = p->t;
-  if (!t->registered) {
+  if (!t->link.registered) {
     xr_lock_take(&threads_lock);
     /* Checked under the lock a flusher holds while it walks the list: a
      * thread registered here is either seen by that flusher or sees the
@@ -103,7 +83,7 @@ void xr_basic_prepare_cb(void *arg) {
     bool recording =
         __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE) == p->epoch;
     if (recording)
-      link_thread(t);
+      xr_thread_list_add(&threads, &t->link);
     xr_lock_release(&threads_lock);
     if (!recording)
       return;
@@ -155,7 +135,7 @@ void xr_basic_spill_cb(void *arg) {
 /* Thread exit (run by core with xr_in_handler set): write what is left. */
 static void on_thread_exit(void) {
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (!t->registered)
+  if (!t->link.registered)
     return;
   t->exited = 1; /* events after this (other destructors) are dropped */
   t->epoch = 0;
@@ -167,7 +147,7 @@ static void on_thread_exit(void) {
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
   gone.erased += t->erased;
-  unlink_thread(t);
+  xr_thread_list_remove(&threads, &t->link);
   xr_lock_release(&threads_lock);
   unmap_buffers(t);
 }
@@ -181,12 +161,11 @@ static void on_fork_child(void) {
   xr_lock_after_fork(&control_lock);
   xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
-  threads = NULL;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (!t->registered)
+  xr_thread_list_after_fork(&threads, &t->link);
+  if (!t->link.registered)
     return;
-  link_thread(t);
   t->used = 0;
   t->spilled = 0;
   uint32_t tracked = t->depth < t->frame_capacity ? t->depth : t->frame_capacity;
@@ -201,11 +180,6 @@ static void on_fork_child(void) {
 static XRayLogInitStatus basic_finalize(void);
 static XRayLogFlushStatus basic_flush(void);
 
-static void at_exit(void) {
-  if (basic_finalize() == XRAY_LOG_FINALIZED)
-    basic_flush();
-}
-
 static void register_hooks_once(void) {
   if (hooks_registered)
     return;
@@ -217,9 +191,7 @@ static void register_hooks_once(void) {
     xr_report(XR_ERROR, "basic mode: no fork hook left; a child may "
               "write its parent's records again");
   pthread_atfork(xr_basic_writer_before_fork, NULL, NULL);
-  atexit(at_exit);
-  membarrier_registered =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+  xr_quiesce_setup();
 }
 
 static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
@@ -246,6 +218,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   if (options.func_duration_threshold_us == 0)
     threshold_ticks = 0;
   register_hooks_once();
+  xr_registry_flush_at_exit(&xr_basic_impl);
   xr_basic_writer_reset();
   generation++;
   uint32_t epoch = generation * 2;
@@ -293,31 +266,13 @@ static XRayLogInitStatus basic_finalize(void) {
   return XRAY_LOG_FINALIZED;
 }
 
-/* After the epoch is stopped: make every thread's busy := 1 visible (or
- * let it see the stopped epoch) before busy flags are read. */
-static void quiesce(void) {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (membarrier_registered &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) == 0)
-    return;
-  /* No membarrier: store buffers drain within nanoseconds; wait 1 ms. */
-  struct timespec ts = {0, 1000000};
-  nanosleep(&ts, NULL);
-}
-
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* Waits (bounded) until t is outside the handler. */
-static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ms) {
-  while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
-    if (now_ms() > deadline_ms)
+/* Waits (bounded) until t is outside the handler: step c. of
+ * core/quiesce.h's protocol, t->busy being the guard. */
+static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ns) {
+  unsigned steps = 0;
+  while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
+    if (!xr_quiesce_wait_step(&steps, deadline_ns))
       return false;
-    sched_yield();
-  }
   return true;
 }
 
@@ -344,11 +299,12 @@ static XRayLogFlushStatus basic_flush(void) {
     xr_lock_release(&control_lock);
     return XRAY_LOG_NOT_FLUSHING;
   }
-  quiesce();
-  uint64_t deadline = now_ms() + 2000;
+  xr_quiesce_fence(XR_QUIESCE_PAUSE_NS); /* the epoch was stopped at finalize */
+  uint64_t deadline = xr_quiesce_deadline(2000000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
   xr_lock_take(&threads_lock);
-  for (struct xr_basic_thread *t = threads; t != NULL; t = t->next) {
+  for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
+    struct xr_basic_thread *t = xr_thread_entry(l, struct xr_basic_thread, link);
     if (!wait_idle(t, deadline)) {
       stuck++; /* e.g. stopped in a signal handler: leave its buffer */
       continue;

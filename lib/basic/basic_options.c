@@ -12,12 +12,12 @@
    hi, help}
 
 static const struct xr_option basic_options[] = {
-    OPT(func_duration_threshold_us, "5", 0, INT32_MAX,
+    OPT(func_duration_threshold_us, "5", XR_BASIC_THRESHOLD_MIN, XR_BASIC_THRESHOLD_MAX,
         "calls shorter than this many microseconds are erased from the log "
         "(0 keeps every call)"),
-    OPT(max_stack_depth, "64", 0, 1 << 20,
+    OPT(max_stack_depth, "64", XR_BASIC_DEPTH_MIN, XR_BASIC_DEPTH_MAX,
         "calls nested deeper than this are not written"),
-    OPT(thread_buffer_size, "1024", 2, 1 << 22,
+    OPT(thread_buffer_size, "1024", XR_BASIC_BUFFER_MIN, XR_BASIC_BUFFER_MAX,
         "records (32 bytes each) buffered per thread before a write"),
     {"trace_output", XR_OPT_STRING, offsetof(struct xr_basic_options, trace_output),
      sizeof(((struct xr_basic_options *)0)->trace_output), "xray", 0, 0,
@@ -28,15 +28,18 @@ static const struct xr_option basic_options[] = {
 const struct xr_option_table xr_basic_options_table = {
     "XRAY_BASIC_OPTIONS", basic_options, XR_ARRAY_SIZE(basic_options)};
 
-/* Takes a legacy flag value only when it is in the option's range. */
-static void take_legacy(int32_t *field, int32_t value, size_t index) {
-  const struct xr_option *o = &basic_options[index];
-  if (value >= o->min && value <= o->max)
+/* Takes a legacy flag value (XRAY_OPTIONS' parser already held it to the
+ * same range) for the option of that name. */
+static void take_legacy(int32_t *field, int32_t value, const char *name) {
+  const struct xr_option *o = NULL;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(basic_options) && o == NULL; i++)
+    if (strcmp(basic_options[i].name, name) == 0)
+      o = &basic_options[i];
+  if (o != NULL && value >= o->min && value <= o->max)
     *field = value;
   else
-    xr_report(XR_ERROR, "xray_naive_log_%s=%d is out of range [%lld, %lld]; "
-              "using %d", o->name, (int)value, (long long)o->min,
-              (long long)o->max, (int)*field);
+    xr_report(XR_ERROR, "xray_naive_log_%s=%d is out of range; using %d", name,
+              (int)value, (int)*field);
 }
 
 void xr_basic_options_load(struct xr_basic_options *out, const char *config,
@@ -47,11 +50,12 @@ void xr_basic_options_load(struct xr_basic_options *out, const char *config,
     xr_options_parse(&xr_basic_options_table, out, env, "XRAY_BASIC_OPTIONS");
   } else {
     take_legacy(&out->func_duration_threshold_us,
-                xr_flags.xray_naive_log_func_duration_threshold_us, 0);
+                xr_flags.xray_naive_log_func_duration_threshold_us,
+                "func_duration_threshold_us");
     take_legacy(&out->max_stack_depth, xr_flags.xray_naive_log_max_stack_depth,
-                1);
+                "max_stack_depth");
     take_legacy(&out->thread_buffer_size,
-                xr_flags.xray_naive_log_thread_buffer_size, 2);
+                xr_flags.xray_naive_log_thread_buffer_size, "thread_buffer_size");
   }
   if (config == NULL)
     return;

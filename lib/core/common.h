@@ -12,7 +12,6 @@
 #define XR_LIKELY(x) __builtin_expect(!!(x), 1)
 #define XR_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define XR_NOINLINE __attribute__((noinline))
-#define XR_COLD __attribute__((cold, noinline))
 #define XR_ALWAYS_INLINE inline __attribute__((always_inline))
 /* Thread-locals of the runtime live in the executable's static TLS block. */
 #define XR_TLS __thread __attribute__((tls_model("initial-exec")))

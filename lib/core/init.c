@@ -28,7 +28,6 @@ static XR_TLS bool init_on_this_thread;
  * these say so once, with what to change. At verbosity 0 only to a person
  * (stderr is a terminal): scripts and logs see exactly the program's own
  * output, as without XRay. At verbosity >= 1 always. */
-static enum xr_report_level hint_level(void) { return xr_hint_level(); }
 
 /* The mode or flag in XRAY_OPTIONS that asks for a trace, or NULL. */
 static const char *tracing_asked_by(void) {
@@ -42,7 +41,7 @@ static const char *tracing_asked_by(void) {
 static void say_if_tracing_asked_without_map(void) {
   const char *what = tracing_asked_by();
   if (what != NULL)
-    xr_report(hint_level(), "XRAY_OPTIONS asks for a trace (%s), but this program "
+    xr_report(xr_hint_level(), "XRAY_OPTIONS asks for a trace (%s), but this program "
               "has no XRay instrumentation map, so nothing will be recorded: "
               "build it with clang -fxray-instrument (small functions get "
               "sleds only with -fxray-instruction-threshold=1 or "
@@ -57,7 +56,7 @@ static void say_if_nothing_was_patched(void) {
   const char *mode = __xray_log_get_current_mode();
   if (getpid() != hint_pid || mode == NULL || xr_patching_ever_enabled())
     return;
-  xr_report(hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
+  xr_report(xr_hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
             "called __xray_patch(), so nothing was recorded: add "
             "patch_premain=true to XRAY_OPTIONS to trace from the start",
             mode);

@@ -6,7 +6,17 @@
  *   selected selects it first (compiler-rt returns UNINITIALIZED);
  * - selecting a built-in mode installs no handler (its log_init installs its
  *   lean handlers), so a mode that is only selected costs nothing per event;
- * - a mode started by the environment is finalized and flushed at exit.
+ * - the exit policy below writes what a mode recorded at exit.
+ *
+ * The one exit policy (docs/modes.md): at exit, one hook finalizes and
+ * flushes (a) each mode that asked for it from its log_init
+ * (xr_registry_flush_at_exit: basic and profiling, as compiler-rt's do),
+ * if it still has a session, however it was started; and (b) the current
+ * mode if the environment started it (compiler-rt leaves FDR and profiling
+ * data unwritten). FDR started from code writes only when the program
+ * flushes it: a flight recorder dumps on demand. The hook is registered at
+ * start-up (or at the first request), so it runs after the program's own
+ * exit handlers; no mode registers one of its own.
  *
  * Cold path: one mutex guards the table. It is never held while calling into
  * a mode, so a mode's log_init may call back into the registry (e.g. to set
@@ -44,6 +54,9 @@ static const struct builtin_mode {
     {"xray-fdr", &xr_fdr_impl},
     {"xray-profiling", &xr_profiling_impl},
 };
+
+/* Modes written at exit however they were started (exit policy (a)). */
+static const struct XRayLogImpl *flush_at_exit_modes[4];
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct user_mode user_modes[XR_USER_MODES_MAX];
@@ -353,10 +366,16 @@ bool xr_registry_env_started(void) {
   return started;
 }
 
-/* Exit: write what an environment-started mode recorded (compiler-rt leaves
- * FDR and profiling data unwritten). Registered first, so it runs after the
- * program's own exit handlers. */
-static void flush_env_mode_at_exit(void) {
+/* The exit policy (see the top of this file). A mode's finalize says
+ * FINALIZED only for a session it has (running, or finalized and not yet
+ * flushed), so an idle mode is left alone. */
+static void flush_at_exit(void) {
+  for (size_t i = 0; i < XR_ARRAY_SIZE(flush_at_exit_modes); i++) {
+    const struct XRayLogImpl *impl =
+        __atomic_load_n(&flush_at_exit_modes[i], __ATOMIC_ACQUIRE);
+    if (impl != NULL && impl->log_finalize() == XRAY_LOG_FINALIZED)
+      impl->flush_log();
+  }
   pthread_mutex_lock(&lock);
   bool run = env_started && has_impl && same_impl(&current_impl, &env_impl) &&
              current_state == XRAY_LOG_INITIALIZED;
@@ -366,6 +385,23 @@ static void flush_env_mode_at_exit(void) {
   XRayLogInitStatus f = __xray_log_finalize();
   if (f == XRAY_LOG_FINALIZED)
     __xray_log_flushLog();
+}
+
+static void ensure_exit_hook(void) {
+  static int registered;
+  if (__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL) == 0)
+    atexit(flush_at_exit);
+}
+
+void xr_registry_flush_at_exit(const struct XRayLogImpl *impl) {
+  ensure_exit_hook();
+  for (size_t i = 0; i < XR_ARRAY_SIZE(flush_at_exit_modes); i++) {
+    const struct XRayLogImpl *none = NULL;
+    if (__atomic_load_n(&flush_at_exit_modes[i], __ATOMIC_ACQUIRE) == impl ||
+        __atomic_compare_exchange_n(&flush_at_exit_modes[i], &none, impl, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return;
+  }
 }
 
 static void report_unknown_mode(const char *mode) {
@@ -383,6 +419,7 @@ static void report_unknown_mode(const char *mode) {
 }
 
 void xr_registry_start_from_flags(void) {
+  ensure_exit_hook(); /* first, so it runs after the program's own */
   const char *mode = xr_flags.xray_mode;
   if (!*mode) {
     if (xr_flags.xray_naive_log)
@@ -391,11 +428,6 @@ void xr_registry_start_from_flags(void) {
       mode = "xray-fdr";
     else
       return;
-  }
-  static bool exit_hook_registered;
-  if (!exit_hook_registered) {
-    exit_hook_registered = true;
-    atexit(flush_env_mode_at_exit);
   }
   bool init_now = strcmp(mode, "xray-basic") == 0 || xr_flags.patch_premain;
   pthread_mutex_lock(&lock);

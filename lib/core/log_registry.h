@@ -14,14 +14,19 @@ XR_HIDDEN extern const struct XRayLogImpl xr_basic_impl XR_WEAK;     /* lib/basi
 XR_HIDDEN extern const struct XRayLogImpl xr_fdr_impl XR_WEAK;       /* lib/fdr */
 XR_HIDDEN extern const struct XRayLogImpl xr_profiling_impl XR_WEAK; /* lib/profiling */
 
-/* Called by init after the flags are loaded: selects the mode named by
- * xray_mode (or the legacy xray_naive_log / xray_fdr_log) and initialises it
- * when it is xray-basic or patch_premain is set. Registers the exit hook that
- * finalizes and flushes an environment-started mode. */
+/* Called by init after the flags are loaded: registers the exit hook (the
+ * one exit policy, log_registry.c), selects the mode named by xray_mode (or
+ * the legacy xray_naive_log / xray_fdr_log) and initialises it when it is
+ * xray-basic or patch_premain is set. */
 XR_HIDDEN void xr_registry_start_from_flags(void);
 
-/* True when the current mode was started by the environment (init.c's exit
- * hook flushes it). */
+/* Exit policy (a): a mode calls this from its log_init to be finalized and
+ * flushed at exit however it was started (basic and profiling, as
+ * compiler-rt's are). Idempotent; room for a few modes. */
+XR_HIDDEN void xr_registry_flush_at_exit(const struct XRayLogImpl *impl);
+
+/* True when the current mode was started by the environment (the exit
+ * hook in log_registry.c then flushes it). */
 XR_HIDDEN bool xr_registry_env_started(void);
 
 #endif

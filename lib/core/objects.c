@@ -202,6 +202,12 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
       xr_sled_map_free(&map);
     return -1;
   }
+  if (!trampolines.entry || !trampolines.exit || !trampolines.tail_exit ||
+      !trampolines.log_args) {
+    xr_report(XR_ERROR, "a shared object registered without trampolines: not traced");
+    xr_sled_map_free(&map);
+    return -1;
+  }
   fresh.map = &map;
   fresh.id = -1;
   fresh.trampolines[XR_TRAMP_ENTRY] = (uintptr_t)trampolines.entry;

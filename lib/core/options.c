@@ -452,13 +452,15 @@ static const struct xr_option flag_rows[] = {
         "page size used for patching (power of two; 0 = the system's)"),
     BOOL_ROW(xray_naive_log, "false",
              "legacy spelling of xray_mode=xray-basic"),
-    INT_ROW(xray_naive_log_func_duration_threshold_us, "5", 0, INT32_MAX,
+    INT_ROW(xray_naive_log_func_duration_threshold_us, "5", XR_BASIC_THRESHOLD_MIN,
+            XR_BASIC_THRESHOLD_MAX,
             "legacy: basic mode drops calls shorter than this (us), when "
             "XRAY_BASIC_OPTIONS is unset"),
-    INT_ROW(xray_naive_log_max_stack_depth, "64", 1, 1 << 20,
+    INT_ROW(xray_naive_log_max_stack_depth, "64", XR_BASIC_DEPTH_MIN, XR_BASIC_DEPTH_MAX,
             "legacy: basic mode shadow stack depth, when XRAY_BASIC_OPTIONS "
             "is unset"),
-    INT_ROW(xray_naive_log_thread_buffer_size, "1024", 1, 1 << 24,
+    INT_ROW(xray_naive_log_thread_buffer_size, "1024", XR_BASIC_BUFFER_MIN,
+            XR_BASIC_BUFFER_MAX,
             "legacy: basic mode records per thread buffer, when "
             "XRAY_BASIC_OPTIONS is unset"),
     BOOL_ROW(xray_fdr_log, "false", "legacy spelling of xray_mode=xray-fdr"),

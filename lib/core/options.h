@@ -72,4 +72,13 @@ XR_HIDDEN extern const struct xr_option_table xr_flags_table;
  * then the XRAY_OPTIONS environment variable (which wins). Sets xr_verbosity. */
 XR_HIDDEN void xr_flags_load(void);
 
+/* Ranges of basic mode's options, shared by its table (lib/basic) and the
+ * legacy xray_naive_log_* rows of XRAY_OPTIONS: one range per option. */
+#define XR_BASIC_THRESHOLD_MIN 0
+#define XR_BASIC_THRESHOLD_MAX INT32_MAX
+#define XR_BASIC_DEPTH_MIN 0
+#define XR_BASIC_DEPTH_MAX (1 << 20)
+#define XR_BASIC_BUFFER_MIN 2
+#define XR_BASIC_BUFFER_MAX (1 << 22)
+
 #endif

@@ -87,21 +87,34 @@ bool xr_patching_ever_enabled(void) {
 #define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
 static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
 
-static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
-  if (cur_segments()->count == cur_segments()->capacity) {
-    size_t cap = cur_segments()->capacity ? cur_segments()->capacity * 2 : 256;
-    void *m = mmap(NULL, cap * sizeof(struct prot_segment), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-      return false;
-    if (cur_segments()->v) {
-      memcpy(m, cur_segments()->v, cur_segments()->count * sizeof(struct prot_segment));
-      munmap(cur_segments()->v, cur_segments()->capacity * sizeof(struct prot_segment));
-    }
-    cur_segments()->v = m;
-    cur_segments()->capacity = cap;
+/* The one growable array of patching (segments, runs): makes room for one
+ * more element in an mmap'd array v of *capacity elements of `size` bytes,
+ * `count` in use, doubling it from `first`. No malloc: patching may run
+ * before the program's allocator is ready. Returns the array to use, or
+ * NULL when out of memory (v is then left as it was). */
+static void *grow(void *v, size_t *capacity, size_t count, size_t size, size_t first) {
+  if (count < *capacity)
+    return v;
+  size_t cap = *capacity ? *capacity * 2 : first;
+  void *m = mmap(NULL, cap * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  if (m == MAP_FAILED)
+    return NULL;
+  if (v) {
+    memcpy(m, v, count * size);
+    munmap(v, *capacity * size);
   }
-  cur_segments()->v[cur_segments()->count++] = (struct prot_segment){start, end, prot};
+  *capacity = cap;
+  return m;
+}
+
+static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
+  struct segments *s = cur_segments();
+  struct prot_segment *v = grow(s->v, &s->capacity, s->count, sizeof(*v), 256);
+  if (v == NULL)
+    return false;
+  s->v = v;
+  s->v[s->count++] = (struct prot_segment){start, end, prot};
   return true;
 }
 
@@ -281,8 +294,9 @@ static int open_run(uintptr_t start, uintptr_t end) {
 
 /* populate: fault the run's pages in writable with one madvise
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
- * copy-on-write fault per page at the first sled write: the first patch of
- * the 20k-function benchmark goes from 0.72 to 0.62 ms. Only worth it once. */
+ * copy-on-write fault per page at the first sled write (faster; figures in
+ * docs/performance.md, "Measurements behind design choices"). Only worth it
+ * once. */
 /* selected: NULL for every sled of the run, else only the sleds of
  * functions whose selected[id - 1] is set. */
 static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
@@ -292,6 +306,8 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
   if (populate)
     (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
   const struct xr_sled_map *m = cur->map;
+  const uintptr_t *trampolines = cur->trampolines; /* loaded once, not per sled */
+  int32_t object = cur->id;
   int32_t id = r->first_id;
   size_t id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
   for (size_t i = r->first; i < r->last; i++) {
@@ -300,7 +316,7 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
     if ((selected == NULL || selected[id - 1]) &&
-        xr_patch_sled(&m->sleds[i], xr_pack_id(id, cur->id), cur->trampolines, enable))
+        xr_patch_sled(&m->sleds[i], xr_pack_id(id, object), trampolines, enable))
       (*failed)++;
   }
   return close_run(r->start, r->end, cur_segments()->count);
@@ -355,20 +371,12 @@ static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *select
 
 static int collect_run(const struct run *r, void *ctx) {
   (void)ctx;
-  if (cur_runs()->count == cur_runs()->capacity) {
-    size_t cap = cur_runs()->capacity ? cur_runs()->capacity * 2 : 128;
-    void *m = mmap(NULL, cap * sizeof(struct run), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-      return -1;
-    if (cur_runs()->v) {
-      memcpy(m, cur_runs()->v, cur_runs()->count * sizeof(struct run));
-      munmap(cur_runs()->v, cur_runs()->capacity * sizeof(struct run));
-    }
-    cur_runs()->v = m;
-    cur_runs()->capacity = cap;
-  }
-  cur_runs()->v[cur_runs()->count++] = *r;
+  struct all_runs *a = cur_runs();
+  struct run *v = grow(a->v, &a->capacity, a->count, sizeof(*v), 128);
+  if (v == NULL)
+    return -1;
+  a->v = v;
+  a->v[a->count++] = *r;
   return 0;
 }
 

@@ -2,13 +2,10 @@
  * reached once per buffer (about every thousand events) and at control
  * calls, always through xr_call_preserving_vectors from the lean handlers. */
 #include "fdr/buffer_queue.h"
+#include "core/quiesce.h"
 
 #include <errno.h>
-#include <linux/membarrier.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -211,7 +208,6 @@ struct writer_chunk {
 _Static_assert(sizeof(struct writer_chunk) == CHUNK_BYTES, "chunk size");
 
 static struct writer_chunk *chunks; /* atomic head of a push-only list */
-static int membarrier_mode;         /* 0 none, else the command to use */
 
 struct xr_fdr_writer *xr_fdr_writer_claim(void) {
   for (;;) {
@@ -244,84 +240,47 @@ void xr_fdr_writer_free(struct xr_fdr_writer *w) {
   A_STORE(&w->claimed, 0);
 }
 
-void xr_fdr_writers_prepare(void) {
-  static int prepared;
-  if (__atomic_exchange_n(&prepared, 1, __ATOMIC_ACQ_REL))
-    return;
-  long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-  int mode = 0;
-  if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
-              0) == 0)
-    mode = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
-  else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
-    mode = MEMBARRIER_CMD_GLOBAL;
-  __atomic_store_n(&membarrier_mode, mode, __ATOMIC_RELEASE);
-}
+void xr_fdr_writers_prepare(void) { xr_quiesce_setup(); }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
+/* core/quiesce.h's protocol, the busy bit being the guard: the caller has
+ * already changed the epoch (step a.). */
 bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
-  /* Ordering argument. A writer does: busy := 1; load epoch; write; busy := 0
-   * with only compiler barriers (no fence on the hot path). The caller has
-   * already changed the epoch. The membarrier makes every running thread
-   * execute a full fence, so after it returns either a writer's busy := 1 is
-   * visible here, or its epoch load comes after the change and it backs out
-   * without writing. Without membarrier, store buffers drain within
-   * microseconds; a short pause stands in for the fence. */
-  int mode = __atomic_load_n(&membarrier_mode, __ATOMIC_ACQUIRE);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (mode == 0 || syscall(SYS_membarrier, mode, 0, 0) != 0) {
-    struct timespec pause = {0, 200000};
-    nanosleep(&pause, NULL);
-  }
-  uint64_t deadline = now_ns() + timeout_ns;
+  xr_quiesce_fence(XR_QUIESCE_PAUSE_NS);
+  uint64_t deadline = xr_quiesce_deadline(timeout_ns);
   for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next) {
     for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
       struct xr_fdr_writer *w = &c->slots[i];
-      for (unsigned spins = 0; xr_fdr_writer_busy(w); spins++) {
-        if (spins < 64) {
-          xr_arch_pause();
-        } else if (now_ns() > deadline) {
+      unsigned steps = 0;
+      while (xr_fdr_writer_busy(w))
+        if (!xr_quiesce_wait_step(&steps, deadline))
           return false;
-        } else {
-          sched_yield();
-        }
-      }
     }
   }
   return true;
 }
 
+/* One counter of every slot: the uint64_t at `offset` in struct
+ * xr_fdr_writer. */
+static uint64_t sum_counter(size_t offset) {
+  uint64_t sum = 0;
+  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
+      sum += __atomic_load_n((uint64_t *)((char *)&c->slots[i] + offset),
+                             __ATOMIC_RELAXED);
+  return sum;
+}
+
 uint64_t xr_fdr_writers_dropped(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].dropped, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, dropped));
 }
-
 uint64_t xr_fdr_writers_nested(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].nested, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, nested));
 }
-
 uint64_t xr_fdr_writers_erased(void) {
-  uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n(&c->slots[i].erased, __ATOMIC_RELAXED);
-  return sum;
+  return sum_counter(offsetof(struct xr_fdr_writer, erased));
 }
 
-void xr_fdr_writers_reset_dropped(void) {
+void xr_fdr_writers_reset_counters(void) {
   for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
     for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
       __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);

@@ -74,10 +74,10 @@ static inline struct xr_fdr_buffer *xr_fdr_queue_acquire(
 /* Buffer memory is mapped lazily (committed only for buffers somebody
  * takes) and faulted in by its holder ahead of its writes, one step at a
  * time: left to fault page by page under the writer, a fresh 4 KiB page
- * cost a fault every 512 events, about 4 ns per event here, a third of an
- * event's cost; one madvise(MADV_POPULATE_WRITE) per step costs less than
- * those faults did (0.4-0.5 ms per MiB against 0.5-0.7) and runs in the
- * slow path. The step bounds the pause of one call (about 0.5 ms here)
+ * cost a fault every 512 events, a third of an event's cost; one
+ * madvise(MADV_POPULATE_WRITE) per step costs less than those faults did
+ * and runs in the slow path (figures in docs/performance.md, "Measurements
+ * behind design choices"). The step bounds the pause of one call
  * whatever the buffer size; buffers up to a step (the default is 16 KiB)
  * are populated whole when first taken. Recycled buffers are populated
  * already. */
@@ -159,12 +159,12 @@ XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
 /* Registers for the cheap membarrier flavour; call once at init. */
 XR_HIDDEN void xr_fdr_writers_prepare(void);
-/* Sums of the dropped, nested and erased counters; reset_dropped zeroes
- * all three. */
+/* Sums of the dropped, nested and erased counters over every slot;
+ * reset_counters zeroes all three (at init, in a fork child). */
 XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
 XR_HIDDEN uint64_t xr_fdr_writers_nested(void);
 XR_HIDDEN uint64_t xr_fdr_writers_erased(void);
-XR_HIDDEN void xr_fdr_writers_reset_dropped(void);
+XR_HIDDEN void xr_fdr_writers_reset_counters(void);
 /* In a fork child: every slot but `self` belongs to a thread that does not
  * exist here; free them. */
 XR_HIDDEN void xr_fdr_writers_fork_child(struct xr_fdr_writer *self);

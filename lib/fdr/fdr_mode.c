@@ -165,7 +165,7 @@ static void fork_child(void) {
   if (load_state() == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
     xr_fdr_queue_reset(&xr_fdr_queue);
-    xr_fdr_writers_reset_dropped();
+    xr_fdr_writers_reset_counters();
     advance_epoch(2);
   }
 }
@@ -231,7 +231,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
 
   xr_clock_init();
   xr_fdr_writers_prepare();
-  xr_fdr_writers_reset_dropped();
+  xr_fdr_writers_reset_counters();
   xr_fdr_detect_rseq();
   int version = options.format_version;
   size_t cap = (size_t)options.buffer_size - (version < 2 ? XR_FDR_META_SIZE : 0);

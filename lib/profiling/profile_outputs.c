@@ -115,7 +115,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   } else if (v == VIEW_PPROF) {
     rc = write_pprof(run, merged, &text);
   } else {
-    struct xr_report_info info = {
+    struct xr_prof_report_info info = {
         .program = xr_program_name(),
         .pid = (uint64_t)xr_pid(),
         .threads = run->trie_count,
@@ -124,7 +124,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
         .lost_threads = run->not_collected,
         .top = (size_t)run->flags->report_top,
     };
-    rc = xr_report_write(run->tries, run->trie_count, &info, xr_names_get_name,
+    rc = xr_prof_report_write(run->tries, run->trie_count, &info, xr_names_get_name,
                          NULL, xr_ticks_to_ns, &text);
   }
   if (rc != 0)

@@ -65,8 +65,8 @@ static void put_us(struct xr_text_out *out, uint64_t ns, int width) {
                  (unsigned long long)(ns % 1000));
 }
 
-int xr_report_write(struct xr_trie *const *tries, size_t ntries,
-                    const struct xr_report_info *info, xr_name_fn name,
+int xr_prof_report_write(struct xr_trie *const *tries, size_t ntries,
+                    const struct xr_prof_report_info *info, xr_name_fn name,
                     void *name_ctx, xr_to_ns_fn to_ns, struct xr_text_out *out) {
   /* One row per distinct function id (ids may be packed with an object
    * number, so they are collected and sorted rather than used as indexes). */

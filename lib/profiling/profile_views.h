@@ -22,7 +22,7 @@ XR_HIDDEN int xr_folded_write(const struct xr_trie *t, enum xr_folded_value v,
                               xr_name_fn name, void *name_ctx,
                               xr_to_ns_fn to_ns, struct xr_text_out *out);
 
-struct xr_report_info {
+struct xr_prof_report_info {
   const char *program;
   uint64_t pid;
   uint64_t threads;
@@ -39,8 +39,8 @@ struct xr_report_info {
  * thread's trie in place: memory is 4 bytes per node (to sort the ids), a
  * row per distinct function and a slot per level of the deepest path.
  * Returns 0 or -1. */
-XR_HIDDEN int xr_report_write(struct xr_trie *const *tries, size_t ntries,
-                              const struct xr_report_info *info,
+XR_HIDDEN int xr_prof_report_write(struct xr_trie *const *tries, size_t ntries,
+                              const struct xr_prof_report_info *info,
                               xr_name_fn name, void *name_ctx,
                               xr_to_ns_fn to_ns, struct xr_text_out *out);
 

@@ -3,13 +3,12 @@
 #include "profiling/profiling_collector.h"
 #include "core/clock.h"
 #include "core/lock.h"
+#include "core/quiesce.h"
 #include "core/thread.h"
 
 #include <errno.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +23,7 @@ uint64_t xr_prof_nested_drops;
 #define XR_COLLECT_ROUNDS 45
 
 static xr_lock collector_lock;
-static struct xr_prof_thread *registry; /* live threads that made a trie */
+static struct xr_thread_list registry; /* live threads that made a trie */
 static struct xr_trie *posted;          /* newest first */
 static struct xr_trie **collected;      /* result of xr_prof_collect */
 static size_t collected_bytes;
@@ -46,25 +45,11 @@ static struct xr_trie *take(struct xr_prof_thread *p) {
 }
 
 static void register_locked(struct xr_prof_thread *p) {
-  p->prev = NULL;
-  p->next = registry;
-  if (registry != NULL)
-    registry->prev = p;
-  registry = p;
-  p->registered = true;
+  xr_thread_list_add(&registry, &p->link);
 }
 
 static void unregister_locked(struct xr_prof_thread *p) {
-  if (!p->registered)
-    return;
-  if (p->prev != NULL)
-    p->prev->next = p->next;
-  else
-    registry = p->next;
-  if (p->next != NULL)
-    p->next->prev = p->prev;
-  p->next = p->prev = NULL;
-  p->registered = false;
+  xr_thread_list_remove(&registry, &p->link);
 }
 
 static void on_thread_exit(void) {
@@ -84,76 +69,28 @@ static void on_thread_exit(void) {
 static void on_fork_child(void) {
   xr_lock_after_fork(&collector_lock);
   struct xr_prof_thread *self = &xr_prof_tls;
-  registry = NULL;
-  if (self->registered) {
-    self->registered = false;
-    register_locked(self);
-  }
+  xr_thread_list_after_fork(&registry, &self->link);
   posted = NULL; /* copies of the parent's memory; left mapped */
-}
-
-/* membarrier command end_session_and_fence uses; 0: none works here
- * (kernel < 4.14, or a seccomp filter), so it falls back to a fence and a
- * pause. Decided once at setup: the expedited command must be registered
- * before its first use. */
-static int membarrier_cmd;
-
-static int choose_membarrier(void) {
-  long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-  if (cmds <= 0)
-    return 0;
-  if ((cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
-              0) == 0)
-    return MEMBARRIER_CMD_PRIVATE_EXPEDITED;
-  if (cmds & MEMBARRIER_CMD_GLOBAL) /* slower (waits for every CPU), as sure */
-    return MEMBARRIER_CMD_GLOBAL;
-  return 0;
 }
 
 void xr_prof_collector_setup(void) {
   static int done;
   if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) != 0)
     return;
-  __atomic_store_n(&membarrier_cmd, choose_membarrier(), __ATOMIC_RELEASE);
+  xr_quiesce_setup();
   xr_thread_on_exit(on_thread_exit);
   xr_thread_on_fork_child(on_fork_child);
 }
 
-/* Ends the session and fences every thread; after it, a thread's guard read
- * clear means its trie is not in use and will not be (profiling_lean.c's side
- * of the protocol: guard := 1; read session; use trie; guard := 0 release).
- *
- * Ordering argument, for a thread T and this collector C:
- *   C: active_gen := 0 (seq_cst); membarrier; then, per thread, load T's
- *      guard (acquire).
- *   membarrier returns only after every thread of the process running at
- *   the time has executed a full memory barrier F (an IPI), and a thread
- *   not running passes one at its next context switch; the kernel orders
- *   C's store before the IPIs. So for any event E of T:
- *   - E's guard := 1 precedes F in T's order: it is globally visible
- *     before C's guard loads, which therefore read 1 (E still running:
- *     busy, not taken) or a later value; a 0 is E's (or a later event's)
- *     release store, after which T's trie writes are visible to C (acquire).
- *   - F precedes E's guard := 1: E's session load comes after F, hence
- *     after C's store, and reads 0: E goes to the slow path, which touches
- *     the trie only through the atomic take (exactly one of T and C gets it).
- *   Hence guard clear => T has finished with the trie and never uses it
- *   again; guard set => C waits (bounded) or skips T and counts it.
- * Without membarrier there is no such F: C issues a seq_cst fence and waits
- * max(grace, 0.2 ms), much longer than a store buffer takes to drain (the
- * only way T's guard := 1 can stay unseen), which is what the hot path
- * would otherwise pay a fence per event for. */
+/* Ends the session and fences every thread: core/quiesce.h's protocol,
+ * xr_in_handler being the guard and xr_prof_active_gen the on/off word.
+ * After it, a thread's guard read clear means its trie is not in use and
+ * will not be: a later event goes to the slow path, which touches the trie
+ * only through the atomic take (exactly one of the thread and the collector
+ * gets it). Without membarrier the pause is the grace period. */
 void xr_prof_end_session(unsigned grace_ms) {
   __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_SEQ_CST);
-  int cmd = __atomic_load_n(&membarrier_cmd, __ATOMIC_ACQUIRE);
-  if (cmd != 0 && syscall(SYS_membarrier, cmd, 0, 0) == 0)
-    return;
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  uint64_t ns = grace_ms > 0 ? (uint64_t)grace_ms * 1000000u : 200000u;
-  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  xr_quiesce_fence((uint64_t)grace_ms * 1000000u);
 }
 
 static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
@@ -168,7 +105,7 @@ static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
   t->tid = xr_tid();
   p->in_handler = &xr_in_handler;
   lock();
-  if (!p->registered)
+  if (!p->link.registered)
     register_locked(p);
   unlock();
   xr_thread_arm();
@@ -234,7 +171,8 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
    * needs the lock). */
   for (int round = 0;; round++) {
     uint64_t busy = 0;
-    for (struct xr_prof_thread *p = registry; p != NULL; p = p->next) {
+    for (struct xr_thread_link *l = registry.head; l != NULL; l = l->next) {
+      struct xr_prof_thread *p = xr_thread_entry(l, struct xr_prof_thread, link);
       struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_ACQUIRE);
       if (p == self || t == NULL || p->trie_gen != gen)
         continue;

@@ -20,6 +20,7 @@
 #ifndef XR_PROFILING_COLLECTOR_H
 #define XR_PROFILING_COLLECTOR_H
 
+#include "core/thread_list.h"
 #include "profiling/call_trie.h"
 
 #define XR_PROF_NO_GEN UINT32_MAX
@@ -31,8 +32,7 @@ struct xr_prof_thread {
   uint32_t trie_gen;     /* generation of trie (read without touching it) */
   uint32_t failed_gen;   /* generation in which making a trie failed */
   uint8_t *in_handler;   /* this thread's xr_in_handler, for the collector */
-  struct xr_prof_thread *next, *prev; /* registry, under the lock */
-  bool registered;
+  struct xr_thread_link link; /* registry, under the lock */
 };
 XR_HIDDEN extern XR_TLS struct xr_prof_thread xr_prof_tls;
 
@@ -69,7 +69,7 @@ XR_HIDDEN void xr_prof_collector_reset(void);
  * thread execute a full memory barrier (membarrier), so that afterwards a
  * thread whose xr_in_handler reads clear (acquire) is done with its trie for
  * good. Without membarrier: a fence and a pause of grace_ms (at least
- * 0.2 ms). The ordering argument is in profiling_collector.c. */
+ * 0.2 ms). The ordering argument is in core/quiesce.h. */
 XR_HIDDEN void xr_prof_end_session(unsigned grace_ms);
 
 /* Finalize's part, after xr_prof_end_session: posts the calling thread's trie, adopts idle threads'

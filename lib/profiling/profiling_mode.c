@@ -8,7 +8,8 @@
  *             the current state.
  *   flush:    FINALIZED -> writes the files (unless no_flush) -> UNINITIALIZED,
  *             returns FLUSHED; in any other state NOT_FLUSHING.
- * An initialised session is finalized and flushed at exit. */
+ * An initialised session is finalized and flushed at exit (core's exit
+ * policy, log_registry.c). */
 #define _GNU_SOURCE
 #include "core/clock.h"
 #include "core/handlers.h"
@@ -82,13 +83,6 @@ static void free_profile(void) {
 static XRayLogFlushStatus prof_flush(void);
 static XRayLogInitStatus prof_finalize(void);
 
-static void at_exit(void) {
-  if (load_state() == XRAY_LOG_INITIALIZED)
-    prof_finalize();
-  if (load_state() == XRAY_LOG_FINALIZED)
-    prof_flush();
-}
-
 static uint64_t realtime_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -128,12 +122,8 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
     last_gen = 1;
   session_gen = last_gen;
   start_ns = realtime_ns();
-  static int atexit_done;
-  if (!atexit_done) {
-    atexit_done = 1;
-    atexit(at_exit);
-  }
   __xray_log_set_buffer_iterator(iterate);
+  xr_registry_flush_at_exit(&xr_profiling_impl);
   set_state(XRAY_LOG_INITIALIZED);
   /* The configuration above is published by this release store; handlers
    * that see the new generation read it in their slow path after an

@@ -115,15 +115,11 @@ void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
 
 /* Each object's sleds call that object's own trampolines (a shared object's
  * are its own PIC copies: the executable's are usually out of rel32 reach). */
-static uintptr_t trampoline_for(uint8_t kind, const uintptr_t t[XR_TRAMP_COUNT]) {
-  switch (kind) {
-  case ENTRY: return t[XR_TRAMP_ENTRY];
-  case EXIT: return t[XR_TRAMP_EXIT];
-  case TAIL: return t[XR_TRAMP_TAIL];
-  case LOG_ARGS_ENTRY: return t[XR_TRAMP_ARGS];
-  default: return 0;
-  }
-}
+/* The call sled kinds (ENTRY 0, EXIT 1, TAIL 2, LOG_ARGS_ENTRY 3) index the
+ * table directly: XR_TRAMP_* follow XRayEntryType. */
+_Static_assert(XR_TRAMP_ENTRY == (int)ENTRY && XR_TRAMP_EXIT == (int)EXIT && XR_TRAMP_TAIL == (int)TAIL &&
+                   XR_TRAMP_ARGS == (int)LOG_ARGS_ENTRY,
+               "trampoline table order");
 
 /* Code is written with plain x86 stores in asm, never C stores: sanitizers
  * would instrument those, and ThreadSanitizer keeps no writable shadow for
@@ -152,9 +148,7 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
   /* The body as integers (no byte buffer: a store-forwarding stall per
    * sled otherwise): bytes 2..9 = id, opcode, rel32 bits 0..23; byte 10 =
    * rel32 bits 24..31. Same bytes as xr_encode_call_sled. */
-  uintptr_t target = trampoline_for(sled->kind, t);
-  if (target == 0)
-    return -1;
+  uintptr_t target = t[sled->kind]; /* a call kind: see xr_patch_sled */
   int64_t rel = (int64_t)(target - (sled->address + CALL_SLED_SIZE));
   if (rel < INT32_MIN || rel > INT32_MAX)
     return -1;

@@ -21,8 +21,9 @@
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
  *
- * Flags. pushfq+popfq costs about 17 cycles here (popfq is microcoded; a
- * push/pop pair costs under 1), more than the whole lean path. Arithmetic
+ * Flags. pushfq+popfq costs more than the whole lean path (popfq is
+ * microcoded; a push/pop pair costs under a cycle; docs/performance.md,
+ * "Measurements behind design choices", has the figures). Arithmetic
  * flags are dead at every entry, exit and tail sled: the sled is the first
  * instruction of a function, replaces a `ret`, or sits right before an
  * unconditional tail `jmp` (checked on clang 13-19 output). So the lean
@@ -32,7 +33,7 @@
  * users may expect, but without pushfq/popfq: `lahf` + `seto %al` put them in
  * %ax after rax is saved (AH = SF ZF AF PF CF, AL = OF), and `addb $0x7f,
  * %al` (overflows iff AL is 1, so it sets OF back) + `sahf` restore them,
- * about 3 cycles in all. DF is 0 here by the ABI and the system flags are
+ * a few cycles in all. DF is 0 here by the ABI and the system flags are
  * not the handler's to change. CPUs without LAHF/SAHF in 64-bit mode (CPUID
  * 0x80000001 ECX bit 0; only the first x86-64 steppings) get a copy of each
  * full path with pushfq/popfq instead, chosen once by xr_handler_install.
@@ -425,8 +426,8 @@ __xray_ArgLoggerEntry:
  *         (zmm0-1 with AVX-512), call.
  * The x87 stack is left alone: a long double return value stays in st0
  * (st0-st1 for a complex one) while the handler runs, leaving it 6 free x87
- * registers. Spilling it would need `fnstsw` to learn the depth, measured
- * at about 40 cycles here (AMD EPYC), half the cost of the whole full path;
+ * registers. Spilling it would need `fnstsw` to learn the depth, about half
+ * the cost of the whole full path (docs/performance.md);
  * compiler-rt does not spill either. The event trampolines, where up to 8
  * values may be live, do spill. */
         .globl __xray_FunctionExit

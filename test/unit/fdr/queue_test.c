@@ -169,7 +169,7 @@ static void writers_claim_and_free(void **s) {
   w[3] = xr_fdr_writer_claim();
   assert_non_null(w[3]);
   assert_int_equal(xr_fdr_writers_dropped(), 7);
-  xr_fdr_writers_reset_dropped();
+  xr_fdr_writers_reset_counters();
   assert_int_equal(xr_fdr_writers_dropped(), 0);
   /* all idle: quiesce returns at once */
   assert_true(xr_fdr_writers_quiesce(1000000));

@@ -146,9 +146,9 @@ static void report_orders_by_local_time(void **state) {
   static struct xr_text_out out;
   m.len = 0;
   xr_text_init(&out, mem_sink, &m);
-  struct xr_report_info info = {.program = "prog", .pid = 9, .threads = 1,
+  struct xr_prof_report_info info = {.program = "prog", .pid = 9, .threads = 1,
                                 .frequency_hz = 1000000000, .top = 2};
-  assert_int_equal(xr_report_write(&t, 1, &info, names, NULL, times_ten, &out), 0);
+  assert_int_equal(xr_prof_report_write(&t, 1, &info, names, NULL, times_ten, &out), 0);
   /* main: local 75 ticks = 750 ns (75 % of all local time), total 1000 ns;
    * parse: local 17 ticks -> 170 ns; p50 of parse's 5- and 20-tick calls */
   const char *row1 = strstr(m.data, "function\n");
@@ -182,8 +182,8 @@ static void report_counts_recursion_once(void **state) {
   static struct xr_text_out out;
   m.len = 0;
   xr_text_init(&out, mem_sink, &m);
-  struct xr_report_info info = {.program = "p", .top = 10};
-  assert_int_equal(xr_report_write(&t, 1, &info, names, NULL, times_ten, &out), 0);
+  struct xr_prof_report_info info = {.program = "p", .top = 10};
+  assert_int_equal(xr_prof_report_write(&t, 1, &info, names, NULL, times_ten, &out), 0);
   const char *row1 = strstr(m.data, "function\n") + strlen("function\n");
   /* local 1000 ns, 100 %, total 1000 ns, 3 calls */
   assert_memory_equal(row1, "         1.000   100.0          1.000            3", 49);
