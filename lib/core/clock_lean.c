@@ -10,11 +10,15 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 
-uint64_t xr_clock_fallback_now(void) {
-  struct xr_clock_request r = {XR_CLOCK_MONOTONIC_NS, 0};
+/* Out of line, so that xr_cpu_id's register-only paths carry no frame for
+ * the request (two register saves per call otherwise). */
+static XR_NOINLINE uint64_t behind_save(enum xr_clock_work work) {
+  struct xr_clock_request r = {work, 0};
   xr_call_preserving_vectors(xr_clock_behind_save, &r);
   return r.out;
 }
+
+uint64_t xr_clock_fallback_now(void) { return behind_save(XR_CLOCK_MONOTONIC_NS); }
 
 /* The CPU the thread runs on, for lean handlers (basic mode's records).
  * Cost: rseq one TLS-relative load; rdpid ~tens of cycles; rdtscp more. The
@@ -35,15 +39,11 @@ uint32_t xr_cpu_id(void) {
     return xr_cpu_by_rdtscp();
   case XR_CPU_ID_SCHED:
     break;
-  default: {
-    struct xr_clock_request init = {XR_CLOCK_INIT, 0};
-    xr_call_preserving_vectors(xr_clock_behind_save, &init);
+  default:
+    behind_save(XR_CLOCK_INIT);
     if (xr_cpu_method != 0)
       return xr_cpu_id();
     break;
   }
-  }
-  struct xr_clock_request r = {XR_CLOCK_SCHED_CPU, 0};
-  xr_call_preserving_vectors(xr_clock_behind_save, &r);
-  return (uint32_t)r.out;
+  return (uint32_t)behind_save(XR_CLOCK_SCHED_CPU);
 }

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char *argv0;
@@ -128,7 +129,22 @@ int xr_open_sibling_file(const char *path, const char *suffix, char *out,
   return fd;
 }
 
+/* True when writing n more bytes at fd's offset would cross RLIMIT_FSIZE:
+ * the kernel would raise SIGXFSZ, which kills the program by default. A
+ * pipe or socket (no offset) has no such limit. */
+static bool beyond_size_limit(int fd, size_t n) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return false;
+  off_t at = lseek(fd, 0, SEEK_CUR);
+  return at >= 0 && (uint64_t)at + n > (uint64_t)rl.rlim_cur;
+}
+
 int xr_write_all(int fd, const void *buf, size_t n) {
+  if (beyond_size_limit(fd, n)) {
+    errno = EFBIG; /* said by the caller, as for a full disk */
+    return -1;
+  }
   const char *p = buf;
   while (n > 0) {
     ssize_t w = write(fd, p, n);

@@ -53,7 +53,12 @@ struct xr_fdr_queue {
   size_t mapping_size;
   uint64_t release_counter; /* atomic */
   uint64_t overwritten;     /* atomic: buffers re-acquired with old data */
+  /* Two areas of XR_FDR_SCRATCH_ENTRY bytes per buffer, for snapshots (the
+   * order they write buffers in): mapped with the buffers, committed only
+   * when a snapshot touches them, so a signal handler never allocates. */
+  uint8_t *scratch[2];
 };
+#define XR_FDR_SCRATCH_ENTRY 32u
 
 /* Maps the buffers (all free, empty). Returns 0, or -1 with errno set
  * (EINVAL for zero sizes or an overflowing total, ENOMEM from mmap). */
@@ -128,7 +133,24 @@ struct xr_fdr_writer {
                              only by the owner, read at flush */
   uint64_t erased;        /* calls erased as shorter than the threshold;
                              relaxed stores by the owner, read at flush */
+  uint8_t *run_start;     /* atomic, owner writes: [run_start, cursor) holds
+                             only plain enter records, which erasure may
+                             still rewrite; kept only while the threshold is
+                             not 0. Bytes before it are final while the
+                             buffer is held: what a snapshot copies of a
+                             buffer that is being written (fdr_snapshot.c).
+                             Here, not in TLS, because another thread reads
+                             it; same cache line as state, so no cost. */
 } __attribute__((aligned(64)));
+/* The owner's run start: stores are release (records before it are written
+ * first), loads acquire. Plain moves on x86. */
+static XR_ALWAYS_INLINE uint8_t *xr_fdr_run_start(const struct xr_fdr_writer *w) {
+  return __atomic_load_n(&w->run_start, __ATOMIC_ACQUIRE);
+}
+static XR_ALWAYS_INLINE void xr_fdr_set_run_start(struct xr_fdr_writer *w,
+                                                  uint8_t *p) {
+  __atomic_store_n(&w->run_start, p, __ATOMIC_RELEASE);
+}
 
 /* The busy bit of xr_fdr_writer.state: bit 63, never set in a user-space
  * address on x86-64. */

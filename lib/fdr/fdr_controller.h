@@ -14,8 +14,7 @@
 struct xr_fdr_thread {
   /* The cursor (next record goes here) is in writer->state. */
   uint8_t *end;       /* records must end at or before this */
-  uint8_t *run_start; /* [run_start, cursor) holds only plain enter records;
-                         kept only while threshold_ticks != 0 */
+  /* The run start (see erasure) is in writer->run_start. */
   uint8_t *begin;     /* first byte of the buffer's data */
   uint64_t last_tsc;  /* TSC of the last record written (reader's base) */
   uint64_t epoch;     /* xr_fdr_hot.epoch this state belongs to; 0 none */

@@ -159,13 +159,13 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
   if (XR_UNLIKELY(cpu != t->cpu)) {
     t->cpu = cpu;
     p = xr_fdr_new_cpu(p, (uint16_t)cpu, tsc);
-    t->run_start = p;
+    xr_fdr_set_run_start(t->writer, p);
     t->last_tsc = tsc;
   }
   uint64_t d = tsc - t->last_tsc;
   if (XR_UNLIKELY(d > INT32_MAX)) {
     p = xr_fdr_tsc_wrap(p, tsc);
-    t->run_start = p;
+    xr_fdr_set_run_start(t->writer, p);
     t->last_tsc = tsc;
     d = 0;
   }
@@ -203,14 +203,14 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
     case LOG_ARGS_ENTRY:
       p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, delta);
       p = xr_fdr_call_argument(p, arg);
-      t->run_start = p;
+      xr_fdr_set_run_start(t->writer, p);
       break;
     default: { /* exit or tail exit: erase the call if it was short */
       uint64_t threshold = xr_fdr_hot.threshold_ticks;
-      if (threshold != 0 && p != t->run_start) {
+      if (threshold != 0 && p != xr_fdr_run_start(t->writer)) {
         uint64_t last = t->last_tsc;
         uint8_t *back =
-            xr_fdr_rewind(t->run_start, p, id, tsc, threshold, &last);
+            xr_fdr_rewind(xr_fdr_run_start(t->writer), p, id, tsc, threshold, &last);
         if (back) {
           /* Owner-only counter: a plain add (no locked RMW), atomic only so
            * flush may read it. Off the common path: erasure is here only. */
@@ -226,7 +226,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
           p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
           delta);
       if (threshold != 0)
-        t->run_start = p;
+        xr_fdr_set_run_start(t->writer, p);
       break;
     }
     }
@@ -283,15 +283,15 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   } else if (type == LOG_ARGS_ENTRY) {
     p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, (uint32_t)delta);
     p = xr_fdr_call_argument(p, arg);
-    t->run_start = p;
+    xr_fdr_set_run_start(w, p);
   } else { /* exit or tail exit */
     bool erasing = xr_fdr_hot.threshold_ticks != 0;
-    if (erasing && p != t->run_start)
+    if (erasing && p != xr_fdr_run_start(w))
       goto bail; /* maybe a short call to erase: the full path looks */
     p = xr_fdr_function(p, id, type == EXIT ? XR_FDR_FN_EXIT : XR_FDR_FN_TAIL_EXIT,
                         (uint32_t)delta);
     if (erasing) /* run_start matters only to erasure */
-      t->run_start = p;
+      xr_fdr_set_run_start(w, p);
   }
   t->last_tsc = tsc;
   BARRIER();
@@ -347,7 +347,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
       tsc = t->last_tsc;
     }
     p = xr_fdr_copy(p, data, size);
-    t->run_start = p;
+    xr_fdr_set_run_start(t->writer, p);
     t->last_tsc = tsc;
     end_write(t, p);
   }

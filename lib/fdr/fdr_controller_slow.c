@@ -5,6 +5,7 @@
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_snapshot.h"
 
 #include <stddef.h>
 #include <time.h>
@@ -50,6 +51,7 @@ static struct xr_fdr_writer *claim_writer(struct xr_fdr_thread *t) {
                                            __ATOMIC_RELAXED),
                        __ATOMIC_RELAXED);
     xr_thread_arm();
+    xr_fdr_triggers_thread_start();
   }
   return t->writer;
 }
@@ -78,7 +80,7 @@ void xr_fdr_prepare_slow(void *arg) {
     /* A new generation: the old buffer belonged to an old queue. */
     t->epoch = epoch;
     t->buffer = NULL;
-    cur = t->end = t->begin = t->run_start = NULL;
+    cur = t->end = t->begin = NULL;
   }
   size_t cap = capacity();
   if (t->buffer) {
@@ -114,7 +116,7 @@ void xr_fdr_prepare_slow(void *arg) {
   t->buffer = b;
   t->begin = b->data;
   t->end = end;
-  t->run_start = p;
+  xr_fdr_set_run_start(w, p); /* before the state: see fdr_snapshot.c */
   t->cpu = cpu;
   t->last_tsc = a->tsc;
   b->extents = (uint64_t)(p - b->data);
@@ -146,10 +148,11 @@ void xr_fdr_thread_exit(void) {
   /* Otherwise the buffer stays held: finalize has run, and flush writes
    * held buffers as they are. */
   t->buffer = NULL;
-  t->end = t->begin = t->run_start = NULL;
+  t->end = t->begin = NULL;
   t->epoch = 0;
   t->writer = NULL;
   xr_fdr_writer_free(w);
+  xr_fdr_triggers_thread_exit();
 }
 
 void xr_fdr_thread_forget_after_fork(void) {
@@ -161,7 +164,7 @@ void xr_fdr_thread_forget_after_fork(void) {
                          XR_FDR_BUSY,
                      __ATOMIC_RELAXED);
   t->buffer = NULL;
-  t->end = t->begin = t->run_start = NULL;
+  t->end = t->begin = NULL;
   t->epoch = 0;
 }
 

@@ -19,10 +19,12 @@
 #include "fdr/fdr_log.h"
 #include "export/thread_names.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_snapshot.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +36,11 @@ struct fdr_options {
   int32_t buffer_max;
   bool no_file_flush;
   int32_t format_version;
+  char snapshot_signal[32];
+  bool snapshot_on_crash;
+  int32_t snapshot_if_slower_than_us;
+  char snapshot_function[256];
+  int32_t snapshot_min_interval_ms;
   char trace_output[32];
 };
 
@@ -57,6 +64,16 @@ static const struct xr_option fdr_option_rows[] = {
     OPT_STRING(trace_output, "xray",
                "files to write at flush: xray (the log), chrome (<log>.json, "
                "Chrome trace events for Perfetto) or xray+chrome"),
+    OPT_STRING(snapshot_signal, "",
+               "this signal (SIGUSR2, USR2 or a number) writes a snapshot"),
+    OPT(snapshot_on_crash, XR_OPT_BOOL, "false", 0, 0,
+        "a crash signal writes a snapshot before the crash goes on"),
+    OPT(snapshot_if_slower_than_us, XR_OPT_INT, "0", 0, 1000000000,
+        "a call of snapshot_function slower than this writes a snapshot"),
+    OPT_STRING(snapshot_function, "",
+               "the function id the slow-call trigger watches (empty: any)"),
+    OPT(snapshot_min_interval_ms, XR_OPT_INT, "1000", 0, 86400000,
+        "at most one slow-call snapshot per this many milliseconds"),
 };
 XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
     "XRAY_FDR_OPTIONS", fdr_option_rows, XR_ARRAY_SIZE(fdr_option_rows)};
@@ -77,6 +94,8 @@ static void advance_epoch(uint64_t by) {
 struct xr_fdr_queue xr_fdr_queue;
 
 static int state = XRAY_LOG_UNINITIALIZED; /* atomic */
+static int snapshots_inside;               /* atomic: see snapshot_enter */
+static struct fdr_trigger_options triggers;
 static int flushing;                       /* atomic */
 static struct fdr_options options;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
@@ -126,6 +145,12 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
   if (config)
     bad += xr_options_parse(&xr_fdr_options_table, &options, config,
                             "xray-fdr config");
+  triggers = (struct fdr_trigger_options){0, options.snapshot_on_crash,
+                                          options.snapshot_if_slower_than_us,
+                                          0, options.snapshot_min_interval_ms};
+  if (options.snapshot_signal[0] &&
+      (triggers.signo = xr_fdr_parse_signal(options.snapshot_signal)) == 0)
+    bad++;
   outputs = xr_trace_outputs_parse(options.trace_output);
   if (outputs == 0) {
     xr_report(XR_ERROR,
@@ -160,7 +185,25 @@ static void thread_exit(void) {
   xr_fdr_thread_exit();
 }
 
+/* A snapshot counts itself in before it looks at the state, and init
+ * moves the state before it looks at the count (both sequentially
+ * consistent): so either init sees the snapshot and keeps the old buffers
+ * mapped, or the snapshot sees that FDR is not recording and leaves. */
+bool xr_fdr_snapshot_enter(void) {
+  __atomic_add_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&state, __ATOMIC_SEQ_CST) == XRAY_LOG_INITIALIZED)
+    return true;
+  __atomic_sub_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
+  return false;
+}
+void xr_fdr_snapshot_leave(void) {
+  __atomic_sub_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
+}
+
 static void fork_child(void) {
+  /* A snapshot being written by another thread stays the parent's. */
+  __atomic_store_n(&snapshots_inside, 0, __ATOMIC_RELAXED);
+  xr_fdr_snapshot_fork_child();
   xr_fdr_thread_forget_after_fork();
   if (load_state() == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
@@ -215,7 +258,9 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   /* Fresh buffers for this generation. The old ones go only if finalize saw
    * every writer leave them; otherwise they are left mapped (a straggler
    * may still be inside) and only their address is forgotten. */
-  if (queue_quiescent)
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (queue_quiescent &&
+      __atomic_load_n(&snapshots_inside, __ATOMIC_SEQ_CST) == 0)
     xr_fdr_queue_destroy(&xr_fdr_queue);
   if (xr_fdr_queue_init(&xr_fdr_queue, (size_t)options.buffer_size,
                         (size_t)options.buffer_max) != 0) {
@@ -261,7 +306,9 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   /* Function records keep 28 bits of the packed id: 4 object bits. */
   xr_objects_limit_recording(XR_FDR_MAX_OBJECTS, "xray-fdr");
   install_handlers(true);
+  xr_fdr_snapshot_prepare();
   set_state(XRAY_LOG_INITIALIZED);
+  xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
             "xray-fdr: initialised: %d buffers of %d bytes, threshold %d us, "
             "format version %d",
@@ -290,6 +337,7 @@ static XRayLogInitStatus fdr_finalize(void) {
   if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
                                    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return (XRayLogInitStatus)expected;
+  xr_fdr_triggers_remove(); /* no snapshot once recording stops */
   /* Close the gate (epoch becomes even), stop calling us, then wait only for
    * threads caught in the middle of an event. */
   advance_epoch(1);

@@ -50,3 +50,29 @@ fdr_prog() {
   local name=$1; shift
   xr_cc "$name" "$TEST_SRC_DIR/progs/$name.c" -I"$TEST_SRC_DIR/progs" "$@"
 }
+# wait_file FILE [CONTENT]: waits until FILE exists (and holds CONTENT);
+# bounded (60 s) so that a broken program fails the test instead of hanging.
+wait_file() {
+  local i
+  for ((i = 0; i < 6000; i++)); do
+    if [ -e "$1" ] && { [ $# -lt 2 ] || [ "$(cat "$1")" == "$2" ]; }; then
+      return 0
+    fi
+    sleep 0.01
+  done
+  fail "timed out waiting for $1${2:+ to hold $2}"
+}
+# fdr_requests TRACE BINARY: per thread, "first..last/count ok|bad" of the
+# arguments of handle_request's enters (sorted by thread, threads in order
+# of their first request); ok when they strictly increase in record order.
+fdr_requests() {
+  fdr_yaml "$1" "$2" | awk '
+    /function: handle_request,/ && /kind: function-enter-arg/ {
+      match($0, /thread: [0-9]+/); t = substr($0, RSTART + 8, RLENGTH - 8)
+      match($0, /args: \[ [0-9]+/); n = substr($0, RSTART + 8, RLENGTH - 8) + 0
+      if (!(t in count)) { first[t] = n; ok[t] = "ok" }
+      else if (n <= lastn[t]) ok[t] = "bad"
+      lastn[t] = n; count[t]++
+    }
+    END { for (t in count) printf "%s..%s/%s %s\n", first[t], lastn[t], count[t], ok[t] }' | sort -n
+}

@@ -1,0 +1,50 @@
+/* XRay FDR flight recorder: snapshots of the buffers while recording goes on.
+ *
+ * An extension of this runtime (compiler-rt has none). A snapshot writes
+ * every thread's FDR buffers, as they are at that moment, to a new file
+ * `<xray_logfile_base><program>.<suffix>.snap<NNNNNN>` (suffix: six letters
+ * fixed for the process; N counts up from 000001, so the names sort in time
+ * order; created exclusively, never overwriting). The file is an ordinary
+ * FDR log (llvm-xray account, convert, fdr-dump read it); its last buffer
+ * holds one custom event, a line of text that says why it was taken and
+ * what was cut (docs/fdr-mode.md, "Flight recorder").
+ *
+ * Recording is never stopped or blocked. Records a thread may still rewrite
+ * (the enters of calls that may yet be erased as short) are cut, and a
+ * buffer that a thread takes over while it is being copied is left out:
+ * both are counted in that line. C11 and C++. */
+#ifndef XRAY_XRAY_FDR_H
+#define XRAY_XRAY_FDR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  /* Written; the name is in path. */
+  XRAY_SNAPSHOT_OK = 0,
+  /* FDR is not recording (not initialised, or finalized): nothing written. */
+  XRAY_SNAPSHOT_NOT_RECORDING = 1,
+  /* Another snapshot is being written by this process: nothing written;
+   * try again later. */
+  XRAY_SNAPSHOT_BUSY = 2,
+  /* The file could not be created or written whole (unwritable directory,
+   * disk full, file size limit); a message says why. A file cut short keeps
+   * its whole buffers and stays readable; with none it is removed. path
+   * holds its name, or "" when none was created. Recording goes on. */
+  XRAY_SNAPSHOT_FILE_ERROR = 3,
+} XRaySnapshotStatus;
+
+/* Writes a snapshot. path (may be NULL when path_size is 0) receives the
+ * file's name, truncated to path_size - 1 bytes. Safe from any thread, and
+ * async-signal-safe (it allocates nothing and takes no lock: a second
+ * concurrent call returns XRAY_SNAPSHOT_BUSY). */
+XRaySnapshotStatus __xray_fdr_snapshot(char *path, size_t path_size);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif

@@ -1,0 +1,554 @@
+/* FDR snapshots: every thread's buffers, as they are now, written to a new
+ * file while the threads go on recording.
+ *
+ * Async-signal-safe throughout, so that one code path serves the API, a
+ * signal handler and a crash handler: system calls only, no allocation (the
+ * scratch memory is mapped with the buffers), no lock (a try-lock flag for
+ * the normal slot; a crash has its own), no stdio (numbers and names are
+ * formatted by hand).
+ *
+ * What a snapshot copies, and why it is consistent. The buffers are written
+ * straight from the queue to the file (no copy in between). Per buffer:
+ * - free (given back, not yet taken again): its `extents` bytes are final
+ *   until somebody takes it. Taking it is a CAS on `holder`, before any
+ *   write to its data, and giving it back again bumps `release_seq`. So
+ *   after the write(2) (a full barrier) the buffer is read again: holder
+ *   still free (or closed by finalize) and the same release_seq mean the
+ *   bytes written are the ones released; otherwise the file is cut back to
+ *   before this buffer and the buffer counted as left out.
+ * - held by another thread: its cursor (writer state) says how far records
+ *   go, but the short-call erasure may still move the cursor back over the
+ *   trailing run of plain enter records and write other records there.
+ *   Bytes before the writer's run_start are never rewritten while the buffer
+ *   is held (buffer_queue.h), so the copy ends at min(run_start, cursor)
+ *   (the cursor alone when the threshold is 0: nothing is ever erased); the
+ *   enters after it are cut and counted. The same re-read (same holder, same
+ *   release_seq) proves the thread kept the buffer throughout.
+ * - held by the calling thread: it is not writing (it is here), so all of
+ *   it, up to its cursor: a crash snapshot ends with the crashing thread's
+ *   last records, the crashing function's entry included.
+ * Free buffers are written oldest first (release_seq), then the held ones:
+ * each thread's buffers in the order it wrote them, as readers need. */
+#include "core/clock.h"
+#include "core/options.h"
+#include "core/output.h"
+#include "core/report.h"
+#include "core/thread.h"
+#include "fdr/buffer_queue.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+#include "fdr/fdr_snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- text without stdio ------------------------------------------------ */
+
+struct text {
+  char *p;
+  size_t len, cap;
+};
+static void put_str(struct text *t, const char *s) {
+  while (*s && t->len + 1 < t->cap)
+    t->p[t->len++] = *s++;
+  t->p[t->len] = 0;
+}
+/* Decimal, at least `width` digits (zero-padded). */
+static void put_u64w(struct text *t, uint64_t v, int width) {
+  char d[24];
+  int n = 0;
+  do {
+    d[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v && n < 24);
+  while (n < width && n < 24)
+    d[n++] = '0';
+  while (n > 0 && t->len + 1 < t->cap)
+    t->p[t->len++] = d[--n];
+  t->p[t->len] = 0;
+}
+static void put_u64(struct text *t, uint64_t v) { put_u64w(t, v, 1); }
+static void put_i64(struct text *t, int64_t v) {
+  if (v < 0) {
+    put_str(t, "-");
+    put_u64(t, (uint64_t)0 - (uint64_t)v);
+  } else {
+    put_u64(t, (uint64_t)v);
+  }
+}
+
+/* One diagnostic line like xr_report's, written raw (signal handlers). */
+static void say_raw(enum xr_report_level level, const char *a, const char *b,
+                    const char *c, const char *d, const char *e) {
+  if ((int)level > __atomic_load_n(&xr_verbosity, __ATOMIC_RELAXED))
+    return;
+  char line[1200];
+  struct text t = {line, 0, sizeof line - 1};
+  put_str(&t, "==");
+  put_i64(&t, xr_pid());
+  put_str(&t, "==XRay: ");
+  put_str(&t, a);
+  put_str(&t, b);
+  put_str(&t, c);
+  put_str(&t, d);
+  put_str(&t, e);
+  line[t.len++] = '\n';
+  for (size_t off = 0; off < t.len;) {
+    ssize_t w = write(STDERR_FILENO, line + off, t.len - off);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      break;
+    off += (size_t)w;
+  }
+}
+
+/* strerror is not async-signal-safe: the errors a snapshot meets, by name. */
+static const char *error_text(int err) {
+  switch (err) {
+  case ENOSPC: return "no space left on device";
+  case EDQUOT: return "disk quota exceeded";
+  case EFBIG: return "file size limit (RLIMIT_FSIZE) reached";
+  case EACCES: return "permission denied";
+  case EPERM: return "operation not permitted";
+  case ENOENT: return "no such directory";
+  case ENOTDIR: return "a part of the path is not a directory";
+  case EROFS: return "read-only file system";
+  case EMFILE: case ENFILE: return "too many open files";
+  case ENAMETOOLONG: return "file name too long";
+  case EEXIST: return "100 names taken";
+  case EIO: return "input/output error";
+  default: return "error";
+  }
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static char name_prefix[1024]; /* <base><program>.<suffix>.snap */
+static uint32_t name_counter;  /* atomic: the last N handed out */
+
+void xr_fdr_snapshot_prepare(void) {
+  if (name_prefix[0])
+    return; /* once per process: the names keep sorting across re-inits */
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32);
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ull;
+  x ^= x >> 29;
+  char suffix[7];
+  for (int i = 0; i < 6; i++) {
+    suffix[i] = alphabet[x % (sizeof alphabet - 1)];
+    x /= sizeof alphabet - 1;
+  }
+  suffix[6] = 0;
+  struct text t = {name_prefix, 0, sizeof name_prefix};
+  put_str(&t, xr_flags.xray_logfile_base);
+  put_str(&t, xr_program_name());
+  put_str(&t, ".");
+  put_str(&t, suffix);
+  put_str(&t, ".snap");
+}
+
+/* ---- buffer order -------------------------------------------------------- */
+
+struct entry {
+  uint64_t key; /* release_seq for free buffers, UINT64_MAX for held ones */
+  uint64_t seq;
+  uintptr_t holder;
+  uint64_t index;
+};
+_Static_assert(sizeof(struct entry) == XR_FDR_SCRATCH_ENTRY, "scratch entry");
+
+/* Heap sort by key: in place, no recursion, no allocation. */
+static void sift(struct entry *e, size_t root, size_t n) {
+  for (;;) {
+    size_t child = 2 * root + 1;
+    if (child >= n)
+      return;
+    if (child + 1 < n && e[child + 1].key > e[child].key)
+      child++;
+    if (e[root].key >= e[child].key)
+      return;
+    struct entry tmp = e[root];
+    e[root] = e[child];
+    e[child] = tmp;
+    root = child;
+  }
+}
+static void sort_entries(struct entry *e, size_t n) {
+  for (size_t i = n / 2; i-- > 0;)
+    sift(e, i, n);
+  for (size_t end = n; end > 1; end--) {
+    struct entry tmp = e[0];
+    e[0] = e[end - 1];
+    e[end - 1] = tmp;
+    sift(e, 0, end - 1);
+  }
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+struct out {
+  int fd;
+  uint64_t offset; /* bytes written and kept */
+  uint64_t room;   /* RLIMIT_FSIZE: the file may not grow past this */
+};
+
+/* Writes all of iov, or fails with errno (EFBIG before the file size limit
+ * is crossed, so the kernel never raises SIGXFSZ on the program). */
+static int out_write(struct out *o, struct iovec *iov, int n) {
+  uint64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += iov[i].iov_len;
+  if (o->offset + total > o->room) {
+    errno = EFBIG;
+    return -1;
+  }
+  uint64_t done = 0;
+  while (done < total) {
+    ssize_t w = writev(o->fd, iov, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      if (w == 0)
+        errno = EIO;
+      return -1;
+    }
+    done += (uint64_t)w;
+    o->offset += (uint64_t)w;
+    /* Short write: skip what went out. */
+    size_t left = (size_t)w;
+    while (n > 0 && left >= iov[0].iov_len) {
+      left -= iov[0].iov_len;
+      iov++;
+      n--;
+    }
+    if (n > 0) {
+      iov[0].iov_base = (uint8_t *)iov[0].iov_base + left;
+      iov[0].iov_len -= left;
+    }
+  }
+  return 0;
+}
+
+/* Back to `offset`: drops what was written after it. */
+static int out_cut(struct out *o, uint64_t offset) {
+  if (ftruncate(o->fd, (off_t)offset) != 0 ||
+      lseek(o->fd, (off_t)offset, SEEK_SET) != (off_t)offset)
+    return -1;
+  o->offset = offset;
+  return 0;
+}
+
+static int open_snapshot(char *name, size_t cap, uint32_t *number) {
+  for (int tries = 0; tries < 100; tries++) {
+    uint32_t n = __atomic_add_fetch(&name_counter, 1, __ATOMIC_RELAXED);
+    struct text t = {name, 0, cap};
+    put_str(&t, name_prefix);
+    put_u64w(&t, n, 6);
+    if (t.len + 1 >= cap) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    int fd;
+    do
+      fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0) {
+      *number = n;
+      return fd;
+    }
+    if (errno != EEXIST)
+      return -1;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+struct counts {
+  uint64_t buffers;    /* written */
+  uint64_t left_out;   /* taken over by a writer while being copied */
+  uint64_t cut_bytes;  /* unsettled enter records not copied */
+  uint64_t in_switch;  /* held buffers caught mid-switch (only a preamble) */
+  int32_t block_tid;   /* thread id for the metadata block (see there) */
+  bool self_written;   /* the calling thread's buffer is in the file */
+};
+
+static const char *kind_name(enum xr_fdr_snapshot_kind k) {
+  switch (k) {
+  case XR_SNAP_SIGNAL:
+    return "signal";
+  case XR_SNAP_CRASH:
+    return "crash";
+  case XR_SNAP_SLOW_CALL:
+    return "slow_call";
+  default:
+    return "api";
+  }
+}
+
+/* The last buffer: one custom event whose payload is a line of `key=value`
+ * text (docs/fdr-mode.md, "Flight recorder"). It is stamped now, and goes to
+ * a thread that has records in the file (the caller's, else the last
+ * buffer's), so it is that thread's last block in time and in the file:
+ * llvm-xray account wants each thread's times to grow, and a block of a
+ * thread of its own, taken first, would raise the bar for every record. */
+static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
+                          uint32_t number, const struct counts *c,
+                          int version) {
+  char line[384];
+  struct text t = {line, 0, sizeof line};
+  put_str(&t, "xray-snapshot number=");
+  put_u64(&t, number);
+  put_str(&t, " reason=");
+  put_str(&t, kind_name(why->kind));
+  if (why->kind == XR_SNAP_SIGNAL || why->kind == XR_SNAP_CRASH) {
+    put_str(&t, " signal=");
+    put_i64(&t, why->signo);
+  }
+  if (why->kind == XR_SNAP_SLOW_CALL) {
+    put_str(&t, " function=");
+    put_i64(&t, why->function);
+    put_str(&t, " duration_us=");
+    put_u64(&t, why->duration_us);
+  }
+  put_str(&t, " tid=");
+  put_i64(&t, xr_tid());
+  put_str(&t, " buffers=");
+  put_u64(&t, c->buffers);
+  put_str(&t, " buffers_left_out=");
+  put_u64(&t, c->left_out);
+  put_str(&t, " records_cut=");
+  put_u64(&t, c->cut_bytes / XR_FDR_FN_SIZE);
+  put_str(&t, " buffers_mid_switch=");
+  put_u64(&t, c->in_switch);
+
+  uint8_t rec[XR_FDR_PREFIX + XR_FDR_PREAMBLE_V5 + 2 * XR_FDR_META_SIZE];
+  uint8_t *start = rec + (version >= 2 ? XR_FDR_PREFIX : 0);
+  struct timespec wall;
+  clock_gettime(CLOCK_MONOTONIC, &wall);
+  uint64_t tsc = xr_now();
+  int32_t tid = c->self_written || c->block_tid == 0 ? xr_tid() : c->block_tid;
+  uint8_t *p = xr_fdr_preamble(start, version, tid, xr_pid(), wall.tv_sec,
+                               (int32_t)(wall.tv_nsec / 1000),
+                               (uint16_t)xr_cpu_id(), tsc);
+  p = version >= 5 ? xr_fdr_custom_event(p, (int32_t)t.len, 0)
+                   : xr_fdr_custom_event_v1(p, (int32_t)t.len, tsc);
+  uint8_t eob[XR_FDR_META_SIZE];
+  struct iovec iov[3];
+  int n = 0;
+  if (version >= 2) {
+    xr_fdr_buffer_extents(rec, (uint64_t)(p - start) + t.len);
+    iov[n++] = (struct iovec){rec, (size_t)(p - rec)};
+    iov[n++] = (struct iovec){line, t.len};
+  } else {
+    iov[n++] = (struct iovec){rec, (size_t)(p - rec)};
+    iov[n++] = (struct iovec){line, t.len};
+    xr_fdr_end_of_buffer(eob);
+    iov[n++] = (struct iovec){eob, sizeof eob};
+  }
+  uint64_t before = o->offset;
+  if (out_write(o, iov, n) == 0)
+    return 0;
+  int err = errno;
+  out_cut(o, before);
+  errno = err;
+  return -1;
+}
+
+/* A queue as one snapshot sees it: copied once, and valid while the epoch
+ * it was read under stays (init writes a new queue only after finalize has
+ * moved the epoch; xr_fdr_snapshot_enter keeps the old one mapped). */
+struct view {
+  struct xr_fdr_queue q;
+  int version;
+  bool erasing;
+};
+
+static bool same_owner(const struct xr_fdr_buffer *b, const struct entry *e) {
+  uintptr_t h = __atomic_load_n(&b->holder, __ATOMIC_ACQUIRE);
+  bool was_free = e->holder <= XR_FDR_BUFFER_CLOSED;
+  bool is_free = h <= XR_FDR_BUFFER_CLOSED;
+  return (was_free ? is_free : h == e->holder) &&
+         __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED) == e->seq;
+}
+
+/* Writes buffer e (see the top of the file); 0, or -1 with errno for a
+ * file error. */
+static int write_buffer(struct out *o, const struct view *v,
+                        const struct entry *e, struct counts *c) {
+  const struct xr_fdr_buffer *b = &v->q.buffers[e->index];
+  uint8_t *data = b->data;
+  uint8_t *limit = data + v->q.buffer_size;
+  uint64_t n;
+  if (e->holder > XR_FDR_BUFFER_HELD) {
+    const struct xr_fdr_writer *w = (const struct xr_fdr_writer *)e->holder;
+    uint8_t *cur = xr_fdr_state_cursor(__atomic_load_n(&w->state,
+                                                        __ATOMIC_ACQUIRE));
+    uint8_t *end = cur;
+    if (w != xr_fdr_thread.writer && v->erasing) {
+      uint8_t *run = xr_fdr_run_start(w);
+      end = run < cur ? run : cur;
+    }
+    if (end < data || cur > limit) {
+      c->in_switch++; /* between buffers: this one has only a preamble */
+      return 0;
+    }
+    c->cut_bytes += (uint64_t)(cur - end);
+    n = (uint64_t)(end - data);
+  } else {
+    n = __atomic_load_n(&((struct xr_fdr_buffer *)b)->extents, __ATOMIC_RELAXED);
+    if (n > v->q.buffer_size)
+      n = 0;
+  }
+  if (n == 0)
+    return 0;
+  uint64_t before = o->offset;
+  uint8_t meta[XR_FDR_META_SIZE];
+  struct iovec iov[2];
+  if (v->version >= 2) {
+    xr_fdr_buffer_extents(meta, n);
+    iov[0] = (struct iovec){meta, sizeof meta};
+    iov[1] = (struct iovec){data, (size_t)n};
+  } else {
+    iov[0] = (struct iovec){data, (size_t)n};
+    xr_fdr_end_of_buffer(meta);
+    iov[1] = (struct iovec){meta, sizeof meta};
+  }
+  if (out_write(o, iov, 2) != 0) {
+    int err = errno;
+    out_cut(o, before); /* the file ends with a whole buffer */
+    errno = err;
+    return -1;
+  }
+  /* write(2) is a full barrier: anything a new holder wrote that the copy
+   * saw was preceded by its CAS on holder, which this load now sees. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (!same_owner(b, e)) {
+    c->left_out++;
+    return out_cut(o, before);
+  }
+  c->buffers++;
+  c->block_tid = (int32_t)(xr_fdr_get64(data) >> 8); /* NewBuffer's tid */
+  if (e->holder == (uintptr_t)xr_fdr_thread.writer && e->holder)
+    c->self_written = true;
+  return 0;
+}
+
+static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
+                                         const struct view *v,
+                                         enum xr_fdr_snapshot_slot slot,
+                                         char *name, size_t cap) {
+  uint32_t number = 0;
+  int fd = open_snapshot(name, cap, &number);
+  if (fd < 0) {
+    say_raw(XR_ERROR, "xray-fdr: cannot create snapshot file '", name, "': ",
+            error_text(errno), "; recording goes on");
+    name[0] = 0;
+    return XRAY_SNAPSHOT_FILE_ERROR;
+  }
+  struct out o = {fd, 0, UINT64_MAX};
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    o.room = rl.rlim_cur;
+
+  uint8_t header[XR_FDR_FILE_HEADER_SIZE];
+  xr_fdr_file_header(header, (uint16_t)v->version, xr_clock.constant_tsc,
+                     xr_clock.nonstop_tsc, xr_clock.frequency_hz,
+                     (uint64_t)v->q.buffer_size);
+  struct iovec hv = {header, sizeof header};
+  struct counts c = {0, 0, 0, 0, 0, false};
+  int rc = out_write(&o, &hv, 1);
+
+  /* Which buffers, in which order: a scan of the holders, then the sort. */
+  struct entry *e = (struct entry *)v->q.scratch[slot];
+  size_t used = 0;
+  for (size_t i = 0; rc == 0 && i < v->q.count; i++) {
+    struct xr_fdr_buffer *b = &v->q.buffers[i];
+    uintptr_t h = __atomic_load_n(&b->holder, __ATOMIC_ACQUIRE);
+    uint64_t seq = __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED);
+    if (h <= XR_FDR_BUFFER_CLOSED && seq == 0)
+      continue; /* never used */
+    if (h == XR_FDR_BUFFER_HELD)
+      continue; /* holder unknown (tests only) */
+    e[used++] = (struct entry){h > XR_FDR_BUFFER_HELD ? UINT64_MAX : seq, seq,
+                               h, i};
+  }
+  sort_entries(e, used);
+  for (size_t i = 0; rc == 0 && i < used; i++)
+    rc = write_buffer(&o, v, &e[i], &c);
+  if (rc == 0)
+    rc = write_metadata(&o, why, number, &c, v->version);
+
+  XRaySnapshotStatus status = XRAY_SNAPSHOT_OK;
+  if (rc != 0) {
+    /* The file ends with a whole buffer (each is written in one piece or
+     * cut back); with none, it is not worth keeping. */
+    const char *err = error_text(errno);
+    bool removed = c.buffers == 0;
+    if (removed)
+      unlink(name);
+    say_raw(XR_ERROR, "xray-fdr: writing snapshot '", name, "' failed: ", err,
+            removed ? "; removed; recording goes on"
+                    : "; it keeps the buffers written before; recording "
+                      "goes on");
+    if (removed)
+      name[0] = 0;
+    status = XRAY_SNAPSHOT_FILE_ERROR;
+  } else {
+    char what[160];
+    struct text t = {what, 0, sizeof what};
+    put_str(&t, "' (");
+    put_str(&t, kind_name(why->kind));
+    put_str(&t, "): ");
+    put_u64(&t, c.buffers);
+    put_str(&t, " buffers, ");
+    put_u64(&t, c.left_out);
+    put_str(&t, " left out, ");
+    put_u64(&t, c.cut_bytes / XR_FDR_FN_SIZE);
+    put_str(&t, " unsettled enter records cut");
+    say_raw(XR_INFO, "xray-fdr: snapshot in '", name, what, "", "");
+  }
+  close(fd);
+  return status;
+}
+
+XRaySnapshotStatus xr_fdr_snapshot_write(const struct xr_fdr_snapshot_why *why,
+                                         enum xr_fdr_snapshot_slot slot,
+                                         char *path, size_t path_size) {
+  int saved_errno = errno; /* a signal handler must leave errno as it was */
+  if (path && path_size)
+    path[0] = 0;
+  if (!xr_fdr_snapshot_enter()) {
+    say_raw(XR_INFO, "xray-fdr: no snapshot: FDR is not recording", "", "",
+            "", "");
+    errno = saved_errno;
+    return XRAY_SNAPSHOT_NOT_RECORDING;
+  }
+  /* The queue, read between two loads of the epoch: a finalize in between
+   * (the only way to a new queue) moves it, and the snapshot gives up. */
+  struct view v;
+  uint64_t epoch = __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
+  v.q = xr_fdr_queue;
+  v.version = xr_fdr_hot.version;
+  v.erasing = xr_fdr_hot.threshold_ticks != 0;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  XRaySnapshotStatus status = XRAY_SNAPSHOT_NOT_RECORDING;
+  if ((epoch & 1) &&
+      __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE) == epoch) {
+    char name[1100];
+    name[0] = 0;
+    status = write_snapshot(why, &v, slot, name, sizeof name);
+    if (path && path_size) {
+      struct text t = {path, 0, path_size};
+      put_str(&t, name);
+    }
+  }
+  xr_fdr_snapshot_leave();
+  errno = saved_errno;
+  return status;
+}
