@@ -137,6 +137,12 @@ NI int main(int argc, char **argv) {
   printf("patch object 3: %d\n", __xray_patch_object(3));
   call_all(plugin);
   flush("reloaded patched");
+  printf("unpatch %d\n", __xray_unpatch());
+  printf("range in object 3: %d, across objects 2 and 3: %d\n",
+         __xray_patch_function_range(__xray_pack_id(1, 3), __xray_pack_id(2, 3)),
+         __xray_patch_function_range(__xray_pack_id(1, 2), __xray_pack_id(1, 3)));
+  call_all(plugin);
+  flush("range");
   printf("deregister 0: %d, 99: %d\n", __xray_deregister_dso(0), __xray_deregister_dso(99));
   return 0;
 }
