@@ -65,6 +65,12 @@ struct fdr_trigger_options {
 /* Parses a signal name (SIGUSR2, USR2) or number; 0 and a message for one
  * that cannot trigger snapshots. */
 XR_HIDDEN int xr_fdr_parse_signal(const char *text);
+/* Slow-call trigger (fdr_slow_call.c): builds the watched set from
+ * snapshot_function (an id, or a name pattern through the name table) and
+ * publishes it in xr_fdr_hot; 0, or -1 after a message. Nothing when
+ * slow_us is 0. */
+XR_HIDDEN int xr_fdr_slow_call_prepare(const struct fdr_trigger_options *o,
+                                       const char *function);
 /* After init: installs the handlers the options ask for. */
 XR_HIDDEN void xr_fdr_triggers_install(const struct fdr_trigger_options *o);
 /* At finalize: gives each signal back its previous disposition (when ours is
