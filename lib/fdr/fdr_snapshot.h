@@ -41,8 +41,9 @@ XR_HIDDEN XRaySnapshotStatus xr_fdr_snapshot_write(
  * signal trigger and the slow-call trigger. */
 XR_HIDDEN bool xr_fdr_snapshot_trylock(void);
 XR_HIDDEN void xr_fdr_snapshot_unlock(void);
-/* A signal trigger that found the lock taken leaves its snapshot here; the
- * owner takes it before it lets go (xr_fdr_snapshot_drain). */
+/* A signal trigger that found the lock taken leaves its snapshot here (at
+ * most one is owed); the owner takes it before it lets go
+ * (xr_fdr_snapshot_drain). */
 XR_HIDDEN void xr_fdr_snapshot_defer_signal(int signo);
 /* Takes every deferred signal snapshot; called with the lock not held. */
 XR_HIDDEN void xr_fdr_snapshot_drain(void);
