@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian machine:
 #   1. installs what is missing (cmake, compilers, llvm tools, compiler-rt's
-#      sanitizer and libFuzzer runtimes, cmocka, go, python3) with apt-get;
+#      sanitizer and libFuzzer runtimes, also those of clang-13/16/19, cmocka,
+#      go, python3) with apt-get;
 #   2. release:  the normal Release build with the default C compiler + ctest;
 #      compilers: the archive built with each of gcc, clang-13/14/16/19 that
 #                is installed, and a smoke test (XRAY_SMOKE_TESTS) on each;
@@ -44,7 +45,7 @@ START=$SECONDS
 say() { printf '\n=== [%4ds] %s\n' $((SECONDS - START)) "$*"; }
 
 # --- 1. what a fresh machine lacks ----------------------------------------
-missing=() optional=()
+missing=() optional=() apt_updated=0
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
 want_cmd() { command -v "$1" >/dev/null 2>&1 || optional+=("$2"); }
 need_file() { [ -e "$1" ] || missing+=("$2"); }
@@ -99,11 +100,37 @@ if [ $((${#missing[@]} + ${#optional[@]})) -gt 0 ] && [ "${XRAY_SKIP_INSTALL:-0}
   done
   say "installing: ${pkgs[*]} ${optional[*]}"
   "${SUDO[@]}" apt-get update -q
+  apt_updated=1
   [ ${#pkgs[@]} -eq 0 ] || apt install "${pkgs[@]}"
   [ $rt = 0 ] || apt install "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
   for p in "${optional[@]}"; do
     apt install "$p" || say "optional package $p not installable: its tests skip"
   done
+fi
+
+# The sanitizer runtimes of the other clangs: clang 16 and later ship them
+# apart, in libclang-rt-N-dev (3-4 MB each, about 10 s to install); without
+# them their matrix tests skip in the asan phase (xr_need_sanitizer_runtime).
+if [ "${XRAY_TEST_ALL_COMPILERS:-1}" != 0 ] && [ "${XRAY_SKIP_INSTALL:-0}" != 1 ] &&
+   { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
+  rt_pkgs=() probe=$(mktemp -d)
+  echo 'int main(void) { return 0; }' >"$probe/p.c"
+  for v in 13 16 19; do
+    command -v "clang-$v" >/dev/null 2>&1 || continue
+    "clang-$v" -fsanitize=address,undefined "$probe/p.c" -o "$probe/p" >/dev/null 2>&1 ||
+      rt_pkgs+=("libclang-rt-$v-dev")
+  done
+  rm -rf "$probe"
+  if [ ${#rt_pkgs[@]} -gt 0 ]; then
+    SUDO=()
+    [ "$(id -u)" -eq 0 ] || SUDO=(sudo -n)
+    say "installing: ${rt_pkgs[*]}"
+    [ $apt_updated = 1 ] || "${SUDO[@]}" apt-get update -q || true
+    for p in "${rt_pkgs[@]}"; do
+      DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get -y -q --no-install-recommends install "$p" ||
+        say "optional package $p not installable: its asan matrix tests skip"
+    done
+  fi
 fi
 
 # --- helpers ---------------------------------------------------------------

@@ -47,10 +47,9 @@ typedef enum XRayPatchingStatus XRayPatchingStatus;
  *  - exit: rax rdx, the six status flags, vector registers 0-1 (results),
  *    and the x87 stack, left in place (a long double result stays in st0 or
  *    st0-st1: the handler may use the other 6 x87 registers);
- *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, and with
- *    AVX-512 the whole x87, MXCSR, zmm0-31 and k0-7 state (by XSAVE),
- *    otherwise vector registers 0-15 and the x87 stack. The handler starts
- *    with an empty x87 stack.
+ *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, the x87
+ *    stack (the handler starts with it empty), and with AVX-512 zmm0-31,
+ *    k0-7 and MXCSR, otherwise vector registers 0-15.
  * At entry and exit the other caller-saved state (the other vector
  * registers, k0-k7, the MXCSR and x87 status flags) cannot be live and is
  * not kept; callee-saved registers are the handler's to keep, as for any

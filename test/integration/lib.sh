@@ -32,6 +32,18 @@ if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
   XRAY_LDFLAGS+=("${XRAY_SANITIZE_FLAGS[@]}")
 fi
 
+# xr_need_sanitizer_runtime CC: in a sanitizer configuration, skips (77)
+# when CC cannot link a program with those flags: that clang's compiler-rt
+# runtimes are not installed (clang 16 and later ship them apart, in
+# libclang-rt-N-dev; test/run-all.sh installs them for the clangs it has).
+xr_need_sanitizer_runtime() {
+  [ -n "${XRAY_TEST_SANITIZE:-}" ] || return 0
+  echo 'int main(void) { return 0; }' >sanitizer_probe.c
+  "$1" "${XRAY_SANITIZE_FLAGS[@]}" sanitizer_probe.c -o sanitizer_probe 2>sanitizer_probe.err ||
+    skip "$1 cannot link with $XRAY_TEST_SANITIZE (its sanitizer runtime is missing?): $(head -c 300 sanitizer_probe.err)"
+  rm -f sanitizer_probe sanitizer_probe.c sanitizer_probe.err
+}
+
 # xr_cc OUT SRC... [-- extra flags]: instrumented C program linked with libxray.a
 xr_cc() {
   local out=$1; shift

@@ -4,6 +4,10 @@
  *                 unwritable log path and RLIMIT_FSIZE by the script).
  * threads MODE T  T threads calling instrumented code in MODE with the
  *                 config from XRAY_STRESS_CONFIG (FDR with too few buffers).
+ * hold MODE T     T threads make one call each (6 events) and wait, holding
+ *                 whatever buffer they took, while MODE is finalized and
+ *                 flushed: with fewer buffers than threads, the drops are
+ *                 exact (the script checks the counts).
  * empty MODE      init, finalize, flush with no event at all.
  * remove          a user handler removed and re-installed while two threads
  *                 are inside it; after the last removal and the threads'
@@ -20,6 +24,7 @@ NOINST static int mid_ref(int x) { return 2 * x + 3; }
 
 static atomic_bool stop;
 static atomic_long events, inside;
+static pthread_barrier_t held, flushed;
 
 NOINST static void *worker(void *arg) {
   const long limit = (long)(intptr_t)arg;
@@ -30,6 +35,15 @@ NOINST static void *worker(void *arg) {
     n++;
   }
   return (void *)n;
+}
+
+/* One call, then wait (for "hold") while the log is flushed. */
+NOINST static void *holder(void *arg) {
+  (void)arg;
+  CHECK(mid(7) == mid_ref(7), "mid(7) wrong");
+  pthread_barrier_wait(&held);
+  pthread_barrier_wait(&flushed);
+  return NULL;
 }
 
 NOINST static void slow_handler(int32_t id, XRayEntryType t) {
@@ -77,6 +91,26 @@ int main(int argc, char **argv) {
     CHECK(__xray_unpatch() == SUCCESS, "unpatch");
     stress_stop_mode(mode);
     printf("threads: ok\n");
+    return 0;
+  }
+  if (strcmp(what, "hold") == 0) {
+    const char *mode = argv[2];
+    const int nt = atoi(argv[3]);
+    CHECK(nt > 0 && nt <= 64, "threads");
+    pthread_barrier_init(&held, NULL, (unsigned)nt + 1);
+    pthread_barrier_init(&flushed, NULL, (unsigned)nt + 1);
+    stress_start_mode(mode, config(mode));
+    CHECK(__xray_patch() == SUCCESS, "patch");
+    pthread_t t[64];
+    for (int i = 0; i < nt; i++)
+      pthread_create(&t[i], NULL, holder, NULL);
+    pthread_barrier_wait(&held); /* every thread made its call */
+    CHECK(__xray_unpatch() == SUCCESS, "unpatch");
+    stress_stop_mode(mode);
+    pthread_barrier_wait(&flushed);
+    for (int i = 0; i < nt; i++)
+      pthread_join(t[i], NULL);
+    printf("hold: ok\n");
     return 0;
   }
   if (strcmp(what, "empty") == 0) {

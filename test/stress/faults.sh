@@ -60,11 +60,50 @@ for mode in "${MODES[@]}"; do
 done
 
 if have_mode xray-fdr; then
-  note "xray-fdr: 2 buffers of 1 kB for 16 threads"
-  XRAY_OPTIONS="xray_logfile_base=few- verbosity=1" \
-    XRAY_STRESS_CONFIG="buffer_max=2 buffer_size=1024 func_duration_threshold_us=0 grace_period_ms=0" \
+  # FDR with fewer buffers than threads. A thread holds the buffer it took
+  # until the buffer is full or the thread exits; an event finding every
+  # buffer held is dropped (counted), a buffer taken again loses its old data
+  # (counted as overwritten). Which of the two happens under churn depends on
+  # the scheduler: threads that run one after another (one core, a loaded
+  # machine) each release their buffer at exit and never find both held, so
+  # nothing is dropped and everything lost is overwritten. Hence two cases.
+  few_config="buffer_max=2 buffer_size=1024 func_duration_threshold_us=0 grace_period_ms=0"
+  report_re='xray-fdr: ([0-9]+) events dropped \(no free buffer or too large\), ([0-9]+) nested events dropped .*, ([0-9]+) buffers overwritten'
+
+  note "xray-fdr: 2 buffers for 16 threads that all hold one at the flush"
+  # Each thread makes one call (6 events) and waits while the log is
+  # finalized and flushed: exactly 2 threads took a buffer, the other 14
+  # dropped all 6 events each (84), nothing was overwritten, and the file
+  # holds the 2 threads' calls, complete.
+  rm -f hold-*
+  XRAY_OPTIONS="xray_logfile_base=hold- verbosity=1" XRAY_STRESS_CONFIG="$few_config" \
+    run log.hold ./faults hold xray-fdr 16
+  [[ $(cat log.hold) =~ $report_re ]] || fail "FDR did not report its losses: $(cat log.hold)"
+  expect_eq "hold: events dropped, nested, buffers overwritten" "84 0 0" \
+    "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}"
+  exact_counts "$(only_file 'hold-*')" ./faults
+  # per (thread, function): "enters exits"; mid once, leaf twice per thread
+  expect_eq "hold: calls in the log" "1 1,1 1,2 2,2 2" \
+    "$(awk '{ print $3, $4 }' hold-*.counts | sort | paste -sd,)"
+  expect_eq "hold: threads in the log" 2 "$(awk '{ print $1 }' hold-*.counts | sort -u | wc -l)"
+
+  note "xray-fdr: 2 buffers of 1 kB for 16 threads running"
+  XRAY_OPTIONS="xray_logfile_base=few- verbosity=1" XRAY_STRESS_CONFIG="$few_config" \
     run log.few ./faults threads xray-fdr 16
-  grep -Eq '[1-9][0-9]* events dropped' log.few || fail "FDR did not report the events it dropped: $(cat log.few)"
+  [[ $(cat log.few) =~ $report_re ]] || fail "FDR did not report its losses: $(cat log.few)"
+  dropped=${BASH_REMATCH[1]} overwritten=${BASH_REMATCH[3]}
+  # The accounting that holds whatever the scheduling: every one of the
+  # 16 x 20000 x 6 events was either dropped or written into one fill of a
+  # buffer; the fills are the overwritten ones plus at most the 2 kept, and
+  # each holds at least one event (the one that took the buffer) and at most
+  # 1024 / 8 = 128 (function records are 8 bytes). A drop or an overwrite
+  # that went uncounted breaks the second inequality.
+  events=$((16 * 20000 * 6))
+  [ $((dropped + overwritten)) -le $events ] ||
+    fail "few: more losses counted ($dropped dropped, $overwritten overwritten) than events ($events)"
+  [ $((dropped + (overwritten + 2) * 128)) -ge $events ] ||
+    fail "few: $events events, but only $dropped dropped and $overwritten buffers overwritten reported"
+  note "few: $dropped events dropped, $overwritten buffers overwritten"
   readable xray-fdr few-*
 fi
 echo "faults: ok"

@@ -49,223 +49,7 @@
  * Every function has CFI so gdb and C++ exception unwinding walk through it.
  * SPDX-License-Identifier: MIT */
 
-#define SLOT_ARG0 0
-#define SLOT_ARG1 8
-#define SLOT_CUSTOM 16
-#define SLOT_TYPED 24
-
-/* Trampoline indexes of xr_trampoline_dispatch (handlers.h). */
-#define T_ENTRY 0
-#define T_TAIL 1
-#define T_EXIT 2
-#define T_ARG 3
-#define T_CUSTOM 4
-#define T_TYPED 5
-
-#define TYPE_ENTRY 0
-#define TYPE_EXIT 1
-#define TYPE_TAIL 2
-#define TYPE_LOG_ARGS_ENTRY 3
-
-        .text
-
-.macro PUSH_CFI reg
-        pushq \reg
-        .cfi_adjust_cfa_offset 8
-.endm
-.macro POP_CFI reg
-        popq \reg
-        .cfi_adjust_cfa_offset -8
-.endm
-
-/* The caller-saved general registers live at entry, tail exit and
- * arg-logger entry (arguments, %al = number of vector arguments, r11
- * indirect tail-call target), but r10. The sled itself writes the id to r10
- * before calling, so no code holds a value in r10 across a sled: the lean
- * paths do not keep it. 64 bytes: an entry-like trampoline, arriving at
- * rsp = 0 mod 16, calls with rsp 16-aligned without padding. */
-.macro SAVE_LEAN_GPRS
-        PUSH_CFI %rax
-        PUSH_CFI %rdi
-        PUSH_CFI %rsi
-        PUSH_CFI %rdx
-        PUSH_CFI %rcx
-        PUSH_CFI %r8
-        PUSH_CFI %r9
-        PUSH_CFI %r11
-.endm
-.macro RESTORE_LEAN_GPRS
-        POP_CFI %r11
-        POP_CFI %r9
-        POP_CFI %r8
-        POP_CFI %rcx
-        POP_CFI %rdx
-        POP_CFI %rsi
-        POP_CFI %rdi
-        POP_CFI %rax
-.endm
-/* All nine, for the full paths (a user's handler may read r10, the id, as
- * compiler-rt's keeps it). 72 bytes. */
-.macro SAVE_CALLER_GPRS
-        SAVE_LEAN_GPRS
-        PUSH_CFI %r10
-.endm
-.macro RESTORE_CALLER_GPRS
-        POP_CFI %r10
-        RESTORE_LEAN_GPRS
-.endm
-
-/* Status flags of the full entry/exit paths (see the head comment). Used
- * after rax is saved and before it is restored; one 8-byte slot either way.
- * `how` is lahf (the fast form) or pushf (CPUs without LAHF in 64-bit mode). */
-.macro SAVE_FLAGS how
-        .ifc \how, lahf
-        lahf                             /* AH = SF ZF 0 AF 0 PF 1 CF */
-        seto %al                         /* AL = OF */
-        PUSH_CFI %rax
-        .else
-        pushfq
-        .cfi_adjust_cfa_offset 8
-        .endif
-.endm
-.macro RESTORE_FLAGS how
-        .ifc \how, lahf
-        POP_CFI %rax
-        addb $0x7f, %al                  /* OF = (AL == 1) */
-        sahf                             /* SF ZF AF PF CF from AH */
-        .else
-        popfq
-        .cfi_adjust_cfa_offset -8
-        .endif
-.endm
-
-/* Vector registers 0..n-1 to/from `n` 32-byte slots at off(%rsp): whole ymm
- * registers when xr_vector_avx is set, else the xmm halves. Unaligned moves:
- * the area is only 16-aligned in the entry/exit frames. Clobbers flags. */
-.macro SAVE_VECTORS off, n
-        cmpb $0, xr_vector_avx(%rip)
-        je 1f
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        .if \r < \n
-        vmovdqu %ymm\r, \off+32*\r(%rsp)
-        .endif
-        .endr
-        jmp 2f
-1:
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        .if \r < \n
-        movdqu %xmm\r, \off+32*\r(%rsp)
-        .endif
-        .endr
-2:
-.endm
-.macro RESTORE_VECTORS off, n
-        cmpb $0, xr_vector_avx(%rip)
-        je 1f
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        .if \r < \n
-        vmovdqu \off+32*\r(%rsp), %ymm\r
-        .endif
-        .endr
-        jmp 2f
-1:
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        .if \r < \n
-        movdqu \off+32*\r(%rsp), %xmm\r
-        .endif
-        .endr
-2:
-.endm
-
-/* zmm0..n-1 to/from `n` 64-byte slots at off(%rsp), for the full paths
- * chosen when XCR0 enables AVX-512 state (xr_vector_avx512). Unaligned
- * moves: the area is only 16-aligned. EVEX moves keep all 512 bits, where the
- * VEX ymm moves above would zero bits 511:256. Flags untouched. */
-.macro SAVE_ZMM off, n
-        .irp r, 0,1,2,3,4,5,6,7
-        .if \r < \n
-        vmovdqu64 %zmm\r, \off+64*\r(%rsp)
-        .endif
-        .endr
-.endm
-.macro RESTORE_ZMM off, n
-        .irp r, 0,1,2,3,4,5,6,7
-        .if \r < \n
-        vmovdqu64 \off+64*\r(%rsp), %zmm\r
-        .endif
-        .endr
-.endm
-
-/* Vector registers 0..n-1 of an entry/exit full path: `vec` is avx
- * (SAVE_VECTORS: ymm or xmm by xr_vector_avx, 32-byte slots) or zmm
- * (SAVE_ZMM, 64-byte slots). VEC_ALLOC/VEC_FREE make and drop the area at
- * 0(%rsp) (a multiple of 16 bytes: the alignment stays). */
-.macro VEC_ALLOC vec, n
-        .ifc \vec, zmm
-        subq $64*\n, %rsp
-        .cfi_adjust_cfa_offset 64*\n
-        .else
-        subq $32*\n, %rsp
-        .cfi_adjust_cfa_offset 32*\n
-        .endif
-.endm
-.macro VEC_FREE vec, n
-        .ifc \vec, zmm
-        addq $64*\n, %rsp
-        .cfi_adjust_cfa_offset -64*\n
-        .else
-        addq $32*\n, %rsp
-        .cfi_adjust_cfa_offset -32*\n
-        .endif
-.endm
-.macro SAVE_VEC vec, n
-        .ifc \vec, zmm
-        SAVE_ZMM 0, \n
-        .else
-        SAVE_VECTORS 0, \n
-        .endif
-.endm
-.macro RESTORE_VEC vec, n
-        .ifc \vec, zmm
-        RESTORE_ZMM 0, \n
-        .else
-        RESTORE_VECTORS 0, \n
-        .endif
-.endm
-
-/* x87 stack (event trampolines): values live in it are popped into 8 16-byte slots at off(%rsp) so the handler
- * starts with the empty stack the ABI promises it; the count goes to
- * off+128(%rsp). Depth comes from TOP in the status word (empty stack: TOP 0;
- * one value: 7; ...). fstpt/fldt copy the 80-bit values exactly. Clobbers
- * eax, ecx, edx and flags. */
-.macro X87_SPILL off
-        fnstsw %ax
-        movzwl %ax, %eax
-        shrl $11, %eax
-        negl %eax
-        andl $7, %eax
-        movl %eax, \off+128(%rsp)
-        xorl %ecx, %ecx
-1:      cmpl %eax, %ecx
-        jae 2f
-        movl %ecx, %edx
-        shll $4, %edx
-        fstpt \off(%rsp,%rdx)
-        incl %ecx
-        jmp 1b
-2:
-.endm
-.macro X87_RELOAD off
-        movl \off+128(%rsp), %ecx
-1:      testl %ecx, %ecx
-        jz 2f
-        decl %ecx
-        movl %ecx, %edx
-        shll $4, %edx
-        fldt \off(%rsp,%rdx)
-        jmp 1b
-2:
-.endm
+#include "trampoline_macros_x86_64.inc"
 
 /* The full path of an entry-like trampoline, at `label`; `how` as SAVE_FLAGS,
  * `vec` as SAVE_VEC (arguments: vector registers 0-7). 80 bytes pushed (9
@@ -471,7 +255,7 @@ __xray_FunctionExit:
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, pushfq/popfq, 10 pushes, and, call.
  *   full: as lean, + ymm0-15 (xmm without AVX) and the x87 stack; with
- *         AVX-512, XSAVE of x87, MXCSR, zmm0-31 and k0-7 instead.
+ *         AVX-512, zmm0-31, k0-7, MXCSR and the x87 stack.
  * `zext` zero-extends the typed-event type (clang 14 sets only %di). */
 /* The event trampolines' frame, shared by their lean and full paths: rcx,
  * flags and rbp pushed with CFI, rbp as the frame (CFA) register, then the
@@ -571,29 +355,32 @@ __xray_FunctionExit:
         RESTORE_VECTORS 0, 16
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
-        /* AVX-512 (xr_vector_avx512): zmm0-31 and k0-7 may be live too, so
-         * the whole user state goes through XSAVE/XRSTOR (xr_xsave_mask:
-         * x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM) in a 64-aligned area
-         * of xr_xsave_size bytes. The handler then gets an empty x87 stack
-         * (fninit) with the program's control word (saved at -72(%rbp)
-         * before, loaded after) and the program's MXCSR. */
-.L\name\()_full_xsave:
+        /* AVX-512 (xr_vector_avx512): zmm0-31 and k0-7 may be live too.
+         * Explicit moves into a 64-aligned area: zmm0-31 at 0, k0-7 at 2048
+         * (kmovq, all 64 bits, with AVX512BW; kmovw keeps the 16 bits that
+         * exist without it), the x87 stack at 2112 as above, MXCSR at 2248.
+         * XSAVE/XRSTOR of the same state cost 304 TSC ticks per event with
+         * a no-op handler here, this path 55 (the ymm one 31). */
+.L\name\()_full_zmm:
         .cfi_def_cfa_offset 8+8*\pushed
         EVENT_SAVE_GPRS
-        subq $8, %rsp
-        fnstcw (%rsp)                    /* -72(%rbp) */
-        movl xr_xsave_size(%rip), %eax
-        subq %rax, %rsp
         andq $-64, %rsp
-        xorl %ecx, %ecx                  /* XRSTOR needs a zeroed header */
-        .irp o, 512,520,528,536,544,552,560,568
-        movq %rcx, \o(%rsp)
+        subq $2304, %rsp
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+        vmovdqa64 %zmm\r, 64*\r(%rsp)
         .endr
-        movl xr_xsave_mask(%rip), %eax
-        movl xr_xsave_mask+4(%rip), %edx
-        xsave (%rsp)
-        fninit
-        fldcw -72(%rbp)
+        cmpb $0, xr_cpu_avx512bw(%rip)
+        je 1f
+        .irp k, 0,1,2,3,4,5,6,7
+        kmovq %k\k, 2048+8*\k(%rsp)
+        .endr
+        jmp 2f
+1:
+        .irp k, 0,1,2,3,4,5,6,7
+        kmovw %k\k, 2048+8*\k(%rsp)
+        .endr
+2:      stmxcsr 2248(%rsp)
+        X87_SPILL 2112
         movq -32(%rbp), %rdi             /* eax/ecx/edx were used above */
         movq -24(%rbp), %rsi
         movq -16(%rbp), %rdx
@@ -604,9 +391,22 @@ __xray_FunctionExit:
         testq %rax, %rax
         jz 3f
         call *%rax
-3:      movl xr_xsave_mask(%rip), %eax
-        movl xr_xsave_mask+4(%rip), %edx
-        xrstor (%rsp)
+3:      X87_RELOAD 2112
+        ldmxcsr 2248(%rsp)
+        cmpb $0, xr_cpu_avx512bw(%rip)
+        je 1f
+        .irp k, 0,1,2,3,4,5,6,7
+        kmovq 2048+8*\k(%rsp), %k\k
+        .endr
+        jmp 2f
+1:
+        .irp k, 0,1,2,3,4,5,6,7
+        kmovw 2048+8*\k(%rsp), %k\k
+        .endr
+2:
+        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+        vmovdqa64 64*\r(%rsp), %zmm\r
+        .endr
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
         .cfi_endproc
         .size \name, .-\name
@@ -687,8 +487,8 @@ xr_call_preserving_vectors:
  * variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM, FULL_ZMM_PUSHF]
  * (read-only). FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
  * event trampolines' full paths use pushfq anyway). FULL_ZMM: the full path
- * when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; the event trampolines'
- * XSAVE path). And the current one of each, xr_trampoline_dispatch, written
+ * when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; zmm0-31 and k0-7 in the
+ * event trampolines). And the current one of each, xr_trampoline_dispatch, written
  * only by xr_handler_install (core/handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
         .p2align 3
@@ -706,7 +506,7 @@ xr_trampoline_paths:
         .endr
         .irp t, __xray_CustomEvent, __xray_TypedEvent
         .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full
-        .quad .L\t\()_full_xsave, .L\t\()_full_xsave
+        .quad .L\t\()_full_zmm, .L\t\()_full_zmm
         .endr
         .size xr_trampoline_paths, .-xr_trampoline_paths
 

@@ -6,6 +6,7 @@ source "$XRAY_TEST_LIB_SH"
 cc_name=$1
 cc=$(command -v "$cc_name" || true)
 [ -n "$cc" ] || skip "$cc_name not installed"
+xr_need_sanitizer_runtime "$cc"
 version=${cc_name#clang-}
 xray_tool=$(command -v "llvm-xray-$version" || true)
 [ -n "$xray_tool" ] || xray_tool=${LLVM_XRAY:-}

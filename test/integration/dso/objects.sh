@@ -10,6 +10,7 @@ if [ $# -gt 0 ]; then
   cc=$(command -v "$1" || true)
   [ -n "$cc" ] || skip "$1 not installed"
 fi
+xr_need_sanitizer_runtime "$cc"
 xr_so "$cc" libsecond.so "$TEST_SRC_DIR/second.c"
 xr_so "$cc" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
 xr_so "$cc" plugin.so "$TEST_SRC_DIR/plugin.c"
