@@ -129,7 +129,8 @@ XR_API int __xray_remove_customevent_handler(void) {
   return install_user(XR_SLOT_CUSTOM, NULL);
 }
 
-XR_API int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t)) {
+/* Parenthesised: the header makes the name a _Generic macro in C. */
+XR_API int (__xray_set_typedevent_handler)(void (*entry)(uint16_t, const void *, size_t)) {
   return install_user(XR_SLOT_TYPED, (void *)entry);
 }
 XR_API int __xray_remove_typedevent_handler(void) {
