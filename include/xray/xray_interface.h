@@ -47,10 +47,9 @@ typedef enum XRayPatchingStatus XRayPatchingStatus;
  *  - exit: rax rdx, the six status flags, vector registers 0-1 (results),
  *    and the x87 stack, left in place (a long double result stays in st0 or
  *    st0-st1: the handler may use the other 6 x87 registers);
- *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, and with
- *    AVX-512 the whole x87, MXCSR, zmm0-31 and k0-7 state (by XSAVE),
- *    otherwise vector registers 0-15 and the x87 stack. The handler starts
- *    with an empty x87 stack.
+ *  - custom and typed events: rax rcx rdx rsi rdi r8-r11, rflags, the x87
+ *    stack (the handler starts with it empty), and with AVX-512 zmm0-31,
+ *    k0-7 and MXCSR, otherwise vector registers 0-15.
  * At entry and exit the other caller-saved state (the other vector
  * registers, k0-k7, the MXCSR and x87 status flags) cannot be live and is
  * not kept; callee-saved registers are the handler's to keep, as for any
@@ -84,9 +83,21 @@ int __xray_set_customevent_handler(void (*entry)(void *, size_t));
 int __xray_remove_customevent_handler(void);
 
 /* Installs the handler of __xray_typedevent(type, ptr, size). Returns 1, or 0
- * if not initialised. */
+ * if not initialised. LLVM 14 to 19 declare the handler's first parameter
+ * (the event type) as uint16_t, LLVM 20 and later as size_t; both kinds of
+ * handler are accepted unchanged, from C (a _Generic macro, C11) and from
+ * C++ (an overload below). The type arrives zero-extended to 64 bits, so a
+ * size_t handler sees 0..65535. */
 int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *,
                                                 size_t));
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) &&                    \
+    __STDC_VERSION__ >= 201112L
+#define __xray_set_typedevent_handler(entry)                                   \
+  __xray_set_typedevent_handler(_Generic((entry),                             \
+      void (*)(size_t, const void *, size_t)                                   \
+      : (void (*)(uint16_t, const void *, size_t))(void (*)(void))(entry),     \
+      default: (entry)))
+#endif
 
 /* Removes the typed event handler. Returns 1, or 0 if not initialised. */
 int __xray_remove_typedevent_handler(void);
@@ -204,6 +215,21 @@ void __xray_init(void);
 
 #ifdef __cplusplus
 } /* extern "C" */
+
+/* The LLVM 20 handler type (see __xray_set_typedevent_handler above). The
+ * trampoline zero-extends the type, so both signatures are called alike.
+ * (Cast through void (*)(void), which -Wcast-function-type exempts.) */
+inline int __xray_set_typedevent_handler(void (*entry)(size_t, const void *,
+                                                       size_t)) {
+  return __xray_set_typedevent_handler(
+      reinterpret_cast<void (*)(uint16_t, const void *, size_t)>(
+          reinterpret_cast<void (*)(void)>(entry)));
+}
+/* Keeps __xray_set_typedevent_handler(nullptr) unambiguous. */
+inline int __xray_set_typedevent_handler(decltype(nullptr)) {
+  return __xray_set_typedevent_handler(
+      static_cast<void (*)(uint16_t, const void *, size_t)>(nullptr));
+}
 #endif
 
 #endif /* XRAY_XRAY_INTERFACE_H */

@@ -160,18 +160,27 @@ XR_HIDDEN void xr_basic_spill_cb(void *thread);
 
 /* ---- the log file (basic_writer.c) -------------------------------------- */
 
-/* Appends `count` records, opening the file (and writing its header) on the
- * first call. Thread-safe. On failure reports it once, stops recording and
+/* Creates the log file and writes its header, if not yet open (at init, so
+ * that "Log file in" comes when compiler-rt prints it). Returns 0, or -1
+ * after reporting the failure and stopping recording. */
+XR_HIDDEN int xr_basic_writer_open(void);
+/* Appends `count` records as one O_APPEND write, opening the file first if
+ * needed. Thread-safe. On failure reports it once, stops recording and
  * returns -1; later calls return -1 at once. */
 XR_HIDDEN int xr_basic_writer_append(const struct xr_basic_record *records,
                                      size_t count);
-/* Closes the file (if open); the next append opens a new one. */
+/* Closes the file (if open), first removing it when this process created it
+ * and it holds no record (reported at verbosity >= 1). */
 XR_HIDDEN void xr_basic_writer_close(void);
 /* Forgets a failure (at init). */
 XR_HIDDEN void xr_basic_writer_reset(void);
-/* In a fork child: drops the parent's descriptor (closed) and lock. */
+/* In the forking thread, before fork: marks an open file as shared. */
+XR_HIDDEN void xr_basic_writer_before_fork(void);
+/* In a fork child: resets the lock; keeps the parent's descriptor, so the
+ * child appends to the parent's file (and never removes it). */
 XR_HIDDEN void xr_basic_writer_after_fork(void);
-/* Records written to the current/last file, and its path ("" if none). */
+/* Records this process wrote to the current/last file, and its path ("" if
+ * none or removed). */
 XR_HIDDEN uint64_t xr_basic_writer_records(void);
 XR_HIDDEN const char *xr_basic_writer_path(void);
 

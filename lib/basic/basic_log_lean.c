@@ -167,7 +167,7 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
  * the stopped epoch, or the flusher sees busy == 1 and waits. */
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (XR_UNLIKELY(xr_in_handler)) {
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED))) {
     /* A signal handler inside our handler, say. Relaxed atomics (plain
      * moves on x86) because a flusher reads the counter. */
     __atomic_store_n(&t->dropped_nested,
@@ -175,7 +175,7 @@ static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
                      __ATOMIC_RELAXED);
     return;
   }
-  xr_in_handler = 1;
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
   compiler_barrier();
   /* Acquire pairs with init's store: the options it wrote are visible. */
@@ -190,7 +190,7 @@ static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   }
   __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
   compiler_barrier();
-  xr_in_handler = 0;
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
 void xr_basic_handle_arg0(int32_t fid, XRayEntryType type) {

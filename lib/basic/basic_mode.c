@@ -24,6 +24,7 @@
 #include "export/chrome_trace.h"
 #include "export/thread_names.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -153,8 +154,9 @@ static void on_thread_exit(void) {
 
 /* Fork child: only the forking thread lives on. Its buffered records belong
  * to the parent (which writes them); the calls on its stack were entered in
- * the parent, so their exits are not written here either. The child gets
- * its own file at its first write, with its own pid in every record. */
+ * the parent, so their exits are not written here either. The child appends
+ * its own records, with its own pid, to the parent's file (basic_writer.c
+ * says why appends of the two never tear each other's records). */
 static void on_fork_child(void) {
   xr_lock_after_fork(&control_lock);
   xr_lock_after_fork(&threads_lock);
@@ -188,6 +190,7 @@ static void register_hooks_once(void) {
   if (xr_thread_on_fork_child(on_fork_child) != 0)
     xr_report(XR_ERROR, "basic mode: no fork hook left; a child may "
               "write its parent's records again");
+  pthread_atfork(xr_basic_writer_before_fork, NULL, NULL);
   xr_quiesce_setup();
 }
 
@@ -230,6 +233,10 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   xr_handler_install(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
                      XR_HANDLER_LEAN);
   state = XRAY_LOG_INITIALIZED;
+  /* The file now, as compiler-rt does ("Log file in" at verbosity >= 1):
+   * whether a file is created never depends on how long the first calls
+   * take. Removed at flush if it is left without a record. */
+  xr_basic_writer_open();
   xr_lock_release(&control_lock);
   xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
             "max_stack_depth=%d thread_buffer_size=%d, clock %s)",

@@ -3,13 +3,26 @@
  * recording switch (xr_basic_epoch), which a write failure turns off here
  * without calling back into basic_mode.c.
  *
- * The file is opened at the first append, so a run that records nothing
- * leaves no file, and the header is never the only thing in it (llvm-xray
- * rejects such files). Failures (unwritable directory, full disk,
- * RLIMIT_FSIZE) are reported once, the file is cut back to whole records (or
- * removed if nothing but the header would remain), and recording stops; the
- * program carries on. RLIMIT_FSIZE is checked before writing so the kernel
- * never raises SIGXFSZ on the program's behalf. */
+ * The file is created when the mode starts (xr_basic_writer_open, from init:
+ * "Log file in '<path>'" at verbosity >= 1, when compiler-rt says it), so
+ * whether and when it is created never depends on how long calls take. A run
+ * that recorded nothing ends with the file removed (said at verbosity >= 1):
+ * llvm-xray rejects a file with only a header.
+ *
+ * fork: the child keeps the parent's descriptor and appends to the same file,
+ * as compiler-rt's does; records carry their pid. The file is opened with
+ * O_APPEND and every append is one write(2) of whole records, which the
+ * kernel places at the end of the file as a unit, so parent and child never
+ * interleave inside a record. Only the process that created the file removes
+ * it, and only while it holds no record (its real size, not our count, since
+ * a child may have appended); a child that finds the file removed after its
+ * append (the parent ended empty just before) writes a file of its own.
+ *
+ * Failures (unwritable directory, full disk, RLIMIT_FSIZE) are reported
+ * once, the file is cut back to whole records (or removed if nothing but the
+ * header would remain), and recording stops; the program carries on.
+ * RLIMIT_FSIZE is checked before writing so the kernel never raises SIGXFSZ
+ * on the program's behalf. */
 #include "basic/basic_internal.h"
 #include "core/lock.h"
 #include "core/output.h"
@@ -21,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RECORD_SIZE sizeof(struct xr_basic_record)
@@ -28,32 +42,43 @@
 
 static struct {
   xr_lock lock;
-  int fd;            /* -1 until the first append */
+  int fd;            /* -1 until opened */
   bool failed;       /* a write failed: drop everything until reset */
-  uint64_t size;     /* bytes in the file, always header + whole records */
-  uint64_t records;  /* records in the file */
+  bool inherited;    /* a fork child writing to its parent's file */
+  bool shared;       /* a fork happened while open: another process appends */
+  uint64_t size;     /* bytes this process put in the file (header included) */
+  uint64_t records;  /* records this process wrote */
   /* The appended chunk whose first record is the earliest of the file
    * (each chunk is one thread's records in time order, so its first record
    * is its earliest). */
   uint64_t earliest_tsc, earliest_offset, earliest_bytes;
   char path[1024];
-} writer = {{0}, -1, false, 0, 0, 0, 0, 0, ""};
+} writer = {{0}, -1, false, false, false, 0, 0, 0, 0, 0, ""};
+
+/* The file's real size: after a fork, two processes append to it. */
+static uint64_t file_size(void) {
+  struct stat st;
+  if (writer.fd >= 0 && fstat(writer.fd, &st) == 0)
+    return (uint64_t)st.st_size;
+  return writer.size;
+}
 
 /* Bytes the file may still grow by under RLIMIT_FSIZE (UINT64_MAX: no limit). */
 static uint64_t room_under_limit(void) {
   struct rlimit rl;
   if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
     return UINT64_MAX;
-  return rl.rlim_cur > writer.size ? rl.rlim_cur - writer.size : 0;
+  uint64_t size = file_size();
+  return rl.rlim_cur > size ? rl.rlim_cur - size : 0;
 }
 
-/* Called with the lock held: stop for good, leaving a readable file. */
 volatile uint32_t xr_basic_epoch = 1;
 
 void xr_basic_stop_recording(void) {
   __atomic_or_fetch(&xr_basic_epoch, 1u, __ATOMIC_SEQ_CST);
 }
 
+/* Called with the lock held: stop for good, leaving a readable file. */
 static void fail(const char *what, int err) {
   writer.failed = true;
   const char *sep = writer.path[0] ? " " : "";
@@ -64,10 +89,21 @@ static void fail(const char *what, int err) {
     xr_report(XR_ERROR, "basic mode: %s%s%s; recording stopped", what, sep,
               writer.path);
   if (writer.fd >= 0) {
-    if (writer.records == 0) {
+    /* Alone with the file: cut back to what we know we wrote whole. Shared
+     * with a fork parent or child: cut only a torn record at the end. */
+    uint64_t keep = writer.size;
+    bool shared = __atomic_load_n(&writer.shared, __ATOMIC_RELAXED);
+    if (shared) {
+      uint64_t size = file_size();
+      keep = size < HEADER_SIZE
+                 ? size
+                 : HEADER_SIZE + (size - HEADER_SIZE) / RECORD_SIZE * RECORD_SIZE;
+    }
+    bool empty = shared ? file_size() <= HEADER_SIZE : writer.records == 0;
+    if (!writer.inherited && empty) {
       unlink(writer.path); /* a header-only file is unreadable: remove it */
       writer.path[0] = '\0';
-    } else if (ftruncate(writer.fd, (off_t)writer.size) != 0) {
+    } else if (ftruncate(writer.fd, (off_t)keep) != 0) {
       /* nothing more to do: the report above says the log is cut short */
     }
     close(writer.fd);
@@ -84,8 +120,16 @@ static int open_file(void) {
     return -1;
   }
   writer.fd = fd;
+  writer.inherited = false;
+  writer.shared = false;
   writer.size = 0;
   writer.records = 0;
+  /* O_APPEND: a fork child's appends and ours each land whole at the end. */
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_APPEND) != 0) {
+    fail("cannot set O_APPEND on", errno);
+    return -1;
+  }
   struct xr_file_header h;
   xr_file_header_init(&h, 3, 0);
   if (room_under_limit() < HEADER_SIZE + RECORD_SIZE) {
@@ -100,6 +144,21 @@ static int open_file(void) {
   return 0;
 }
 
+int xr_basic_writer_open(void) {
+  xr_lock_take(&writer.lock);
+  int rc = writer.failed ? -1 : writer.fd >= 0 ? 0 : open_file();
+  xr_lock_release(&writer.lock);
+  return rc;
+}
+
+/* A fork child whose parent removed the (then header-only) file: it was
+ * unlinked before or while we appended. Returns true when fd's file has no
+ * name left. */
+static bool file_was_removed(void) {
+  struct stat st;
+  return writer.inherited && fstat(writer.fd, &st) == 0 && st.st_nlink == 0;
+}
+
 int xr_basic_writer_append(const struct xr_basic_record *records,
                            size_t count) {
   if (count == 0)
@@ -110,24 +169,36 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
     goto out;
   if (writer.fd < 0 && open_file() != 0)
     goto out;
-  size_t fit = count;
-  uint64_t room = room_under_limit();
-  if (room / RECORD_SIZE < fit)
-    fit = (size_t)(room / RECORD_SIZE);
-  if (fit > 0 && xr_write_all(writer.fd, records, fit * RECORD_SIZE) != 0) {
-    fail("cannot write", errno);
-    goto out;
-  }
-  if (fit > 0 && (writer.records == 0 || records[0].w[1] < writer.earliest_tsc)) {
-    writer.earliest_tsc = records[0].w[1];
-    writer.earliest_offset = writer.size;
-    writer.earliest_bytes = fit * RECORD_SIZE;
-  }
-  writer.size += fit * RECORD_SIZE;
-  writer.records += fit;
-  if (fit < count) {
-    fail("file size limit (RLIMIT_FSIZE) reached in", 0);
-    goto out;
+  for (int attempt = 0;; attempt++) {
+    size_t fit = count;
+    uint64_t room = room_under_limit();
+    if (room / RECORD_SIZE < fit)
+      fit = (size_t)(room / RECORD_SIZE);
+    if (fit > 0 && xr_write_all(writer.fd, records, fit * RECORD_SIZE) != 0) {
+      fail("cannot write", errno);
+      goto out;
+    }
+    if (attempt == 0 && fit > 0 && file_was_removed()) {
+      /* Our records went to a removed file: write them to a new one. */
+      close(writer.fd);
+      writer.fd = -1;
+      if (open_file() != 0)
+        goto out;
+      continue;
+    }
+    if (fit > 0 &&
+        (writer.records == 0 || records[0].w[1] < writer.earliest_tsc)) {
+      writer.earliest_tsc = records[0].w[1];
+      writer.earliest_offset = writer.size;
+      writer.earliest_bytes = fit * RECORD_SIZE;
+    }
+    writer.size += fit * RECORD_SIZE;
+    writer.records += fit;
+    if (fit < count) {
+      fail("file size limit (RLIMIT_FSIZE) reached in", 0);
+      goto out;
+    }
+    break;
   }
   rc = 0;
 out:
@@ -165,6 +236,11 @@ static int copy_range(int in, int out, uint64_t off, uint64_t n) {
  * chunks keep their order (the moved chunk is its thread's first). */
 static void put_earliest_first(void) {
   if (writer.earliest_offset <= HEADER_SIZE || writer.records == 0)
+    return;
+  /* Shared with a fork parent or child: the other appends to this inode
+   * (a rename would lose its later records) and our offsets do not count
+   * its records. Left in append order. */
+  if (__atomic_load_n(&writer.shared, __ATOMIC_RELAXED))
     return;
   int in = open(writer.path, O_RDONLY | O_CLOEXEC);
   if (in < 0) {
@@ -206,9 +282,18 @@ static void put_earliest_first(void) {
 
 void xr_basic_writer_close(void) {
   xr_lock_take(&writer.lock);
-  if (writer.fd >= 0 && !writer.failed)
+  if (writer.fd >= 0 && !writer.failed && file_size() > HEADER_SIZE)
     put_earliest_first();
   if (writer.fd >= 0) {
+    /* Created here and still without a record (ours or a fork child's):
+     * remove it, llvm-xray cannot read a header-only file. */
+    if (!writer.inherited && !writer.failed && file_size() <= HEADER_SIZE) {
+      if (unlink(writer.path) == 0)
+        xr_report(XR_INFO, "basic mode: removed '%s': no record was written "
+                  "(llvm-xray cannot read a log without records)",
+                  writer.path);
+      writer.path[0] = '\0';
+    }
     if (close(writer.fd) != 0 && !writer.failed)
       xr_report(XR_ERROR, "basic mode: cannot close %s: %s", writer.path,
                 strerror(errno));
@@ -220,18 +305,25 @@ void xr_basic_writer_close(void) {
 void xr_basic_writer_reset(void) {
   xr_lock_take(&writer.lock);
   writer.failed = false;
+  writer.inherited = false;
+  writer.shared = false;
   writer.path[0] = '\0';
   writer.records = 0;
   writer.size = 0;
   xr_lock_release(&writer.lock);
 }
 
-void xr_basic_writer_after_fork(void) {
-  xr_lock_after_fork(&writer.lock);
+void xr_basic_writer_before_fork(void) {
   if (writer.fd >= 0)
-    close(writer.fd); /* the parent's file: the child writes its own */
-  writer.fd = -1;
-  writer.path[0] = '\0';
+    __atomic_store_n(&writer.shared, true, __ATOMIC_RELAXED); /* lock-free: */
+  /* the forking thread may hold nothing, or be a signal handler */
+}
+
+void xr_basic_writer_after_fork(void) {
+  xr_lock_after_fork(&writer.lock); /* its holder does not exist here */
+  /* Keep the parent's descriptor: the child appends to the same file. */
+  writer.inherited = writer.fd >= 0;
+  writer.shared = writer.fd >= 0;
   writer.size = 0;
   writer.records = 0;
 }

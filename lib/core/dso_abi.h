@@ -27,4 +27,11 @@ int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
  * a shared object; true otherwise (also when it was already deregistered). */
 bool __xray_deregister_dso(int32_t object_id);
 
+/* Our extension (absent from LLVM 20's runtime: callers test the weak
+ * symbol): slots[4] (entry, exit, tail exit, log-args) is the object's
+ * copy of the executable's trampoline dispatch; the runtime keeps it in step
+ * with the handlers until the object is deregistered, so the object's
+ * trampolines jump straight to the right path, as the executable's do. */
+void __xray_dso_dispatch(int32_t object_id, void *volatile *slots);
+
 #endif

@@ -1,6 +1,7 @@
 /* Handler slots and the public handler API of <xray/xray_interface.h>. */
 #include "handlers.h"
 
+#include "objects.h"
 #include "sled_map.h"
 #include "xray/xray_interface.h"
 
@@ -22,6 +23,30 @@ XR_API void *volatile xr_llvm_patched_function __asm__("_ZN6__xray19XRayPatchedF
 XR_API void *volatile xr_llvm_arg_logger __asm__("_ZN6__xray13XRayArgLoggerE");
 XR_API void *volatile xr_llvm_custom_event __asm__("_ZN6__xray22XRayPatchedCustomEventE");
 XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedEventE");
+
+/* Shared objects' copies of the dispatch (xr_handler_dso_dispatch), in
+ * XR_TRAMP_* order; guarded by install_lock. */
+static void *volatile *dso_dispatch[XR_MAX_OBJECTS];
+
+static void copy_dispatch(void *volatile *slots) {
+  static const int from[XR_TRAMP_COUNT] = {[XR_TRAMP_ENTRY] = XR_T_ENTRY,
+                                           [XR_TRAMP_EXIT] = XR_T_EXIT,
+                                           [XR_TRAMP_TAIL] = XR_T_TAIL,
+                                           [XR_TRAMP_ARGS] = XR_T_ARG};
+  for (int k = 0; k < XR_TRAMP_COUNT; k++)
+    __atomic_store_n(&slots[k], xr_trampoline_dispatch[from[k]], __ATOMIC_RELEASE);
+}
+
+void xr_handler_dso_dispatch(int32_t id, void *volatile *slots) {
+  if (id <= 0 || id >= XR_MAX_OBJECTS)
+    return;
+  xr_vector_state_init(); /* the full paths may be chosen below */
+  pthread_mutex_lock(&install_lock);
+  dso_dispatch[id] = slots;
+  if (slots != NULL)
+    copy_dispatch(slots);
+  pthread_mutex_unlock(&install_lock);
+}
 
 static void *handler_of(enum xr_slot slot) {
   return xr_handler_lean[slot] ? xr_handler_lean[slot] : xr_handler_full[slot];
@@ -50,6 +75,9 @@ static void refresh_dispatch(void) {
     __atomic_store_n(&xr_trampoline_dispatch[t], xr_trampoline_paths[t][path],
                      __ATOMIC_RELEASE);
   }
+  for (int i = 1; i < XR_MAX_OBJECTS; i++)
+    if (dso_dispatch[i] != NULL)
+      copy_dispatch(dso_dispatch[i]);
   __atomic_store_n(&xr_llvm_patched_function, handler_of(XR_SLOT_ARG0), __ATOMIC_RELEASE);
   __atomic_store_n(&xr_llvm_arg_logger, handler_of(XR_SLOT_ARG1), __ATOMIC_RELEASE);
   __atomic_store_n(&xr_llvm_custom_event, handler_of(XR_SLOT_CUSTOM), __ATOMIC_RELEASE);
@@ -101,7 +129,8 @@ XR_API int __xray_remove_customevent_handler(void) {
   return install_user(XR_SLOT_CUSTOM, NULL);
 }
 
-XR_API int __xray_set_typedevent_handler(void (*entry)(uint16_t, const void *, size_t)) {
+/* Parenthesised: the header makes the name a _Generic macro in C. */
+XR_API int (__xray_set_typedevent_handler)(void (*entry)(uint16_t, const void *, size_t)) {
   return install_user(XR_SLOT_TYPED, (void *)entry);
 }
 XR_API int __xray_remove_typedevent_handler(void) {

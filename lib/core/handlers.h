@@ -26,6 +26,12 @@ XR_HIDDEN extern void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
 #define XR_HANDLER_LEAN 1u /* handler touches no vector/x87 register */
 
+/* Shared object `id`'s copy of the entry/exit/tail/log-args dispatch
+ * (dso_abi.h; NULL: forget it, the object is going away). Filled now and
+ * kept in step by every install; after it returns with NULL no store
+ * reaches the old slots. */
+XR_HIDDEN void xr_handler_dso_dispatch(int32_t id, void *volatile *slots);
+
 /* Installs fn (NULL removes) in slot; flags as above. Release ordering: a
  * handler's state must be ready before it is installed. */
 XR_HIDDEN void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags);

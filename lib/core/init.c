@@ -10,6 +10,7 @@
 #include "patching.h"
 #include "report.h"
 #include "sled_map.h"
+#include "thread.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
 
@@ -96,6 +97,7 @@ XR_API void __xray_init(void) {
 }
 
 static void xr_preinit(int argc, char **argv, char **envp) {
+  xr_thread_setup(); /* before any library constructor takes pthread keys */
   xr_set_envp(envp);
   if (argc > 0 && argv && argv[0])
     xr_set_argv0(argv[0]);
@@ -110,6 +112,7 @@ extern char **environ;
 __attribute__((constructor(101))) static void xr_init_from_constructor(void) {
   if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_NOT_STARTED)
     return;
+  xr_thread_setup();
   xr_set_envp(environ);
   __xray_init();
 }

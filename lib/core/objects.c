@@ -11,6 +11,7 @@
 #include "objects.h"
 
 #include "dso_abi.h"
+#include "handlers.h"
 #include "names.h"
 #include "options.h"
 #include "patching.h"
@@ -255,11 +256,22 @@ XR_API bool __xray_deregister_dso(int32_t id) {
     /* Nothing is unpatched: the pages go away with the object. The decoded
      * map stays (names and maps of traces that name it). */
     o->loaded = false;
+    xr_handler_dso_dispatch(id, NULL); /* no store reaches its pages after this */
     xr_patch_state_free(o);
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
   xr_objects_unlock();
   return ok;
+}
+
+XR_API void __xray_dso_dispatch(int32_t id, void *volatile *slots) {
+  if (slots == NULL || !xr_runtime_initialized())
+    return;
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(id);
+  if (o != NULL && o->loaded && o->from_dso)
+    xr_handler_dso_dispatch(id, slots);
+  xr_objects_unlock();
 }
 
 /* ---- the patching API ------------------------------------------------------ */

@@ -15,10 +15,10 @@ int xr_verbosity = 0;
 
 enum { XR_REPORT_LINE_MAX = 1024 };
 
-static void report_v(const char *fmt, va_list ap) {
+static void report_v(const char *tag, const char *fmt, va_list ap) {
   char line[XR_REPORT_LINE_MAX];
   int saved_errno = errno; /* callers often report errno right after */
-  int n = snprintf(line, sizeof line, "==%d==XRay: ", (int)xr_pid());
+  int n = snprintf(line, sizeof line, "==%d==%s", (int)xr_pid(), tag);
   if (n < 0 || (size_t)n >= sizeof line)
     n = 0;
   int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
@@ -47,7 +47,7 @@ void xr_report(enum xr_report_level level, const char *fmt, ...) {
     return;
   va_list ap;
   va_start(ap, fmt);
-  report_v(fmt, ap);
+  report_v("XRay: ", fmt, ap);
   va_end(ap);
 }
 
@@ -63,6 +63,15 @@ void xr_report_once(int *once, enum xr_report_level level, const char *fmt,
     return;
   va_list ap;
   va_start(ap, fmt);
-  report_v(fmt, ap);
+  report_v("XRay: ", fmt, ap);
+  va_end(ap);
+}
+
+void xr_report_untagged(enum xr_report_level level, const char *fmt, ...) {
+  if ((int)level > __atomic_load_n(&xr_verbosity, __ATOMIC_RELAXED))
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  report_v("", fmt, ap);
   va_end(ap);
 }

@@ -24,6 +24,11 @@ XR_HIDDEN void xr_report_once(int *once, enum xr_report_level level,
                               const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Like xr_report, without the "XRay: " tag: for the few lines whose exact
+ * compiler-rt wording ("==PID==message") scripts grep for. */
+XR_HIDDEN void xr_report_untagged(enum xr_report_level level, const char *fmt,
+                                  ...) __attribute__((format(printf, 2, 3)));
+
 /* Level of a hint: a message that the user would want because they asked
  * for a trace that will not come (or come out empty). XR_ERROR (printed at
  * every verbosity) when stderr is a terminal, a person reads it; XR_INFO

@@ -3,8 +3,16 @@
  *
  * Hot path budget: xr_tid()/xr_pid() are one TLS (resp. global) load and a
  * predictable branch; xr_thread_arm() is one TLS load after its first call on
- * a thread. The first call of xr_thread_arm() on a thread calls
- * pthread_setspecific (libc): call it from a slow path. */
+ * a thread.
+ *
+ * The first call of xr_thread_arm() on a thread may run in a signal handler
+ * that interrupted malloc (a thread's first instrumented call can be there),
+ * so it must not allocate or lock: it calls no pthread_once (the key is made
+ * at start-up, before main, by xr_thread_setup) and one pthread_setspecific
+ * on a key below 32, which glibc keeps in the thread's own descriptor: two
+ * stores, no lock, no allocation (keys from 32 on live in blocks it callocs
+ * at a thread's first use). The key is created from .preinit_array, before
+ * any library constructor can take the first 32. */
 #include "thread.h"
 
 #include <pthread.h>
@@ -26,9 +34,12 @@ static void (*fork_hooks[XR_THREAD_HOOKS_MAX])(void);
 static unsigned fork_hook_count;
 
 static pthread_key_t exit_key;
-static bool exit_key_ok;
+static bool exit_key_ok; /* set once by setup, before any event */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static XR_TLS uint8_t thread_armed;
+
+/* glibc's PTHREAD_KEY_2NDLEVEL_SIZE: keys below it need no allocation. */
+enum { XR_KEYS_IN_DESCRIPTOR = 32 };
 
 int32_t xr_thread_tid_slow(void) {
   int32_t t = (int32_t)syscall(SYS_gettid);
@@ -65,19 +76,25 @@ static void on_fork_child(void) {
 }
 
 static void setup(void) {
-  exit_key_ok = pthread_key_create(&exit_key, run_exit_hooks) == 0;
+  bool ok = pthread_key_create(&exit_key, run_exit_hooks) == 0;
+  __atomic_store_n(&exit_key_ok, ok, __ATOMIC_RELEASE);
   pthread_atfork(NULL, NULL, on_fork_child);
+  /* From .preinit_array the key is among the first XR_KEYS_IN_DESCRIPTOR;
+   * only a program whose own preinit functions took them all gets a later
+   * one, whose first use on a thread allocates (docs/reliability.md). */
 }
 
-/* Registered at start-up so the fork hook exists before any thread can fork;
- * pthread_atfork allocates, which a handler must never do. */
+void xr_thread_setup(void) { pthread_once(&setup_once, setup); }
+
+/* Fallback where .preinit_array does not run (musl): so the fork hook and
+ * the key exist before any thread can fork or record. */
 __attribute__((constructor)) static void thread_setup_at_start(void) {
-  pthread_once(&setup_once, setup);
+  xr_thread_setup();
 }
 
 static int add_hook(void (**hooks)(void), unsigned *count,
                     void (*callback)(void)) {
-  pthread_once(&setup_once, setup);
+  xr_thread_setup();
   int rc = -1;
   pthread_mutex_lock(&hooks_lock);
   unsigned n = *count;
@@ -105,7 +122,7 @@ void xr_thread_arm(void) {
   if (XR_LIKELY(thread_armed))
     return;
   thread_armed = 1;
-  pthread_once(&setup_once, setup);
-  if (exit_key_ok)
+  /* setup ran at start-up (preinit or constructor), before any event. */
+  if (__atomic_load_n(&exit_key_ok, __ATOMIC_ACQUIRE))
     pthread_setspecific(exit_key, (void *)1);
 }

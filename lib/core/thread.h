@@ -25,6 +25,9 @@ static XR_ALWAYS_INLINE int32_t xr_pid(void) {
  * set drops the event (a signal handler running instrumented code while the
  * thread is inside a handler, or a handler calling instrumented code). */
 XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
+/* Every access to it is __atomic (relaxed or stronger): the profiling
+ * collector reads other threads' guards, and a plain access racing with
+ * that is a data race by C11's letter. On x86 both are the same move. */
 
 /* Thread-exit hooks: a mode registers a callback once (at init); a thread
  * that owns mode state calls xr_thread_arm() (cheap after the first call) so
@@ -32,6 +35,10 @@ XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
  * 8 callbacks; returns 0 or -1 when full. */
 XR_HIDDEN int xr_thread_on_exit(void (*callback)(void));
 XR_HIDDEN void xr_thread_arm(void);
+/* Creates the thread-exit key and the fork hook; idempotent. Called first
+ * thing at start-up (init.c), so that xr_thread_arm() is async-signal-safe
+ * (thread.c says why). */
+XR_HIDDEN void xr_thread_setup(void);
 
 /* Fork hooks, run in the child after the id caches are refreshed. Up to 8. */
 XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));

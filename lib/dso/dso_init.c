@@ -21,8 +21,22 @@ extern void xr_dso_exit(void) __attribute__((visibility("hidden")));
 extern void xr_dso_tail_exit(void) __attribute__((visibility("hidden")));
 extern void xr_dso_log_args(void) __attribute__((visibility("hidden")));
 
+/* The executable's trampolines, where this object's trampolines jump until
+ * the runtime hands them its dispatch (below). */
+extern void __xray_FunctionEntry(void) __attribute__((weak));
+extern void __xray_FunctionExit(void) __attribute__((weak));
+extern void __xray_FunctionTailExit(void) __attribute__((weak));
+extern void __xray_ArgLoggerEntry(void) __attribute__((weak));
+
 #pragma weak __xray_register_dso
 #pragma weak __xray_deregister_dso
+#pragma weak __xray_dso_dispatch
+
+/* Where this object's trampolines jump (entry, exit, tail exit, log-args):
+ * our runtime keeps the paths its own trampolines would take here
+ * (__xray_dso_dispatch), so an event costs what one from the executable
+ * does; a runtime without that call leaves the executable's trampolines. */
+__attribute__((visibility("hidden"))) void *volatile xr_dso_dispatch_slots[4];
 
 static int32_t object_id = -1;
 
@@ -33,9 +47,15 @@ xr_dso_register(void) {
   const void *begin = __start_xray_instr_map, *end = __stop_xray_instr_map;
   if (__xray_register_dso == 0 || begin == 0 || begin == end)
     return;
+  xr_dso_dispatch_slots[0] = (void *)__xray_FunctionEntry;
+  xr_dso_dispatch_slots[1] = (void *)__xray_FunctionExit;
+  xr_dso_dispatch_slots[2] = (void *)__xray_FunctionTailExit;
+  xr_dso_dispatch_slots[3] = (void *)__xray_ArgLoggerEntry;
   struct xr_dso_trampolines t = {xr_dso_entry, xr_dso_exit, xr_dso_tail_exit,
                                  xr_dso_log_args};
   object_id = __xray_register_dso(begin, end, __start_xray_fn_idx, __stop_xray_fn_idx, t);
+  if (object_id > 0 && __xray_dso_dispatch != 0)
+    __xray_dso_dispatch(object_id, xr_dso_dispatch_slots);
 }
 
 __attribute__((destructor(101))) static void

@@ -34,6 +34,20 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 #define BARRIER() xr_compiler_barrier()
 
+/* Named test points (the unit tests compile this file again with
+ * XR_FDR_TEST_POINTS to inject a signal handler's events at the point);
+ * nothing at all in the library. */
+#ifdef XR_FDR_TEST_POINTS
+void (*xr_fdr_test_bail_window)(void);
+#define XR_FDR_TEST_POINT(hook)                                                \
+  do {                                                                         \
+    if (hook)                                                                  \
+      hook();                                                                  \
+  } while (0)
+#else
+#define XR_FDR_TEST_POINT(hook) ((void)0)
+#endif
+
 /* The writer's state word and the epoch, as C11 atomics (same instructions
  * as plain moves on x86). Ordering argument: busy := 1 must be visible to
  * finalize before this thread reads the epoch (store -> load order, which
@@ -73,12 +87,12 @@ static XR_ALWAYS_INLINE void count_nested(void) {
  * path's only guard); else sets the guard. The caller clears it. */
 static XR_ALWAYS_INLINE bool enter_guard(void) {
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
-  if (XR_UNLIKELY(xr_in_handler ||
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) ||
                   (self && (load_state(self) & XR_FDR_BUSY)))) {
     count_nested();
     return false;
   }
-  xr_in_handler = 1;
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   BARRIER();
   return true;
 }
@@ -162,14 +176,19 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
 /* Every case of a function event: first event of a thread, buffer switch,
  * CPU change, TSC wrap, generation change, re-entry. tsc 0: not read yet;
  * read here once the guard is set, so that a signal handler's events are
- * either dropped or all before this one (no backwards TSC, no TSCWrap). */
+ * either dropped or all before this one (no backwards TSC, no TSCWrap).
+ * A tsc the fast path read comes from before its bail-out, when the busy
+ * bit was already clear: a signal handler may have written later records
+ * in between. Then it is older than the thread's last stamp and is read
+ * again (a compare here instead of a second rdtsc on every bail-out; the
+ * event is stamped a little late, never out of order). */
 static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
-  if (tsc == 0)
-    tsc = xr_now();
   struct xr_fdr_thread *t = &xr_fdr_thread;
+  if (tsc == 0 || XR_UNLIKELY(tsc < t->last_tsc))
+    tsc = xr_now();
   /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
                 (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
@@ -216,7 +235,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   }
 out:
   BARRIER();
-  xr_in_handler = 0;
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
 /* The common case, written so that it makes no call (no register saves in
@@ -245,8 +264,10 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
    * epoch only while tracing and while the TSC and a one-instruction CPU
    * id are usable. */
   if (XR_UNLIKELY(t->epoch !=
-                  __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
+                  __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE))) {
+    tsc = 0; /* maybe no usable TSC (the clock is xr_now's): read it there */
     goto bail;
+  }
   if (XR_UNLIKELY(cpu_from(source, aux) != t->cpu))
     goto bail;
   uint64_t delta = tsc - t->last_tsc;
@@ -279,6 +300,7 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
 bail: /* with the state as it was on entry */
   clear_busy(w, xr_fdr_state_cursor(state));
   BARRIER();
+  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
   function_event_full(id, type, arg, tsc);
   return;
 full:
@@ -331,7 +353,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
   }
 out:
   BARRIER();
-  xr_in_handler = 0;
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
 void xr_fdr_handle_custom(void *data, size_t size) {

@@ -551,8 +551,8 @@ static XRayLogFlushStatus fdr_flush(void) {
   if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL))
     return XRAY_LOG_NOT_FLUSHING;
   /* Keep our own handlers from running if a signal arrives mid-flush. */
-  uint8_t guard = xr_in_handler;
-  xr_in_handler = 1;
+  uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   __xray_log_remove_buffer_iterator();
   if (!options.no_file_flush)
     write_file();
@@ -567,7 +567,7 @@ static XRayLogFlushStatus fdr_flush(void) {
             "signal handler), %llu buffers overwritten (oldest data lost)",
             (unsigned long long)dropped, (unsigned long long)nested,
             (unsigned long long)overwritten);
-  xr_in_handler = guard;
+  __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
   set_state(XRAY_LOG_UNINITIALIZED);
   __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
   return XRAY_LOG_FLUSHED;

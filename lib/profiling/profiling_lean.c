@@ -121,14 +121,22 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
   struct xr_trie *t = __atomic_load_n(&p->trie, __ATOMIC_RELAXED);
   uint32_t d = t->depth;
   if (type == ENTRY || type == LOG_ARGS_ENTRY) {
-    struct xr_trie_frame *f = &t->stack[d];
-    struct xr_trie_frame *top = f - 1; /* valid when d > 0 */
-    if (XR_UNLIKELY(d >= t->stack_capacity || t->overflow != 0 ||
-                    (d > 0 && (top->sp <= sp || top->node == NULL)))) {
+    if (XR_UNLIKELY(d >= t->stack_capacity || t->overflow != 0)) {
       slow_event(id, type, sp, now);
       return;
     }
-    struct xr_trie_node *parent = d > 0 ? top->node : &t->root;
+    /* The frame below is stack[d - 1], formed only when d > 0 (a pointer
+     * before the array would be undefined, even unused). */
+    struct xr_trie_node *parent = &t->root;
+    if (d > 0) {
+      const struct xr_trie_frame *top = &t->stack[d - 1];
+      if (XR_UNLIKELY(top->sp <= sp || top->node == NULL)) {
+        slow_event(id, type, sp, now);
+        return;
+      }
+      parent = top->node;
+    }
+    struct xr_trie_frame *f = &t->stack[d];
     struct xr_trie_cache_entry *c = &t->cache[xr_trie_cache_slot(parent, id)];
     if (XR_UNLIKELY(c->parent != parent || c->child->fid != id)) {
       slow_event(id, type, sp, now);
@@ -140,9 +148,12 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     f->sp = sp;
     t->depth = d + 1;
   } else if (type == EXIT || type == TAIL) {
-    struct xr_trie_frame *top = &t->stack[d] - 1; /* valid when d > 0 */
-    if (XR_UNLIKELY(t->overflow != 0 || d == 0 || top->fid != id ||
-                    top->node == NULL)) {
+    if (XR_UNLIKELY(t->overflow != 0 || d == 0)) {
+      slow_event(id, type, sp, now);
+      return;
+    }
+    struct xr_trie_frame *top = &t->stack[d - 1];
+    if (XR_UNLIKELY(top->fid != id || top->node == NULL)) {
       slow_event(id, type, sp, now);
       return;
     }

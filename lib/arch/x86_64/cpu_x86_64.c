@@ -13,9 +13,12 @@
  * describe the XSAVE area of xr_call_preserving_vectors (size 0: use
  * FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in 64-bit mode
  * (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then keep the
- * status flags with lahf/sahf, else with pushfq/popfq. */
+ * status flags with lahf/sahf, else with pushfq/popfq; xr_cpu_avx512bw = 1
+ * with AVX512BW (mask registers 64 bits wide, else 16): the event
+ * trampolines' zmm path then saves k0-7 with kmovq, else kmovw. */
 __attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
 __attribute__((visibility("hidden"))) uint8_t xr_vector_avx512;
+__attribute__((visibility("hidden"))) uint8_t xr_cpu_avx512bw;
 __attribute__((visibility("hidden"))) uint32_t xr_xsave_size;
 __attribute__((visibility("hidden"))) uint64_t xr_xsave_mask;
 __attribute__((visibility("hidden"))) uint8_t xr_cpu_lahf_sahf;
@@ -40,12 +43,23 @@ void xr_vector_state_init(void) {
   uint32_t xcr0_lo, xcr0_hi;
   __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
   uint64_t xcr0 = ((uint64_t)xcr0_hi << 32) | xcr0_lo;
-  /* cpuid 0xD/0 EBX: XSAVE area size for what XCR0 enables (an upper bound
-   * for our subset); + 64 for the manual alignment. */
+  /* The XSAVE area of our components: the legacy area and header (576
+   * bytes), then each component i >= 2 at cpuid 0xD/i EBX, EAX bytes long.
+   * Not cpuid 0xD/0 EBX (the size for all of XCR0): with AMX enabled that
+   * counts 8 KiB of tiles we never save. + 64 for the manual alignment. */
   __cpuid_count(0xD, 0, a, b, c, d);
   if (b >= 576) {
-    xr_xsave_mask = xcr0 & XR_XSAVE_USER_MASK;
-    xr_xsave_size = b + 64;
+    uint64_t mask = xcr0 & XR_XSAVE_USER_MASK;
+    uint32_t size = 576;
+    for (unsigned i = 2; i < 8; i++) {
+      if (!(mask & (1u << i)))
+        continue;
+      __cpuid_count(0xD, i, a, b, c, d);
+      if (a + b > size)
+        size = a + b;
+    }
+    xr_xsave_mask = mask;
+    xr_xsave_size = size + 64;
   }
   if ((c = 0, __get_cpuid(1, &a, &b, &c, &d)) && (c & avx) && (xcr0 & 6) == 6)
     xr_vector_avx = 1;
@@ -53,8 +67,10 @@ void xr_vector_state_init(void) {
    * ZMM_Hi256 and Hi16_ZMM (bits 1, 2, 5, 6, 7). */
   const unsigned avx512f = 1u << 16;
   if (xr_vector_avx && xr_xsave_size && (xcr0 & 0xE6) == 0xE6 &&
-      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f))
+      __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & avx512f)) {
     xr_vector_avx512 = 1;
+    xr_cpu_avx512bw = (b >> 30) & 1u; /* 64-bit mask registers */
+  }
 out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

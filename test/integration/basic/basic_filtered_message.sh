@@ -43,7 +43,7 @@ expect_eq "threshold 0: lines with 'filtered out'" 0 "$(lines zero 'filtered out
 expect_eq "threshold 0: tiny's calls in the log" "tiny 100" \
   "$(counts short_calls "$(only_file 'zero-short_calls.*')")"
 
-# Some calls kept (threshold's ~2 ms sleeps): a log, no message.
+# Some calls kept (threshold's 100 ms sleeps): a log, no message.
 XRAY_OPTIONS="$BASE verbosity=1 xray_logfile_base=some-" \
 XRAY_BASIC_OPTIONS=func_duration_threshold_us=5 ./threshold >/dev/null 2>some.err
 expect_eq "some kept: lines with 'filtered out'" 0 "$(lines some 'filtered out')"

@@ -15,6 +15,10 @@
 #include <string.h>
 #include <xray/xray_interface.h>
 
+/* Runtime-internal: 0 forces the event path's kmovw form (CPUs without
+ * AVX512BW, whose mask registers have 16 bits). */
+extern uint8_t xr_cpu_avx512bw;
+
 #define NOXRAY __attribute__((xray_never_instrument, noinline))
 #define TRACED __attribute__((xray_always_instrument, noinline))
 #define INLINE static inline __attribute__((always_inline))
@@ -235,5 +239,19 @@ NOXRAY int main(void) {
   expect_same("events: k0-7", out + 256, in + 256, 64);
   expect_count("custom events", custom_events, 1);
   expect_count("typed events", typed_events, 1);
+  /* The kmovw form: zmm0-31 whole, k0-7's low 16 bits. */
+  uint8_t bw = xr_cpu_avx512bw;
+  xr_cpu_avx512bw = 0;
+  memset(out, 0, sizeof out);
+  event_body(in, out);
+  xr_cpu_avx512bw = bw;
+  expect_same("events, kmovw form: zmm0-31", out, in, 32 * 64);
+  int k16 = 1;
+  for (int k = 0; k < 8; k++)
+    k16 &= (uint16_t)out[256 + k] == (uint16_t)in[256 + k];
+  printf("events, kmovw form: k0-7 low 16 bits: %s\n", k16 ? "same" : "DIFFERS");
+  failures += !k16;
+  expect_count("custom events", custom_events, 2);
+  expect_count("typed events", typed_events, 2);
   return failures != 0;
 }

@@ -1,6 +1,7 @@
 # No instrumentation map (plain build, and -fxray-instrument with nothing
 # above the threshold): links, runs, NOT_INITIALIZED, silent at verbosity 0,
-# explains itself at verbosity 1.
+# explains itself at verbosity 1, starting with compiler-rt's exact line
+# (its own line: scripts and compiler-rt's tests grep for it).
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/no_map.c" -o plain "${XRAY_LDFLAGS[@]}"
 "$XRAY_CLANG" -O1 -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \
@@ -17,5 +18,7 @@ for p in plain below_threshold; do
   ls xray-log.* >/dev/null 2>&1 && fail "$p created a log file"
   XRAY_OPTIONS=verbosity=1 ./$p >out.txt 2>err.txt || fail "$p (verbosity=1) exited $?"
   grep -q "no instrumentation map" err.txt || fail "$p at verbosity=1 did not say why: $(cat err.txt)"
+  grep -qE '^==[0-9]+==XRay instrumentation map missing\. Not initializing XRay\.$' err.txt ||
+    fail "$p at verbosity=1: no compiler-rt line: $(cat err.txt)"
 done
 exit 0

@@ -78,3 +78,21 @@ for f in exe_leaf:3 first_add:5 second_mul:5 plugin_fn:4 plugin_leaf:4; do
   grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
     fail "report: no line for ${f%:*} with ${f#*:} calls"
 done
+
+# The plugin's file deleted while it is loaded: its functions get made-up
+# names fn<id>@<file>+0x<offset> (offsets in the file: the symbol values).
+cp plugin.so deleted.so
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
+  XRAY_PROFILING_OPTIONS="profiling_output=folded folded_value=calls" \
+  ./modes "$PWD/deleted.so" delete >out.txt 2>err.txt || { cat err.txt >&2; fail "deleted run exited $?"; }
+[ ! -e deleted.so ] || fail "the program did not delete deleted.so"
+off() { printf '0x%x' "0x$(nm plugin.so | awk -v s="$1" '$3 == s { print $1 }')"; }
+cat >expected.folded <<END
+exe_leaf 3
+first_add 5
+first_add;second_mul 5
+fn2@deleted.so+$(off plugin_fn) 4
+fn2@deleted.so+$(off plugin_fn);fn1@deleted.so+$(off plugin_leaf) 4
+END
+expect_file_eq "folded stacks, deleted file" expected.folded "$(only_file 'xray-log.modes.*.folded')"

@@ -1,10 +1,11 @@
-/* sleepy() takes ~2 ms three times; tiny() is called 100 times. */
+/* sleepy() takes at least 100 ms (nanosleep never returns early) three
+ * times; tiny() is called 100 times. */
 #include <stdio.h>
 #include <time.h>
 #define XI __attribute__((xray_always_instrument, noinline))
 XI int tiny(int x) { return x ^ 1; }
 XI void sleepy(void) {
-  struct timespec ts = {0, 2000000};
+  struct timespec ts = {0, 100000000};
   nanosleep(&ts, NULL);
 }
 __attribute__((xray_never_instrument)) int main(void) {

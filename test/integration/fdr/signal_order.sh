@@ -1,0 +1,28 @@
+# A signal after every instruction (the trap flag) while a thread runs
+# instrumented calls through the tracer, its handler running an instrumented
+# function: the thread's records stay in time order across its small
+# buffers, and every event is either in the log or counted as nested.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/fdr_lib.sh"
+fdr_prog signal_order
+XRAY_OPTIONS=verbosity=1 ./signal_order "func_duration_threshold_us=0 buffer_size=512 buffer_max=4000" 20 \
+  > out.txt 2> err.txt || { cat err.txt >&2; fail "exited $?"; }
+read -r tid traps < out.txt
+log=$(only_file 'xray-log.signal_order.*')
+fdr_yaml "$log" signal_order > all.yaml
+expect_eq "threads" "thread: $tid" "$(grep -o 'thread: [0-9]*' all.yaml | sort -u)"
+# in file order (buffer after buffer), no TSC smaller than the one before
+backwards=$(sed -n 's/.*tsc: \([0-9]*\).*/\1/p' all.yaml |
+  awk 'NR > 1 && $1 < prev { n++ } { prev = $1 } END { print n + 0 }')
+expect_eq "records earlier than the one before" 0 "$backwards"
+calls=$(fdr_calls "$log" signal_order)
+expect_eq "work's calls" "work:20/20" "$(echo "$calls" | tr ' ' '\n' | grep '^work:')"
+# Every trap runs in_handler once: its entry and its exit are each either in
+# the log or counted as nested. (They are not always dropped as a pair: a
+# signal landing in the full path's last instructions has its entry kept by
+# the fast path and its exit dropped by the full path's guard.)
+enters=$(echo "$calls" | tr ' ' '\n' | sed -n 's/^in_handler:\([0-9]*\)\/[0-9]*$/\1/p')
+exits=$(echo "$calls" | tr ' ' '\n' | sed -n 's/^in_handler:[0-9]*\/\([0-9]*\)$/\1/p')
+nested=$(sed -n 's/.* \([0-9]*\) nested events dropped.*/\1/p' err.txt)
+expect_eq "in_handler's events: kept + nested = 2 per trap" $((2 * traps)) \
+  $((${enters:-0} + ${exits:-0} + nested))

@@ -1,0 +1,109 @@
+/* Records of one thread stay in time order when a signal handler writes
+ * events in the window between the fast path's clock read and its bail-out
+ * to the full path (fdr_controller_lean.c). The window is hit exactly: this
+ * program compiles the controller again with XR_FDR_TEST_POINTS, and the
+ * test point runs what a signal handler landing there would run. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/handlers.h"
+#include "fdr/fdr_controller.h"
+#include "fdr/fdr_records.h"
+#include "xray/xray_log_interface.h"
+
+extern void (*xr_fdr_test_bail_window)(void);
+
+static uint8_t trace[1 << 16];
+static size_t trace_len;
+static void collect(const char *mode, XRayBuffer b) {
+  (void)mode;
+  assert_true(trace_len + b.Size <= sizeof trace);
+  memcpy(trace + trace_len, b.Data, b.Size);
+  trace_len += b.Size;
+}
+
+/* What a signal handler calling an instrumented function does. */
+static void signal_handler_events(void) {
+  xr_fdr_test_bail_window = NULL; /* once */
+  xr_fdr_handle_arg0(2, ENTRY);
+  xr_fdr_handle_arg0(2, EXIT);
+}
+
+/* Every function record's TSC in buffer order, as a reader rebuilds them
+ * (NewCPUId and TSCWrap set it, each function record adds its delta);
+ * returns how many, the ids in ids[]. */
+static size_t stamps(uint64_t *tsc, int32_t *ids, size_t cap) {
+  size_t n = 0, off = 32; /* file header */
+  uint64_t now = 0;
+  while (off < trace_len) {
+    uint8_t b = trace[off];
+    if (!(b & 1)) {
+      uint32_t w = xr_fdr_get32(trace + off);
+      now += xr_fdr_get32(trace + off + 4);
+      assert_true(n < cap);
+      ids[n] = (int32_t)(w >> 4);
+      tsc[n++] = now;
+      off += 8;
+      continue;
+    }
+    unsigned kind = b >> 1;
+    if (kind == XR_FDR_NEW_CPU)
+      now = xr_fdr_get64(trace + off + 3);
+    else if (kind == XR_FDR_TSC_WRAP)
+      now = xr_fdr_get64(trace + off + 1);
+    off += 16; /* extents, buffer, walltime, pid, cpu, wrap: all 16 bytes */
+  }
+  return n;
+}
+
+static void bail_window_keeps_time_order(void **state) {
+  (void)state;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  sched_setaffinity(0, sizeof one, &one);
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  assert_int_equal(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0 "
+                                        "no_file_flush=true buffer_size=4096 buffer_max=2"),
+                   XRAY_LOG_INITIALIZED);
+  xr_fdr_handle_arg0(1, ENTRY);
+  /* The exit bails out of the fast path (a CPU change, say), and a signal
+   * lands just after the bail-out. */
+  xr_fdr_thread.cpu ^= 0x8000;
+  xr_fdr_test_bail_window = signal_handler_events;
+  xr_fdr_handle_arg0(1, EXIT);
+  assert_null(xr_fdr_test_bail_window); /* the window was reached */
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  trace_len = 0;
+  assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+
+  uint64_t tsc[8] = {0};
+  int32_t ids[8] = {0};
+  size_t n = stamps(tsc, ids, 8);
+  assert_int_equal(n, 4);
+  assert_int_equal(ids[0], 1); /* enter 1 */
+  assert_int_equal(ids[1], 2); /* the handler's enter 2, exit 2 */
+  assert_int_equal(ids[2], 2);
+  assert_int_equal(ids[3], 1); /* exit 1, after them in the buffer */
+  for (size_t i = 1; i < n; i++)
+    if (tsc[i] < tsc[i - 1])
+      fail_msg("record %zu (id %d) at TSC %llu precedes record %zu's %llu", i,
+               ids[i], (unsigned long long)tsc[i], i - 1,
+               (unsigned long long)tsc[i - 1]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bail_window_keeps_time_order),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
