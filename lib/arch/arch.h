@@ -78,9 +78,9 @@ void xr_vector_state_init(void);
 unsigned xr_arch_full_path(void);
 
 /* ---- sleds -------------------------------------------------------------- */
-/* Bytes a sled of each kind (enum XRayEntryType) occupies, and the most any
- * kind does: the range patching must make writable. */
-size_t xr_arch_sled_size(uint8_t kind);
+/* xr_arch_sled_size(kind): bytes a sled of each kind (enum XRayEntryType)
+ * occupies, and XR_ARCH_MAX_SLED_BYTES the most any kind does: the range
+ * patching must make writable (inline, in the port's header). */
 
 /* ---- clock reads -------------------------------------------------------- */
 /* What the CPU says about its tick counter and CPU-id readers; filled once

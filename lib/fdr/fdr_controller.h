@@ -40,6 +40,11 @@ struct xr_fdr_hot_config {
   int cpu_source;            /* enum xr_fdr_cpu_source */
   int version;               /* 5, or 1 for the 2017 layout */
   uint32_t max_event_size;   /* largest custom/typed payload that fits */
+  /* Slow-call trigger: watch_set[id - 1] != 0 for the watched functions of
+   * the executable (ids 1..watch_count); read only by the watch handlers,
+   * installed instead of the plain ones when the trigger is on. */
+  uint32_t watch_count;
+  const uint8_t *watch_set;
 } __attribute__((aligned(64)));
 XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
 #define XR_FDR_NO_FAST UINT64_MAX
@@ -64,6 +69,17 @@ XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type);
 XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
                                   uint64_t arg);
 XR_HIDDEN void xr_fdr_handle_custom(void *data, size_t size);
+/* The same plus the slow-call watch (snapshot_if_slower_than_us). */
+XR_HIDDEN void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type);
+XR_HIDDEN void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type,
+                                        uint64_t arg);
+/* Slow path of the watch (fdr_slow_call.c): arg is a struct
+ * xr_fdr_watch_event. */
+struct xr_fdr_watch_event {
+  int32_t id;
+  unsigned type; /* ENTRY, EXIT or TAIL */
+};
+XR_HIDDEN void xr_fdr_watch_slow(void *event);
 XR_HIDDEN void xr_fdr_handle_typed(uint16_t type, const void *data,
                                    size_t size);
 

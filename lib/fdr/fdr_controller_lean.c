@@ -317,6 +317,30 @@ void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
   function_event(id, (unsigned)type, arg);
 }
 
+/* The slow-call watch: one compare and one byte load per event on top of
+ * the plain handler (installed instead of it only when the trigger is on,
+ * so the plain handler carries nothing for it); only the watched
+ * functions' events take the slow path, after their record is written. */
+static XR_ALWAYS_INLINE void watch(int32_t id, unsigned type) {
+  uint32_t i = (uint32_t)id - 1u;
+  if (XR_UNLIKELY(i < xr_fdr_hot.watch_count && xr_fdr_hot.watch_set[i])) {
+    struct xr_fdr_watch_event e = {id, type == LOG_ARGS_ENTRY ? ENTRY : type};
+    xr_call_preserving_vectors(xr_fdr_watch_slow, &e);
+  }
+}
+
+void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type) {
+  unsigned kind = type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type;
+  function_event(id, kind, 0);
+  watch(id, kind);
+}
+
+void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type,
+                              uint64_t arg) {
+  function_event(id, (unsigned)type, arg);
+  watch(id, (unsigned)type);
+}
+
 static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
                                            const void *data, size_t size) {
   if (XR_UNLIKELY(!enter_guard()))

@@ -71,7 +71,8 @@ static const struct xr_option fdr_option_rows[] = {
     OPT(snapshot_if_slower_than_us, XR_OPT_INT, "0", 0, 1000000000,
         "a call of snapshot_function slower than this writes a snapshot"),
     OPT_STRING(snapshot_function, "",
-               "the function id the slow-call trigger watches (empty: any)"),
+               "the functions the slow-call trigger watches: an id or name "
+               "patterns"),
     OPT(snapshot_min_interval_ms, XR_OPT_INT, "1000", 0, 86400000,
         "at most one slow-call snapshot per this many milliseconds"),
 };
@@ -151,6 +152,9 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
   if (options.snapshot_signal[0] &&
       (triggers.signo = xr_fdr_parse_signal(options.snapshot_signal)) == 0)
     bad++;
+  if (bad == 0 &&
+      xr_fdr_slow_call_prepare(&triggers, options.snapshot_function) != 0)
+    bad++;
   outputs = xr_trace_outputs_parse(options.trace_output);
   if (outputs == 0) {
     xr_report(XR_ERROR,
@@ -168,9 +172,17 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
 }
 
 static void install_handlers(bool on) {
-  xr_handler_install(XR_SLOT_ARG0, on ? (void *)xr_fdr_handle_arg0 : NULL,
+  /* The slow-call trigger has handlers of its own: off, it costs nothing. */
+  bool watch = xr_fdr_hot.watch_count != 0;
+  xr_handler_install(XR_SLOT_ARG0,
+                     !on ? NULL
+                     : watch ? (void *)xr_fdr_handle_arg0_watch
+                             : (void *)xr_fdr_handle_arg0,
                      XR_HANDLER_LEAN);
-  xr_handler_install(XR_SLOT_ARG1, on ? (void *)xr_fdr_handle_arg1 : NULL,
+  xr_handler_install(XR_SLOT_ARG1,
+                     !on ? NULL
+                     : watch ? (void *)xr_fdr_handle_arg1_watch
+                             : (void *)xr_fdr_handle_arg1,
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_CUSTOM, on ? (void *)xr_fdr_handle_custom : NULL,
                      XR_HANDLER_LEAN);

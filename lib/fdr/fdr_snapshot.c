@@ -377,11 +377,18 @@ static bool same_owner(const struct xr_fdr_buffer *b, const struct entry *e) {
          __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED) == e->seq;
 }
 
-/* Writes buffer e (see the top of the file); 0, or -1 with errno for a
- * file error. */
+/* Writes buffer `scanned` (see the top of the file); 0, or -1 with errno
+ * for a file error. Its holder is read again here: a buffer its thread
+ * gave back since the scan is written as a free one. */
 static int write_buffer(struct out *o, const struct view *v,
-                        const struct entry *e, struct counts *c) {
-  const struct xr_fdr_buffer *b = &v->q.buffers[e->index];
+                        const struct entry *scanned, struct counts *c) {
+  const struct xr_fdr_buffer *b = &v->q.buffers[scanned->index];
+  struct entry now = *scanned;
+  now.holder = __atomic_load_n(&b->holder, __ATOMIC_ACQUIRE);
+  now.seq = __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED);
+  const struct entry *e = &now;
+  if (e->holder == XR_FDR_BUFFER_HELD)
+    return 0; /* holder unknown (tests only) */
   uint8_t *data = b->data;
   uint8_t *limit = data + v->q.buffer_size;
   uint64_t n;

@@ -41,8 +41,9 @@ XR_HIDDEN XRaySnapshotStatus xr_fdr_snapshot_write(
  * signal trigger and the slow-call trigger. */
 XR_HIDDEN bool xr_fdr_snapshot_trylock(void);
 XR_HIDDEN void xr_fdr_snapshot_unlock(void);
-/* A signal trigger that found the lock taken leaves its snapshot here; the
- * owner takes it before it lets go (xr_fdr_snapshot_drain). */
+/* A signal trigger that found the lock taken leaves its snapshot here (at
+ * most one is owed); the owner takes it before it lets go
+ * (xr_fdr_snapshot_drain). */
 XR_HIDDEN void xr_fdr_snapshot_defer_signal(int signo);
 /* Takes every deferred signal snapshot; called with the lock not held. */
 XR_HIDDEN void xr_fdr_snapshot_drain(void);
@@ -65,6 +66,12 @@ struct fdr_trigger_options {
 /* Parses a signal name (SIGUSR2, USR2) or number; 0 and a message for one
  * that cannot trigger snapshots. */
 XR_HIDDEN int xr_fdr_parse_signal(const char *text);
+/* Slow-call trigger (fdr_slow_call.c): builds the watched set from
+ * snapshot_function (an id, or a name pattern through the name table) and
+ * publishes it in xr_fdr_hot; 0, or -1 after a message. Nothing when
+ * slow_us is 0. */
+XR_HIDDEN int xr_fdr_slow_call_prepare(const struct fdr_trigger_options *o,
+                                       const char *function);
 /* After init: installs the handlers the options ask for. */
 XR_HIDDEN void xr_fdr_triggers_install(const struct fdr_trigger_options *o);
 /* At finalize: gives each signal back its previous disposition (when ours is

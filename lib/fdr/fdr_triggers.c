@@ -20,7 +20,7 @@
 /* ---- the try-lock and deferred signal snapshots -------------------------- */
 
 static int normal_slot_taken; /* atomic flag */
-static int deferred;          /* atomic: signal snapshots owed */
+static int deferred;          /* atomic: a signal snapshot is owed (0/1) */
 static int deferred_signo;
 
 bool xr_fdr_snapshot_trylock(void) {
@@ -29,9 +29,12 @@ bool xr_fdr_snapshot_trylock(void) {
 void xr_fdr_snapshot_unlock(void) {
   __atomic_store_n(&normal_slot_taken, 0, __ATOMIC_RELEASE);
 }
+/* Owed snapshots are coalesced into one, as the kernel coalesces a pending
+ * signal: a storm of signals while snapshots take milliseconds must not
+ * build an endless backlog. */
 void xr_fdr_snapshot_defer_signal(int signo) {
   __atomic_store_n(&deferred_signo, signo, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&deferred, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&deferred, 1, __ATOMIC_SEQ_CST);
 }
 
 static bool take_deferred(void) {

@@ -4,10 +4,17 @@
 #define XR_ARCH_X86_64_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define XR_PAGE_SIZE 4096u /* x86-64 base pages */
 #define XR_ARCH_MAX_SLED_BYTES 22u /* the typed-event sled */
+
+/* Sled sizes by kind (enum XRayEntryType: 4 custom event, 5 typed event;
+ * every other kind is an 11-byte call sled). */
+static inline size_t xr_arch_sled_size(uint8_t kind) {
+  return kind == 4 ? 17 : kind == 5 ? 22 : 11;
+}
 
 /* The trampolines' full-path variants, after arch.h's NONE, LEAN, FULL:
  * pushfq/popfq instead of lahf/sahf, zmm instead of ymm, and both. */

@@ -76,14 +76,6 @@
 #define BYTES_JMP_15 0x0FEBu     /* EB 0F */
 #define BYTES_JMP_20 0x14EBu     /* EB 14 */
 
-size_t xr_arch_sled_size(uint8_t kind) {
-  switch (kind) {
-  case CUSTOM_EVENT: return 17;
-  case TYPED_EVENT: return 22;
-  default: return CALL_SLED_SIZE;
-  }
-}
-
 int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
                         uintptr_t sled_address, uintptr_t target) {
   uint8_t opcode;

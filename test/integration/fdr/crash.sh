@@ -7,6 +7,8 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
+# ASan and UBSan handle the crash signals themselves (report, exit 1)
+[ -z "${XRAY_TEST_SANITIZE:-}" ] || skip "sanitizers handle crash signals themselves"
 fdr_prog crash
 ulimit -c unlimited 2>/dev/null || true
 # wait_status CMD...: how CMD ended, as the raw wait status says; CMD's
