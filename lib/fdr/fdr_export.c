@@ -5,8 +5,13 @@
 #include "core/thread.h"
 #include "fdr/fdr_records.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int32_t get_i32(const uint8_t *p) { return (int32_t)xr_fdr_get32(p); }
 
@@ -158,5 +163,60 @@ int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
     xr_fdr_span_decode(&spans[i], version, to_chrome, w);
   int rc = xr_chrome_close(w);
   xr_chrome_self_names_close(names);
+  return rc;
+}
+
+int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
+  int fd = open(log_path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < XR_FDR_FILE_HEADER_SIZE) {
+    xr_report(XR_ERROR, "xray-fdr: cannot read '%s' back for its .json: %s",
+              log_path, fd < 0 ? strerror(errno) : "too short");
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  size_t size = (size_t)st.st_size;
+  uint8_t *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (file == MAP_FAILED) {
+    xr_report(XR_ERROR, "xray-fdr: cannot map '%s' for its .json: %s",
+              log_path, strerror(errno));
+    return -1;
+  }
+  int version = file[0] | file[1] << 8;
+  /* Version 2+ frames every block with BufferExtents; version 1 blocks
+   * have no length in front, so a version 1 file gets no JSON. */
+  size_t cap = 16, n = 0;
+  struct xr_fdr_span *spans =
+      version >= 2 ? malloc(cap * sizeof *spans) : NULL;
+  int rc = spans ? 0 : -1;
+  size_t off = XR_FDR_FILE_HEADER_SIZE;
+  while (rc == 0 && size - off >= XR_FDR_META_SIZE) {
+    const uint8_t *p = file + off;
+    uint64_t bytes = xr_fdr_get64(p + 1);
+    if (p[0] != ((XR_FDR_BUFFER_EXTENTS << 1) | 1) ||
+        bytes > size - off - XR_FDR_META_SIZE)
+      break; /* not a whole block: keep the ones before it */
+    if (n == cap) {
+      struct xr_fdr_span *more = realloc(spans, 2 * cap * sizeof *spans);
+      if (more == NULL) {
+        rc = -1;
+        break;
+      }
+      spans = more;
+      cap *= 2;
+    }
+    spans[n++] = (struct xr_fdr_span){p + XR_FDR_META_SIZE, (size_t)bytes,
+                                      0, 0, 0};
+    off += XR_FDR_META_SIZE + (size_t)bytes;
+  }
+  if (rc == 0)
+    rc = xr_fdr_write_chrome(log_path, spans, n, version, frequency_hz);
+  else
+    xr_report(XR_ERROR, "xray-fdr: no .json for '%s': %s", log_path,
+              version >= 2 ? "out of memory" : "FDR version 1 file");
+  free(spans);
+  munmap(file, size);
   return rc;
 }

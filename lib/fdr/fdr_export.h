@@ -39,4 +39,9 @@ XR_HIDDEN int xr_fdr_write_chrome(const char *log_path,
                                   struct xr_fdr_span *spans, size_t n,
                                   int version, uint64_t frequency_hz);
 
+/* The same from an FDR file of this process (version 2+), read back: how
+ * snapshots get their `.json` at flush. */
+XR_HIDDEN int xr_fdr_file_write_chrome(const char *log_path,
+                                       uint64_t frequency_hz);
+
 #endif

@@ -557,6 +557,12 @@ static void report_all_calls_erased(void) {
             (int)options.func_duration_threshold_us);
 }
 
+static void snapshot_json(const char *path) {
+  if (xr_fdr_file_write_chrome(path, xr_clock.frequency_hz) == 0)
+    xr_report(XR_INFO, "xray-fdr: snapshot '%s' as Chrome trace in '%s.json'",
+              path, path);
+}
+
 static XRayLogFlushStatus fdr_flush(void) {
   if (load_state() != XRAY_LOG_FINALIZED)
     return XRAY_LOG_NOT_FLUSHING;
@@ -568,6 +574,10 @@ static XRayLogFlushStatus fdr_flush(void) {
   __xray_log_remove_buffer_iterator();
   if (!options.no_file_flush)
     write_file();
+  /* Snapshots are written where nothing may allocate (signal handlers,
+   * the API's promise): their JSON waits for this flush. */
+  if (outputs & XR_TRACE_OUT_CHROME)
+    xr_fdr_snapshot_each_new(snapshot_json);
   report_all_calls_erased();
   uint64_t dropped = xr_fdr_writers_dropped();
   uint64_t nested = xr_fdr_writers_nested();

@@ -269,6 +269,21 @@ static int open_snapshot(char *name, size_t cap, uint32_t *number) {
   return -1;
 }
 
+static uint32_t names_visited; /* xr_fdr_snapshot_each_new's last N */
+
+void xr_fdr_snapshot_each_new(void (*fn)(const char *path)) {
+  uint32_t last = __atomic_load_n(&name_counter, __ATOMIC_ACQUIRE);
+  char name[1100];
+  for (uint32_t n = names_visited + 1; n <= last; n++) {
+    struct text t = {name, 0, sizeof name};
+    put_str(&t, name_prefix);
+    put_u64w(&t, n, 6);
+    if (t.len + 1 < sizeof name && access(name, F_OK) == 0)
+      fn(name); /* numbers whose open failed have no file */
+  }
+  names_visited = last;
+}
+
 struct counts {
   uint64_t buffers;    /* written */
   uint64_t left_out;   /* taken over by a writer while being copied */

@@ -37,6 +37,10 @@ XR_HIDDEN XRaySnapshotStatus xr_fdr_snapshot_write(
     const struct xr_fdr_snapshot_why *why, enum xr_fdr_snapshot_slot slot,
     char *path, size_t path_size);
 
+/* Control path (flush): calls fn with the name of every snapshot file this
+ * process wrote since the last call (none twice), in the order taken. */
+XR_HIDDEN void xr_fdr_snapshot_each_new(void (*fn)(const char *path));
+
 /* The normal slot's owner: a try-lock (never waits) taken by the API, the
  * signal trigger and the slow-call trigger. */
 XR_HIDDEN bool xr_fdr_snapshot_trylock(void);

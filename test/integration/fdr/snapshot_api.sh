@@ -30,6 +30,29 @@ for version in 5 1; do
     expect_eq "v$version: snapshot $n metadata (yaml)" 1 "$(fdr_yaml "$f" | grep -c -E "kind: custom-event, .*data: '$want'" || true)"
   done
 done
+# trace_output=xray+chrome: each snapshot gets its .json at the flush (the
+# snapshot itself may run where nothing can allocate), with the calls the
+# snapshot holds, complete events only for calls that returned before it.
+if command -v python3 >/dev/null; then
+  rm -f xray-log.snapshot_api.*
+  ./snapshot_api "func_duration_threshold_us=0 trace_output=xray+chrome" >names.txt 2>err.txt
+  mapfile -t names < <(grep -v '^done$' names.txt)
+  expect_eq "json: two names printed" 2 "${#names[@]}"
+  for n in 1 2; do
+    f=${names[$((n - 1))]}
+    [ -f "$f.json" ] || { cat err.txt >&2; fail "json: no $f.json"; }
+    python3 - "$f.json" "$n" <<'PY' || fail "json: $f.json"
+import collections, json, sys
+events = json.load(open(sys.argv[1]))
+got = collections.Counter(e["name"] for e in events if e.get("ph") == "X")
+want = {"1": {"alpha": 100, "beta": 100},
+        "2": {"alpha": 100, "beta": 100, "gamma_": 50}}[sys.argv[2]]
+assert dict(got) == want, (dict(got), want)
+PY
+  done
+  final=$(only_file "xray-log.snapshot_api.??????")
+  [ -f "$final.json" ] || fail "json: the final log has no .json"
+fi
 # Faults: a directory that does not exist, a file size limit too small for
 # one buffer (SIGXFSZ left at its default: it must not be raised). Each
 # snapshot returns XRAY_SNAPSHOT_FILE_ERROR (3) with an empty name and says
