@@ -338,36 +338,59 @@ static size_t page_size(void) {
 
 /* Walks the sleds of functions first_id..last_id in map order (only those
  * of selected functions when selected is not NULL), grouping them into runs
- * of adjacent pages; calls emit(run) for each (and stops at the first
- * non-zero return). */
-static int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
+ * of adjacent pages, and calls emit(run) for each (stopping at the first
+ * non-zero return). A sled whose first page lies in or right after the
+ * current run grows it; any other (a gap, or an out-of-order sled below the
+ * run) starts a new run, so runs stay exact in any order (two runs may then
+ * share a page: each is restored before the next is opened). Without a
+ * selection, function ids are looked up only where a run starts, by moving
+ * a cursor forward (ids follow sled order): one pass over the sleds plus
+ * one over the functions. */
+/* Inlined into its two callers: the whole-map build, with no selection
+ * and a known emit, then loses the per-sled selection test. */
+static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
                         size_t page, int (*emit)(const struct run *, void *), void *ctx) {
-  const struct xr_sled_map *m = cur->map;
-  size_t begin = m->functions[first_id - 1].first_sled;
-  size_t end = m->functions[last_id - 1].first_sled + m->functions[last_id - 1].sled_count;
-  struct run r = {0, 0, begin, begin, first_id};
-  int32_t id = first_id;
+  const struct xr_sled *sleds = cur->map->sleds;
+  const struct xr_function *fns = cur->map->functions;
+  size_t begin = fns[first_id - 1].first_sled;
+  size_t end = fns[last_id - 1].first_sled + fns[last_id - 1].sled_count;
+  uintptr_t mask = page - 1;
+  int32_t id = first_id; /* cursor: a function at or before sled i's */
+  /* The current run, in locals (not a struct whose address emit takes, so
+   * they stay in registers): sleds [first, i), pages [start, end_page). */
+  size_t first = begin;
+  int32_t run_id = first_id;
+  uintptr_t start = 0, end_page = 0;
+  uintptr_t reach = 0; /* end_page - start + page; 0: no run yet */
   for (size_t i = begin; i < end; i++) {
-    while (i >= (size_t)m->functions[id - 1].first_sled + m->functions[id - 1].sled_count)
-      id++;
-    if (selected != NULL && !selected[id - 1])
-      continue;
-    const struct xr_sled *s = &m->sleds[i];
-    uintptr_t lo = s->address & ~(uintptr_t)(page - 1);
-    uintptr_t hi = (s->address + sled_size(s->kind) + page - 1) & ~(uintptr_t)(page - 1);
-    if (r.last > r.first && lo >= r.start && lo <= r.end) {
-      if (hi > r.end)
-        r.end = hi; /* same or next page: grow the run */
-    } else {
-      if (r.last > r.first && emit(&r, ctx))
-        return -1;
-      r = (struct run){lo, hi, i, i, id};
+    if (selected != NULL) {
+      while (id < last_id && i >= (size_t)fns[id - 1].first_sled + fns[id - 1].sled_count)
+        id++;
+      if (!selected[id - 1])
+        continue; /* skipped here and by rewrite_run */
     }
-    r.last = i + 1;
+    uintptr_t a = sleds[i].address;
+    /* Common case, 4 instructions: the sled starts in the run or on the page
+     * right after it (unsigned, so a sled below start fails too). */
+    if (a - start >= reach) {
+      if (reach != 0 && emit(&(struct run){start, end_page, first, i, run_id}, ctx))
+        return -1;
+      while (id < last_id && i >= (size_t)fns[id - 1].first_sled + fns[id - 1].sled_count)
+        id++;
+      first = i;
+      run_id = id;
+      start = end_page = a & ~mask;
+      reach = page;
+    }
+    if (a + MAX_SLED_BYTES > end_page) { /* may reach past the run: exact size */
+      uintptr_t hi = (a + sled_size(sleds[i].kind) + mask) & ~mask;
+      if (hi > end_page)
+        end_page = hi;
+      reach = end_page - start + page;
+    }
   }
-  return r.last > r.first ? emit(&r, ctx) : 0;
+  return reach != 0 ? emit(&(struct run){start, end_page, first, end, run_id}, ctx) : 0;
 }
-
 
 static int collect_run(const struct run *r, void *ctx) {
   (void)ctx;
@@ -380,49 +403,13 @@ static int collect_run(const struct run *r, void *ctx) {
   return 0;
 }
 
-/* Builds all_runs for the whole map in one pass over the sleds: a sled whose
- * first page lies in or right after the current run grows it; any other
- * (a gap, or an out-of-order sled below the run) starts a new run, so runs
- * stay exact in any order (two runs may then share a page: each is
- * restored before the next is opened). Function ids are found only where a
- * run starts, by moving a cursor forward (ids follow sled order), so the
- * whole build costs one pass over the sleds plus one over the functions.
- * Returns 0, or -1 when out of memory (all_runs is then left invalid). */
+/* Builds all_runs for the whole map. Returns 0, or -1 when out of memory
+ * (all_runs is then left invalid). */
 static int build_all_runs(size_t page) {
-  const struct xr_sled *sleds = cur->map->sleds;
-  const struct xr_function *fns = cur->map->functions;
-  size_t n = cur->map->sled_count, fn_count = cur->map->function_count;
-  uintptr_t mask = page - 1;
   cur_runs()->count = 0;
   cur_runs()->page = 0;
-  if (n == 0) {
-    cur_runs()->page = page;
-    return 0;
-  }
-  size_t id = 1;    /* cursor: the function of the current run's first sled */
-  size_t first = 0; /* the current run: sleds [first, i), pages [start, end) */
-  uintptr_t start = sleds[0].address & ~mask, end = start;
-  uintptr_t reach = page; /* end - start + page: how far past start it goes */
-  for (size_t i = 0; i < n; i++) {
-    uintptr_t a = sleds[i].address;
-    /* Common case, 4 instructions: the sled starts in the run or on the page
-     * right after it (unsigned, so a sled below start fails too). */
-    if (a - start >= reach) {
-      if (collect_run(&(struct run){start, end, first, i, (int32_t)id}, NULL))
-        return -1;
-      while (id < fn_count && i >= (size_t)fns[id - 1].first_sled + fns[id - 1].sled_count)
-        id++;
-      first = i;
-      start = end = a & ~mask;
-    }
-    if (a + MAX_SLED_BYTES > end) { /* may reach past the run: exact size */
-      uintptr_t hi = (a + sled_size(sleds[i].kind) + mask) & ~mask;
-      if (hi > end)
-        end = hi;
-      reach = end - start + page;
-    }
-  }
-  if (collect_run(&(struct run){start, end, first, n, (int32_t)id}, NULL))
+  if (cur->map->sled_count != 0 &&
+      for_each_run(1, (int32_t)cur->map->function_count, NULL, page, collect_run, NULL))
     return -1;
   cur_runs()->page = page;
   return 0;
