@@ -465,7 +465,6 @@ XR_API uintptr_t __xray_function_address_in_object(int32_t FuncId, int32_t ObjId
 XR_API uintptr_t __xray_function_address(int32_t FuncId) {
   return __xray_function_address_in_object(xr_id_function(FuncId), xr_id_object(FuncId));
 }
-uintptr_t xr_object_function_address(int32_t packed) { return __xray_function_address(packed); }
 
 XR_API size_t __xray_max_function_id_in_object(int32_t ObjId) {
   if (!xr_runtime_initialized())

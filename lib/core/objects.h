@@ -84,8 +84,6 @@ struct xr_object_info {
 XR_HIDDEN size_t xr_objects_count(void);
 /* Fills *out for object id; false when the id was never used. */
 XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
-/* Run-time address of a packed function id, 0 when unknown or unloaded. */
-XR_HIDDEN uintptr_t xr_object_function_address(int32_t packed);
 
 /* object_map.c: writes `<log_path>.map` when shared objects were
  * registered (nothing otherwise). Returns 0, or -1 (reported). */

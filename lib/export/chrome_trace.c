@@ -394,7 +394,6 @@ struct xr_chrome *xr_chrome_open(const char *log_path, uint64_t frequency_hz,
   return w;
 }
 
-uint64_t xr_chrome_events(const struct xr_chrome *w) { return w->events; }
 
 /* The thread's name while it lives (comm), NULL when it is gone. */
 static const char *thread_name(int32_t pid, int32_t tid, char *buf,

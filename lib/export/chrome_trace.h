@@ -68,9 +68,6 @@ XR_HIDDEN void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
  * file, frees w. Returns 0, or -1 when a write failed (reported). */
 XR_HIDDEN int xr_chrome_close(struct xr_chrome *w);
 
-/* Events written so far (complete and instant), for reports and tests. */
-XR_HIDDEN uint64_t xr_chrome_events(const struct xr_chrome *w);
-
 /* The trace_output option of basic and FDR modes: a list of "xray" (the
  * binary log) and "chrome" (`<log>.json`) joined by '+' or ','. Returns the
  * XR_TRACE_OUT_* bits, 0 when a word is unknown or none is given. */
