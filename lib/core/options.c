@@ -505,3 +505,22 @@ void xr_flags_load(void) {
   finish(&xr_flags_table, &xr_flags, &from_program, "__xray_default_options()");
   finish(&xr_flags_table, &xr_flags, &from_env, "XRAY_OPTIONS");
 }
+
+unsigned xr_options_word_set(const char *s, const char *const *words,
+                             size_t count) {
+  unsigned bits = 0;
+  while (*s != '\0') {
+    size_t n = strcspn(s, ",+|; ");
+    size_t i = 0;
+    while (i < count && !(strlen(words[i]) == n && strncmp(s, words[i], n) == 0))
+      i++;
+    if (i < count)
+      bits |= 1u << i;
+    else if (n != 0)
+      return 0;
+    s += n;
+    if (*s != '\0')
+      s++;
+  }
+  return bits;
+}

@@ -41,6 +41,11 @@ XR_HIDDEN void xr_options_set_defaults(const struct xr_option_table *table,
 XR_HIDDEN int xr_options_parse(const struct xr_option_table *table, void *dst,
                                const char *text, const char *origin);
 
+/* A list of words joined by ',', '+', '|', ';' or ' ' ("xray+chrome"):
+ * bit i set for words[i]. 0 when a word is unknown or none is given. */
+XR_HIDDEN unsigned xr_options_word_set(const char *s, const char *const *words,
+                                       size_t count);
+
 /* Environment lookup that works in .preinit_array (where `environ` is still
  * NULL in dynamically linked programs): uses the envp saved by init, else
  * environ. Returns NULL when unset. */

@@ -6,6 +6,7 @@
  * the file always ends after a whole event. */
 #define _GNU_SOURCE /* mremap */
 #include "export/chrome_trace.h"
+#include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "core/names.h"
@@ -480,20 +481,8 @@ int xr_chrome_close(struct xr_chrome *w) {
 }
 
 unsigned xr_trace_outputs_parse(const char *s) {
-  unsigned bits = 0;
-  while (*s != '\0') {
-    size_t n = strcspn(s, ",+|; ");
-    if (n == 4 && strncmp(s, "xray", 4) == 0)
-      bits |= XR_TRACE_OUT_XRAY;
-    else if (n == 6 && strncmp(s, "chrome", 6) == 0)
-      bits |= XR_TRACE_OUT_CHROME;
-    else if (n != 0)
-      return 0;
-    s += n;
-    if (*s != '\0')
-      s++;
-  }
-  return bits;
+  static const char *const words[] = {"xray", "chrome"}; /* bit order */
+  return xr_options_word_set(s, words, XR_ARRAY_SIZE(words));
 }
 
 /* ---- names of the executable's functions -------------------------------- */

@@ -42,27 +42,12 @@ static const struct xr_option options[] = {
 const struct xr_option_table xr_profiling_options_table = {
     "XRAY_PROFILING_OPTIONS", options, XR_ARRAY_SIZE(options)};
 
-/* "xray,folded" / "xray+report" / "folded|pprof" -> bits; 0 if a word is
- * unknown or none is given. */
+/* "xray,folded" / "xray+report" / "folded|pprof" -> XR_PROF_OUT_* bits;
+ * 0 if a word is unknown or none is given. */
 static unsigned parse_outputs(const char *s) {
-  unsigned bits = 0;
-  while (*s != '\0') {
-    size_t n = strcspn(s, ",+|; ");
-    if (n == 4 && strncmp(s, "xray", 4) == 0)
-      bits |= XR_PROF_OUT_XRAY;
-    else if (n == 6 && strncmp(s, "folded", 6) == 0)
-      bits |= XR_PROF_OUT_FOLDED;
-    else if (n == 6 && strncmp(s, "report", 6) == 0)
-      bits |= XR_PROF_OUT_REPORT;
-    else if (n == 5 && strncmp(s, "pprof", 5) == 0)
-      bits |= XR_PROF_OUT_PPROF;
-    else if (n != 0)
-      return 0;
-    s += n;
-    if (*s != '\0')
-      s++;
-  }
-  return bits;
+  static const char *const words[] = {"xray", "folded", "report", "pprof"};
+  _Static_assert(XR_PROF_OUT_PPROF == 1u << 3, "bits follow the word order");
+  return xr_options_word_set(s, words, XR_ARRAY_SIZE(words));
 }
 
 int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
