@@ -300,6 +300,25 @@ __xray_FunctionExit:
         ret
 .endm
 
+/* Calls the event handler of `table` at `slot` when one is set. reload: the
+ * arguments come back from the frame (the full paths used eax/ecx/edx).
+ * zext: the first argument is a uint16_t (TypedEvent's type). */
+.macro EVENT_CALL table, slot, zext, reload
+        .if \reload
+        movq -32(%rbp), %rdi
+        movq -24(%rbp), %rsi
+        movq -16(%rbp), %rdx
+        .endif
+        .if \zext
+        movzwl %di, %edi
+        .endif
+        movq \table+\slot(%rip), %rax
+        testq %rax, %rax
+        jz 3f
+        call *%rax
+3:
+.endm
+
 .macro EVENT_TRAMPOLINE name, slot, zext, index, pushed
         .globl \name
         .type \name,@function
@@ -325,14 +344,8 @@ __xray_FunctionExit:
 .L\name\()_lean:
         EVENT_SAVE_GPRS                  /* 64 bytes below rbp */
         andq $-16, %rsp
-        .if \zext
-        movzwl %di, %edi
-        .endif
-        movq xr_handler_lean+\slot(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        call *%rax
-3:      EVENT_RESTORE_GPRS_AND_RETURN \pushed
+        EVENT_CALL xr_handler_lean, \slot, \zext, 0
+        EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
 .L\name\()_full:
         .cfi_def_cfa_offset 8+8*\pushed
@@ -341,17 +354,8 @@ __xray_FunctionExit:
         subq $672, %rsp                  /* ymm0-15 at 0, x87 at 512..656 */
         SAVE_VECTORS 0, 16
         X87_SPILL 512
-        movq -32(%rbp), %rdi             /* eax/ecx/edx were used above */
-        movq -24(%rbp), %rsi
-        movq -16(%rbp), %rdx
-        .if \zext
-        movzwl %di, %edi
-        .endif
-        movq xr_handler_full+\slot(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        call *%rax
-3:      X87_RELOAD 512
+        EVENT_CALL xr_handler_full, \slot, \zext, 1
+        X87_RELOAD 512
         RESTORE_VECTORS 0, 16
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
@@ -381,17 +385,8 @@ __xray_FunctionExit:
         .endr
 2:      stmxcsr 2248(%rsp)
         X87_SPILL 2112
-        movq -32(%rbp), %rdi             /* eax/ecx/edx were used above */
-        movq -24(%rbp), %rsi
-        movq -16(%rbp), %rdx
-        .if \zext
-        movzwl %di, %edi
-        .endif
-        movq xr_handler_full+\slot(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        call *%rax
-3:      X87_RELOAD 2112
+        EVENT_CALL xr_handler_full, \slot, \zext, 1
+        X87_RELOAD 2112
         ldmxcsr 2248(%rsp)
         cmpb $0, xr_cpu_avx512bw(%rip)
         je 1f
