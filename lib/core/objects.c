@@ -300,16 +300,23 @@ static struct xr_object *loaded_object(int32_t id) {
   return o;
 }
 
-static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
-  XRayPatchingStatus s = open_call();
-  if (s != SUCCESS)
-    return s;
+/* loaded_object, and NULL (said) when enabling an object the mode does not
+ * record. */
+static struct xr_object *object_to_patch(int32_t obj, bool enable) {
   struct xr_object *o = loaded_object(obj);
   if (o != NULL && enable && obj >= record_limit) {
     xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
               record_limit_by, record_limit - 1);
-    o = NULL;
+    return NULL;
   }
+  return o;
+}
+
+static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o = object_to_patch(obj, enable);
   s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
   close_call();
   return s;
@@ -353,12 +360,7 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
     return s;
-  struct xr_object *o = loaded_object(obj);
-  if (o != NULL && enable && obj >= record_limit) {
-    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
-              record_limit_by, record_limit - 1);
-    o = NULL;
-  }
+  struct xr_object *o = object_to_patch(obj, enable);
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED
                                      : patch_whole(o, enable);
