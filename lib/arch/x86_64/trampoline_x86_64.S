@@ -113,6 +113,22 @@
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY
 ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
 
+/* Calls the arg1 handler of `table` with (id, LOG_ARGS_ENTRY, rdi), else
+ * its arg0 handler with (id, LOG_ARGS_ENTRY), else nothing. */
+.macro ARG_CALL table
+        movq %rdi, %rdx                  /* the logged argument */
+        movl %r10d, %edi
+        movl $TYPE_LOG_ARGS_ENTRY, %esi
+        movq \table+SLOT_ARG1(%rip), %rax
+        testq %rax, %rax
+        jnz 1f
+        movq \table+SLOT_ARG0(%rip), %rax
+        testq %rax, %rax
+        jz 2f
+1:      call *%rax
+2:
+.endm
+
 /* The full path of __xray_ArgLoggerEntry, at `label`; `how` as SAVE_FLAGS,
  * `vec` as SAVE_VEC. */
 .macro ARG_FULL_PATH how, vec, label
@@ -122,17 +138,8 @@ ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
         SAVE_FLAGS \how
         VEC_ALLOC \vec, 8
         SAVE_VEC \vec, 8
-        movq %rdi, %rdx                  /* the logged argument */
-        movl %r10d, %edi
-        movl $TYPE_LOG_ARGS_ENTRY, %esi
-        movq xr_handler_full+SLOT_ARG1(%rip), %rax
-        testq %rax, %rax
-        jnz 1f
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 2f
-1:      call *%rax
-2:      RESTORE_VEC \vec, 8
+        ARG_CALL xr_handler_full
+        RESTORE_VEC \vec, 8
         VEC_FREE \vec, 8
         RESTORE_FLAGS \how
         RESTORE_CALLER_GPRS
@@ -155,17 +162,8 @@ __xray_ArgLoggerEntry:
 
 .Larg_lean:
         SAVE_LEAN_GPRS
-        movq %rdi, %rdx                  /* the logged argument */
-        movl %r10d, %edi
-        movl $TYPE_LOG_ARGS_ENTRY, %esi
-        movq xr_handler_lean+SLOT_ARG1(%rip), %rax
-        testq %rax, %rax
-        jnz 1f
-        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 2f
-1:      call *%rax
-2:      RESTORE_LEAN_GPRS
+        ARG_CALL xr_handler_lean
+        RESTORE_LEAN_GPRS
         ret
 
         ARG_FULL_PATH lahf, avx, .Larg_full
