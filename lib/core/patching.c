@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "patching.h"
 
+#include "map_array.h"
 #include "objects.h"
 #include "options.h"
 #include "report.h"
@@ -87,30 +88,9 @@ bool xr_patching_ever_enabled(void) {
 #define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
 static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
 
-/* The one growable array of patching (segments, runs): makes room for one
- * more element in an mmap'd array v of *capacity elements of `size` bytes,
- * `count` in use, doubling it from `first`. No malloc: patching may run
- * before the program's allocator is ready. Returns the array to use, or
- * NULL when out of memory (v is then left as it was). */
-static void *grow(void *v, size_t *capacity, size_t count, size_t size, size_t first) {
-  if (count < *capacity)
-    return v;
-  size_t cap = *capacity ? *capacity * 2 : first;
-  void *m = mmap(NULL, cap * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                 -1, 0);
-  if (m == MAP_FAILED)
-    return NULL;
-  if (v) {
-    memcpy(m, v, count * size);
-    munmap(v, *capacity * size);
-  }
-  *capacity = cap;
-  return m;
-}
-
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   struct segments *s = cur_segments();
-  struct prot_segment *v = grow(s->v, &s->capacity, s->count, sizeof(*v), 256);
+  struct prot_segment *v = xr_map_array_grow(s->v, &s->capacity, s->count, sizeof(*v), 256);
   if (v == NULL)
     return false;
   s->v = v;
@@ -395,7 +375,7 @@ static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, cons
 static int collect_run(const struct run *r, void *ctx) {
   (void)ctx;
   struct all_runs *a = cur_runs();
-  struct run *v = grow(a->v, &a->capacity, a->count, sizeof(*v), 128);
+  struct run *v = xr_map_array_grow(a->v, &a->capacity, a->count, sizeof(*v), 128);
   if (v == NULL)
     return -1;
   a->v = v;

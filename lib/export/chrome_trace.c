@@ -4,8 +4,8 @@
  * stack per thread, all mmap'd and grown by doubling; the output goes
  * through one 256 KiB buffer that is written out only between events, so
  * the file always ends after a whole event. */
-#define _GNU_SOURCE /* mremap */
 #include "export/chrome_trace.h"
+#include "core/map_array.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -34,7 +34,7 @@ struct thread {
   bool used;
   uint64_t first_tsc, last_tsc;
   struct frame *stack;
-  uint32_t depth, cap;
+  size_t depth, cap;
   uint64_t untracked; /* calls entered while the stack could not grow */
   /* The last call that ended, held back one record: if the next record is
    * an exit at the very same time, this call did not return by itself but
@@ -279,17 +279,13 @@ static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
 
 static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
   if (t->untracked == 0 && t->depth == t->cap) {
-    uint32_t cap = t->cap ? t->cap * 2 : 256;
     struct frame *s =
-        t->stack ? mremap(t->stack, t->cap * sizeof *s, cap * sizeof *s,
-                          MREMAP_MAYMOVE)
-                 : map(cap * sizeof *s);
-    if (s == MAP_FAILED || s == NULL) {
+        xr_map_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
+    if (s == NULL) {
       t->untracked++;
       return false;
     }
     t->stack = s;
-    t->cap = cap;
   } else if (t->untracked != 0) {
     t->untracked++;
     return false;
@@ -316,11 +312,11 @@ static void on_exit(struct xr_chrome *w, struct thread *t, int32_t fid,
     t->untracked--; /* deeper than we could track: assume it matches */
     return;
   }
-  uint32_t i = t->depth;
+  size_t i = t->depth;
   while (i > 0 && t->stack[i - 1].fid != fid)
     i--;
   /* Frames above the match (all of them when there is none) were skipped. */
-  uint32_t keep = i > 0 ? i - 1 : 0;
+  size_t keep = i > 0 ? i - 1 : 0;
   while (t->depth > (i > 0 ? i : 0)) {
     struct frame *f = &t->stack[--t->depth];
     emit_call(w, t, f->fid, f->tsc, tsc, MARK_UNWOUND);

@@ -18,8 +18,8 @@
  * Streaming: records are decoded from the buffers and re-encoded through a
  * 1 MiB output buffer; a block's BufferExtents is patched with pwrite once
  * its size is known. Memory: that buffer and one call stack. */
-#define _GNU_SOURCE /* mremap */
 #include "fdr/fdr_log.h"
+#include "core/map_array.h"
 #include "core/output.h"
 #include "fdr/fdr_records.h"
 
@@ -103,18 +103,13 @@ static void put_function(struct writer *w, int32_t fid, unsigned kind,
 
 static bool push(struct writer *w, int32_t fid) {
   if (w->untracked == 0 && w->depth == w->cap) {
-    size_t cap = w->cap ? w->cap * 2 : 1024;
-    void *s = w->stack ? mremap(w->stack, w->cap * sizeof *w->stack,
-                                cap * sizeof *w->stack, MREMAP_MAYMOVE)
-                       : mmap(NULL, cap * sizeof *w->stack,
-                              PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (s == MAP_FAILED) {
+    int32_t *s = xr_map_array_grow(w->stack, &w->cap, w->depth,
+                                   sizeof *w->stack, 1024);
+    if (s == NULL) {
       w->untracked++;
       return false;
     }
     w->stack = s;
-    w->cap = cap;
   } else if (w->untracked != 0) {
     w->untracked++;
     return false;
