@@ -1,6 +1,7 @@
 /* FDR buffers -> decoded records, per thread in time order; the Chrome
  * trace entry point. See fdr_export.h. */
 #include "fdr/fdr_export.h"
+#include "core/map_array.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "fdr/fdr_records.h"
@@ -187,10 +188,9 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
   int version = file[0] | file[1] << 8;
   /* Version 2+ frames every block with BufferExtents; version 1 blocks
    * have no length in front, so a version 1 file gets no JSON. */
-  size_t cap = 16, n = 0;
-  struct xr_fdr_span *spans =
-      version >= 2 ? malloc(cap * sizeof *spans) : NULL;
-  int rc = spans ? 0 : -1;
+  size_t cap = 0, n = 0;
+  struct xr_fdr_span *spans = NULL;
+  int rc = version >= 2 ? 0 : -1;
   size_t off = XR_FDR_FILE_HEADER_SIZE;
   while (rc == 0 && size - off >= XR_FDR_META_SIZE) {
     const uint8_t *p = file + off;
@@ -198,15 +198,12 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
     if (p[0] != ((XR_FDR_BUFFER_EXTENTS << 1) | 1) ||
         bytes > size - off - XR_FDR_META_SIZE)
       break; /* not a whole block: keep the ones before it */
-    if (n == cap) {
-      struct xr_fdr_span *more = realloc(spans, 2 * cap * sizeof *spans);
-      if (more == NULL) {
-        rc = -1;
-        break;
-      }
-      spans = more;
-      cap *= 2;
+    struct xr_fdr_span *v = xr_map_array_grow(spans, &cap, n, sizeof *v, 64);
+    if (v == NULL) {
+      rc = -1;
+      break;
     }
+    spans = v;
     spans[n++] = (struct xr_fdr_span){p + XR_FDR_META_SIZE, (size_t)bytes,
                                       0, 0, 0};
     off += XR_FDR_META_SIZE + (size_t)bytes;
@@ -216,7 +213,8 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
   else
     xr_report(XR_ERROR, "xray-fdr: no .json for '%s': %s", log_path,
               version >= 2 ? "out of memory" : "FDR version 1 file");
-  free(spans);
+  if (spans != NULL)
+    munmap(spans, cap * sizeof *spans);
   munmap(file, size);
   return rc;
 }
