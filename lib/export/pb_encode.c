@@ -45,20 +45,23 @@ static uint64_t key(unsigned field, unsigned wire) {
   return ((uint64_t)field << 3) | wire;
 }
 
-void xr_pb_uint(struct xr_pb_buf *b, unsigned field, uint64_t v) {
-  uint64_t k = key(field, XR_PB_WIRE_VARINT);
+/* A key and one varint after it (the value, or a length), or nothing when
+ * they do not fit. */
+static void put_key_varint(struct xr_pb_buf *b, unsigned field, unsigned wire,
+                           uint64_t v) {
+  uint64_t k = key(field, wire);
   if (!room(b, xr_pb_varint_size(k) + xr_pb_varint_size(v)))
     return;
   put_varint(b, k);
   put_varint(b, v);
 }
 
+void xr_pb_uint(struct xr_pb_buf *b, unsigned field, uint64_t v) {
+  put_key_varint(b, field, XR_PB_WIRE_VARINT, v);
+}
+
 void xr_pb_len_prefix(struct xr_pb_buf *b, unsigned field, size_t n) {
-  uint64_t k = key(field, XR_PB_WIRE_LEN);
-  if (!room(b, xr_pb_varint_size(k) + xr_pb_varint_size(n)))
-    return;
-  put_varint(b, k);
-  put_varint(b, n);
+  put_key_varint(b, field, XR_PB_WIRE_LEN, n);
 }
 
 void xr_pb_bytes(struct xr_pb_buf *b, unsigned field, const void *data,
