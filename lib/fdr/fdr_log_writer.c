@@ -5,10 +5,12 @@
  *    comparator that is wrong whenever a thread has more than 16 of them
  *    (it wants seconds AND microseconds of the Walltime to grow), so the
  *    thread's buffers, in time order, become the records of one block;
- *  - with several threads, each block starts with a "sync" custom event
- *    at the earliest timestamp of the whole log: `account` rejects every
- *    record earlier than the first one it reads, and it reads threads in
- *    hash order, so every thread must start at the minimum;
+ *  - when several threads kept records, each of their blocks starts with
+ *    a "sync" custom event at the earliest timestamp of the whole log:
+ *    `account` rejects every record earlier than the first one it reads,
+ *    and it reads threads in hash order, so every thread must start at the
+ *    minimum (a thread whose calls were all erased needs none, and with
+ *    one thread left the log is exactly its records, as compiler-rt's);
  *  - each thread's calls nest: an exit below the top of the call stack (a
  *    longjmp or an exception skipped the exits above) first closes the
  *    skipped calls at the same time, as basic mode does; an exit whose entry
@@ -197,6 +199,21 @@ static void first_cpu_of(const struct xr_fdr_span *s, uint16_t *cpu) {
     }
 }
 
+/* True when the span holds a function record or an event, what `account`
+ * reads (rule 1); false for a preamble alone or one whose calls were all
+ * erased. Stops at the first one. */
+static bool has_record(const struct xr_fdr_span *s) {
+  const uint8_t *p = s->data, *end = s->data + s->size;
+  while (end - p >= XR_FDR_META_SIZE) {
+    unsigned kind = p[0] >> 1;
+    if ((p[0] & 1) == 0 || kind == XR_FDR_CUSTOM_EVENT ||
+        kind == XR_FDR_TYPED_EVENT)
+      return true;
+    p += XR_FDR_META_SIZE;
+  }
+  return false;
+}
+
 int xr_fdr_write_log(int fd, const uint8_t header[32],
                      const struct xr_fdr_span *spans, size_t n,
                      struct xr_fdr_log_stats *stats) {
@@ -210,13 +227,19 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
   }
   /* The earliest timestamp of the log: where every block's sync sits. */
   uint64_t t0 = UINT64_MAX;
-  size_t threads = 0;
+  size_t threads = 0; /* threads that kept a record */
+  bool counted = false;
   for (size_t i = 0; i < n; i++) {
-    if (spans[i].size > XR_FDR_PREAMBLE_V5 && spans[i].first_tsc < t0)
-      t0 = spans[i].first_tsc;
     if (i == 0 || spans[i].pid != spans[i - 1].pid ||
         spans[i].tid != spans[i - 1].tid)
+      counted = false;
+    if (!has_record(&spans[i]))
+      continue;
+    if (spans[i].first_tsc < t0)
+      t0 = spans[i].first_tsc;
+    if (!counted)
       threads++;
+    counted = true;
   }
   if (threads < 2)
     t0 = UINT64_MAX; /* one thread: its first record is the earliest */
@@ -241,7 +264,10 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     w.cpu = -1;
     w.depth = 0;
     w.untracked = 0;
-    if (t0 != UINT64_MAX) {
+    bool kept = false;
+    for (size_t k = i; k < j && !kept; k++)
+      kept = has_record(&spans[k]);
+    if (t0 != UINT64_MAX && kept) {
       stamp(&w, cpu, t0);
       advance(&w, xr_fdr_custom_event(room(&w, XR_FDR_META_SIZE),
                                       (int32_t)(sizeof sync_payload - 1), 0));
