@@ -10,6 +10,7 @@
 #include "patching.h"
 #include "report.h"
 #include "sled_map.h"
+#include "start.h"
 #include "thread.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
@@ -22,45 +23,6 @@
 enum { INIT_NOT_STARTED = 0, INIT_RUNNING = 1, INIT_DONE = 2 };
 static int init_state;
 static XR_TLS bool init_on_this_thread;
-
-/* ---- messages for a trace that cannot happen ---------------------------
- * The user asked for a trace (XRAY_OPTIONS) and would silently get none:
- * these say so once, with what to change. At verbosity 0 only to a person
- * (stderr is a terminal): scripts and logs see exactly the program's own
- * output, as without XRay. At verbosity >= 1 always. */
-
-/* The mode or flag in XRAY_OPTIONS that asks for a trace, or NULL. */
-static const char *tracing_asked_by(void) {
-  return xr_flags.xray_mode[0]     ? xr_flags.xray_mode
-         : xr_flags.xray_naive_log ? "xray_naive_log=true"
-         : xr_flags.xray_fdr_log   ? "xray_fdr_log=true"
-         : xr_flags.patch_premain  ? "patch_premain=true"
-                                   : NULL;
-}
-
-static void say_if_tracing_asked_without_map(void) {
-  const char *what = tracing_asked_by();
-  if (what != NULL)
-    xr_report(xr_hint_level(), "XRAY_OPTIONS asks for a trace (%s), but this program "
-              "has no XRay instrumentation map, so nothing will be recorded: "
-              "build it with clang -fxray-instrument (small functions get "
-              "sleds only with -fxray-instruction-threshold=1 or "
-              "__attribute__((xray_always_instrument)))", what);
-}
-
-
-/* At exit, for a mode named without patch_premain: O(functions), once, in
- * the process that read XRAY_OPTIONS (not in its fork children). */
-static pid_t hint_pid;
-static void say_if_nothing_was_patched(void) {
-  const char *mode = __xray_log_get_current_mode();
-  if (getpid() != hint_pid || mode == NULL || xr_patching_ever_enabled())
-    return;
-  xr_report(xr_hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
-            "called __xray_patch(), so nothing was recorded: add "
-            "patch_premain=true to XRAY_OPTIONS to trace from the start",
-            mode);
-}
 
 XR_API void __xray_init(void) {
   int expected = INIT_NOT_STARTED;
@@ -77,19 +39,24 @@ XR_API void __xray_init(void) {
   xr_flags_load();
   xr_clock_init();
   xr_vector_state_init();
-  if (xr_sled_map_load_self() != 0) {
-    say_if_tracing_asked_without_map();
+  int self = xr_sled_map_load_self();
+  if (self < 0) {
+    xr_start_never(); /* a broken map: stays uninitialised */
   } else {
+    /* Object 0 with its map, or with zero functions in a host built
+     * without -fxray-instrument, whose shared objects register later. */
     xr_objects_register_self();
-    xr_registry_start_from_flags();
-    if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
-      hint_pid = getpid();
-      atexit(say_if_nothing_was_patched);
-    }
-    if (xr_flags.patch_premain) {
-      XRayPatchingStatus s = __xray_patch();
-      if (s != SUCCESS)
-        xr_report(XR_ERROR, "patch_premain: patching failed (status %d)", (int)s);
+    xr_runtime_set_initialized();
+    xr_registry_hook_exit(); /* now, so it runs after the program's own */
+    if (self == XR_SELF_MAP_NONE) {
+      xr_start_wait_for_objects(); /* the first object starts the trace */
+    } else {
+      xr_start_tracing();
+      if (xr_flags.patch_premain) {
+        XRayPatchingStatus s = __xray_patch();
+        if (s != SUCCESS)
+          xr_report(XR_ERROR, "patch_premain: patching failed (status %d)", (int)s);
+      }
     }
   }
   init_on_this_thread = false;

@@ -80,6 +80,7 @@ static struct XRayLogImpl env_impl;
 /* xray_mode named a mode that is not registered yet (user modes register
  * from constructors, after start-up): select it when it registers. */
 static char pending_mode[XR_MODE_NAME_MAX];
+static bool pending_reported; /* said unknown by check_pending_mode */
 
 static XRayBuffer empty_iterator(XRayBuffer b) {
   (void)b;
@@ -369,7 +370,14 @@ bool xr_registry_env_started(void) {
 /* The exit policy (see the top of this file). A mode's finalize says
  * FINALIZED only for a session it has (running, or finalized and not yet
  * flushed), so an idle mode is left alone. */
+static void report_unknown_mode(const char *mode);
 static void flush_at_exit(void) {
+  /* A host's first shared object may start the mode after the runtime's
+   * constructors checked: an unknown name is said here then. */
+  pthread_mutex_lock(&lock);
+  if (pending_mode[0] && !pending_reported)
+    report_unknown_mode(pending_mode);
+  pthread_mutex_unlock(&lock);
   for (size_t i = 0; i < XR_ARRAY_SIZE(flush_at_exit_modes); i++) {
     const struct XRayLogImpl *impl =
         __atomic_load_n(&flush_at_exit_modes[i], __ATOMIC_ACQUIRE);
@@ -387,14 +395,14 @@ static void flush_at_exit(void) {
     __xray_log_flushLog();
 }
 
-static void ensure_exit_hook(void) {
+void xr_registry_hook_exit(void) {
   static int registered;
   if (__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL) == 0)
     atexit(flush_at_exit);
 }
 
 void xr_registry_flush_at_exit(const struct XRayLogImpl *impl) {
-  ensure_exit_hook();
+  xr_registry_hook_exit();
   for (size_t i = 0; i < XR_ARRAY_SIZE(flush_at_exit_modes); i++) {
     const struct XRayLogImpl *none = NULL;
     if (__atomic_load_n(&flush_at_exit_modes[i], __ATOMIC_ACQUIRE) == impl ||
@@ -419,7 +427,7 @@ static void report_unknown_mode(const char *mode) {
 }
 
 void xr_registry_start_from_flags(void) {
-  ensure_exit_hook(); /* first, so it runs after the program's own */
+  xr_registry_hook_exit(); /* first, so it runs after the program's own */
   const char *mode = xr_flags.xray_mode;
   if (!*mode) {
     if (xr_flags.xray_naive_log)
@@ -467,5 +475,6 @@ __attribute__((constructor)) static void check_pending_mode(void) {
   memcpy(mode, pending_mode, sizeof mode);
   if (mode[0])
     report_unknown_mode(mode);
+  pending_reported = mode[0] != 0;
   pthread_mutex_unlock(&lock);
 }

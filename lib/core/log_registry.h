@@ -14,8 +14,13 @@ XR_HIDDEN extern const struct XRayLogImpl xr_basic_impl XR_WEAK;     /* lib/basi
 XR_HIDDEN extern const struct XRayLogImpl xr_fdr_impl XR_WEAK;       /* lib/fdr */
 XR_HIDDEN extern const struct XRayLogImpl xr_profiling_impl XR_WEAK; /* lib/profiling */
 
-/* Called by init after the flags are loaded: registers the exit hook (the
- * one exit policy, log_registry.c), selects the mode named by xray_mode (or
+/* Registers the exit hook (the one exit policy, log_registry.c), once:
+ * init calls it first, so it runs after the program's own exit handlers
+ * even when the mode starts later (a host's first shared object). */
+XR_HIDDEN void xr_registry_hook_exit(void);
+
+/* Called once at the first instrumentation map (lib/core/start.c), after
+ * the flags are loaded: registers the exit hook, selects the mode named by xray_mode (or
  * the legacy xray_naive_log / xray_fdr_log) and initialises it when it is
  * xray-basic or patch_premain is set. */
 XR_HIDDEN void xr_registry_start_from_flags(void);

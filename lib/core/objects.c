@@ -16,6 +16,7 @@
 #include "options.h"
 #include "patching.h"
 #include "report.h"
+#include "start.h"
 #include "xray/xray_interface.h"
 
 #include <elf.h>
@@ -116,7 +117,10 @@ void xr_objects_register_self(void) {
     xr_self_trampolines(o->trampolines);
     o->used = o->loaded = true;
     o->generation = 1;
-    describe(o, xr_self_map.min_sled);
+    /* Without a map (a host built without -fxray-instrument) any address
+     * of the runtime, which the executable links, finds the executable. */
+    describe(o, xr_self_map.function_count ? xr_self_map.min_sled
+                                           : (uintptr_t)&xr_objects_register_self);
     object_count = 1;
   }
   xr_objects_unlock();
@@ -186,8 +190,8 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
                             struct xr_dso_trampolines trampolines) {
   __xray_init();
   if (!xr_runtime_initialized()) {
-    xr_report(XR_INFO, "a shared object has XRay sleds, but the executable has "
-              "no instrumentation map: the object is not traced");
+    xr_report(XR_INFO, "a shared object has XRay sleds, but the executable's "
+              "instrumentation map is not valid: the object is not traced");
     return -1;
   }
   /* Decoded outside the lock (mmap). */
@@ -216,6 +220,10 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   fresh.trampolines[XR_TRAMP_TAIL] = (uintptr_t)trampolines.tail_exit;
   fresh.trampolines[XR_TRAMP_ARGS] = (uintptr_t)trampolines.log_args;
   describe(&fresh, map.min_sled);
+  /* In a host without a map the first object starts what XRAY_OPTIONS asks
+   * for (once; done at init otherwise), before it is patched: a mode's init
+   * takes the lock, so not under it. */
+  xr_start_tracing();
 
   xr_objects_lock();
   int32_t id = register_locked(&fresh);
@@ -317,7 +325,9 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   if (s != SUCCESS)
     return s;
   struct xr_object *o = object_to_patch(obj, enable);
-  s = o ? xr_patch_object_functions(o, first, last, NULL, enable) : FAILED;
+  s = o == NULL                      ? FAILED
+      : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
+                                     : xr_patch_object_functions(o, first, last, NULL, enable);
   close_call();
   return s;
 }
@@ -342,18 +352,25 @@ static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
                                                        selected, enable);
 }
 
-/* Every loaded object; FAILED if one failed (the others are still done). */
+/* Every loaded object; FAILED if one failed (the others are still done),
+ * NOT_INITIALIZED when no loaded object has a sled (a host built without
+ * -fxray-instrument before its first instrumented object: compiler-rt 20's
+ * status for objects without sleds). */
 static XRayPatchingStatus patch_all(bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
     return s;
+  bool any = false;
   for (uint32_t i = 0; i < object_count; i++) {
     struct xr_object *o = &objects[i];
-    if (o->loaded && o->map->function_count > 0 && patch_whole(o, enable) != SUCCESS)
+    if (!o->loaded || o->map->function_count == 0)
+      continue;
+    any = true;
+    if (patch_whole(o, enable) != SUCCESS)
       s = FAILED;
   }
   close_call();
-  return s;
+  return any ? s : NOT_INITIALIZED;
 }
 
 static XRayPatchingStatus patch_object(int32_t obj, bool enable) {

@@ -57,7 +57,7 @@ XR_HIDDEN void xr_objects_unlock(void);
 XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
 
 /* Registers the executable as object 0 (init.c, after xr_self_map is
- * loaded). */
+ * loaded; with zero functions when the executable has no map). */
 XR_HIDDEN void xr_objects_register_self(void);
 
 /* A mode that can record only object ids below `limit` (FDR: its function

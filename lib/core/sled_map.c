@@ -148,31 +148,31 @@ int xr_sled_map_decode(const void *begin, const void *end, const void *idx_begin
 }
 
 /* Synthesized by the linker when the sections exist; weak so that a program
- * without instrumentation still links (they are then NULL). */
-extern const unsigned char __start_xray_instr_map[] __attribute__((weak));
-extern const unsigned char __stop_xray_instr_map[] __attribute__((weak));
-extern const unsigned char __start_xray_fn_idx[] __attribute__((weak));
-extern const unsigned char __stop_xray_fn_idx[] __attribute__((weak));
+ * without instrumentation still links (they are then NULL). Hidden, so they
+ * are resolved in the executable at link time: a weak reference left to the
+ * loader (a dynamic symbol of the executable) would bind to the first
+ * shared object that exports these names and take its map for ours. */
+#define XR_OWN_SECTION __attribute__((weak, visibility("hidden")))
+extern const unsigned char __start_xray_instr_map[] XR_OWN_SECTION;
+extern const unsigned char __stop_xray_instr_map[] XR_OWN_SECTION;
+extern const unsigned char __start_xray_fn_idx[] XR_OWN_SECTION;
+extern const unsigned char __stop_xray_fn_idx[] XR_OWN_SECTION;
 
-static bool self_map_loaded;
+static bool initialized;
 
 bool xr_runtime_initialized(void) {
-  return __atomic_load_n(&self_map_loaded, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
+}
+void xr_runtime_set_initialized(void) {
+  __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
 }
 
 int xr_sled_map_load_self(void) {
   if (xr_self_map.sleds)
     return 0;
   const unsigned char *b = __start_xray_instr_map, *e = __stop_xray_instr_map;
-  if (!b || !e || b == e) {
-    /* compiler-rt's exact line (scripts and its tests grep for it), then
-     * ours with what to do. */
-    xr_report_untagged(XR_INFO, "XRay instrumentation map missing. Not "
-                                "initializing XRay.");
-    xr_report(XR_INFO, "no instrumentation map (xray_instr_map) in this program: "
-                       "XRay stays uninitialised; build with -fxray-instrument");
-    return -1;
-  }
+  if (!b || !e || b == e)
+    return XR_SELF_MAP_NONE; /* a host for instrumented shared objects, or nothing */
   if (xr_sled_map_decode(b, e, __start_xray_fn_idx, __stop_xray_fn_idx,
                          &xr_self_map)) {
     xr_report(XR_INFO, "the instrumentation map (xray_instr_map, %zu bytes) is "
@@ -183,6 +183,5 @@ int xr_sled_map_load_self(void) {
   xr_report(XR_DEBUG, "instrumentation map: %zu sleds, %zu functions, xray_fn_idx %d",
             xr_self_map.sled_count, xr_self_map.function_count,
             xr_self_map.fn_idx_format);
-  __atomic_store_n(&self_map_loaded, true, __ATOMIC_RELEASE);
   return 0;
 }

@@ -46,14 +46,20 @@ XR_HIDDEN int xr_sled_map_decode(const void *begin, const void *end,
                                  struct xr_sled_map *out);
 XR_HIDDEN void xr_sled_map_free(struct xr_sled_map *map);
 
-/* The process's own map (filled by xr_sled_map_load_self at init). */
+/* The process's own map (filled by xr_sled_map_load_self at init; stays
+ * empty, zero functions, when the executable has none). */
 XR_HIDDEN extern struct xr_sled_map xr_self_map;
-/* Returns 0 if the program has a map, -1 if not (reported at verbosity 1). */
+/* Loads the executable's map: 0 when it has one, XR_SELF_MAP_NONE when it
+ * has none (an uninstrumented host: not an error, not reported here), -1
+ * when its map is not valid (reported at verbosity 1). */
+enum { XR_SELF_MAP_NONE = 1 };
 XR_HIDDEN int xr_sled_map_load_self(void);
 
-/* True once xr_sled_map_load_self found the program's map: the runtime
- * works (patching and the handler API refuse until then, as compiler-rt's
- * do before __xray_init). */
+/* True once init registered the executable as object 0 (with its map, or
+ * with none): the runtime works (patching and the handler API refuse until
+ * then, as compiler-rt's do before __xray_init, and for good when the
+ * executable's map is not valid). */
 XR_HIDDEN bool xr_runtime_initialized(void);
+XR_HIDDEN void xr_runtime_set_initialized(void);
 
 #endif

@@ -1,7 +1,9 @@
 # No instrumentation map (plain build, and -fxray-instrument with nothing
-# above the threshold): links, runs, NOT_INITIALIZED, silent at verbosity 0,
-# explains itself at verbosity 1, starting with compiler-rt's exact line
-# (its own line: scripts and compiler-rt's tests grep for it).
+# above the threshold) and no instrumented shared object: links, runs,
+# NOT_INITIALIZED from patching, no mode started and no file, silent at
+# verbosity 0, explains itself at verbosity 1 with compiler-rt's exact line
+# (its own line: scripts and compiler-rt's tests grep for it; said at exit,
+# once no object can register any more, docs/usage.md).
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/no_map.c" -o plain "${XRAY_LDFLAGS[@]}"
 "$XRAY_CLANG" -O1 -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \

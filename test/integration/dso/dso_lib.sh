@@ -23,3 +23,12 @@ xr_exe() {
     -Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread -ldl \
     ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
 }
+# xr_host CC OUT SRC... [flags]: a host built WITHOUT -fxray-instrument (no
+# instrumentation map of its own) that links libxray.a and exports the ABI,
+# for instrumented shared objects (an interpreter and its C modules)
+xr_host() {
+  local cc=$1 out=$2; shift 2
+  "$cc" -g -O1 -I"$XRAY_INCLUDE" "$@" -o "$out" "${XRAY_EXPORT_FLAGS[@]}" \
+    -Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread -ldl \
+    ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
+}

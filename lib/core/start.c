@@ -1,0 +1,96 @@
+/* Starting the trace XRAY_OPTIONS asks for, at the first instrumentation
+ * map: at init when the executable has one, else when the first
+ * instrumented shared object registers (a host built without
+ * -fxray-instrument, e.g. an interpreter loading instrumented modules). A
+ * program with no sled anywhere starts nothing: no mode, no file.
+ *
+ * And the messages for a trace that cannot happen: the user asked for one
+ * (XRAY_OPTIONS) and would silently get none. Each is said once, with what
+ * to change: at verbosity 0 only to a person (stderr is a terminal), so
+ * scripts and logs see exactly the program's own output; at verbosity >= 1
+ * always. */
+#include "start.h"
+
+#include "log_registry.h"
+#include "options.h"
+#include "patching.h"
+#include "report.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The mode or flag in XRAY_OPTIONS that asks for a trace, or NULL. */
+static const char *tracing_asked_by(void) {
+  return xr_flags.xray_mode[0]     ? xr_flags.xray_mode
+         : xr_flags.xray_naive_log ? "xray_naive_log=true"
+         : xr_flags.xray_fdr_log   ? "xray_fdr_log=true"
+         : xr_flags.patch_premain  ? "patch_premain=true"
+                                   : NULL;
+}
+
+/* The exit hints run in the process that read XRAY_OPTIONS, not in its
+ * fork children (which inherit the atexit list). */
+static pid_t hint_pid;
+
+/* At exit, for a mode named without patch_premain: O(1), once. */
+static void say_if_nothing_was_patched(void) {
+  const char *mode = __xray_log_get_current_mode();
+  if (getpid() != hint_pid || mode == NULL || xr_patching_ever_enabled())
+    return;
+  xr_report(xr_hint_level(), "XRAY_OPTIONS selected mode '%s', but the program never "
+            "called __xray_patch(), so nothing was recorded: add "
+            "patch_premain=true to XRAY_OPTIONS to trace from the start",
+            mode);
+}
+
+static bool started;
+
+static void start(void) {
+  xr_registry_start_from_flags();
+  if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
+    hint_pid = getpid();
+    atexit(say_if_nothing_was_patched);
+  }
+  __atomic_store_n(&started, true, __ATOMIC_RELEASE);
+}
+
+void xr_start_tracing(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+    pthread_once(&once, start);
+}
+
+static void say_no_map(const char *why) {
+  const char *what = tracing_asked_by();
+  if (what != NULL)
+    xr_report(xr_hint_level(), "XRAY_OPTIONS asks for a trace (%s), but this program "
+              "has no XRay instrumentation map%s, so nothing %s recorded: "
+              "build it with clang -fxray-instrument (small functions get "
+              "sleds only with -fxray-instruction-threshold=1 or "
+              "__attribute__((xray_always_instrument)))", what, why,
+              *why ? "was" : "will be");
+}
+
+void xr_start_never(void) { say_no_map(""); }
+
+/* At exit: no sled anywhere, the case compiler-rt reports at start. Its
+ * line is said here, where it is true (a host's first object may register
+ * at any dlopen), on a line of its own: scripts grep for it. */
+static void say_if_no_object_came(void) {
+  if (getpid() != hint_pid || __atomic_load_n(&started, __ATOMIC_ACQUIRE))
+    return;
+  xr_report_untagged(XR_INFO, "XRay instrumentation map missing. Not initializing XRay.");
+  xr_report(XR_INFO, "no instrumentation map (xray_instr_map) in this program, and "
+            "no instrumented shared object registered: nothing was traced; "
+            "build with -fxray-instrument");
+  say_no_map(" and loaded no instrumented shared object");
+}
+
+void xr_start_wait_for_objects(void) {
+  xr_report(XR_INFO, "the executable has no instrumentation map (xray_instr_map): "
+            "XRay traces the instrumented shared objects that register "
+            "(linked with libxray-dso.a); XRAY_OPTIONS' mode starts with the first");
+  hint_pid = getpid();
+  atexit(say_if_no_object_came);
+}
