@@ -36,6 +36,16 @@ target_link_libraries(xray_instrumented INTERFACE Threads::Threads)
 add_library(XRay::xray ALIAS xray_instrumented)
 add_library(XRay::archive ALIAS xray)
 
+# XRay::host: a program not instrumented itself (an interpreter) that hosts
+# instrumented shared objects: libxray.a whole and exported, no
+# -fxray-instrument.
+add_library(xray_host INTERFACE)
+target_link_options(xray_host INTERFACE ${XRAY_EXPORT_LINK_OPTIONS})
+xray_link_whole_archive(xray_host xray)
+target_include_directories(xray_host INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+target_link_libraries(xray_host INTERFACE Threads::Threads)
+add_library(XRay::host ALIAS xray_host)
+
 # XRay::xray_dso: for each instrumented shared object (libxray-dso.a whole).
 add_library(xray_dso_instrumented INTERFACE)
 target_compile_options(xray_dso_instrumented INTERFACE ${XRAY_INSTRUMENT_COMPILE_OPTIONS})

@@ -18,7 +18,8 @@ struct xr_dso_trampolines {
 
 /* Registers the object's xray_instr_map [sleds_begin, sleds_end) and
  * xray_fn_idx (may be NULL). Returns its object id (1..255), or -1 when it
- * cannot be traced (the executable has no map, no id is free, a bad map). */
+ * cannot be traced (the executable's own map is not valid, no id is free, a
+ * bad map). An executable without a map is fine: a host, object 0 empty. */
 int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
                             const void *fn_index_begin, const void *fn_index_end,
                             struct xr_dso_trampolines trampolines);

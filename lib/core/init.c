@@ -7,18 +7,13 @@
 #include "objects.h"
 #include "options.h"
 #include "output.h"
-#include "patching.h"
 #include "report.h"
 #include "sled_map.h"
 #include "start.h"
 #include "thread.h"
 #include "xray/xray_interface.h"
-#include "xray/xray_log_interface.h"
 
 #include <sched.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 enum { INIT_NOT_STARTED = 0, INIT_RUNNING = 1, INIT_DONE = 2 };
 static int init_state;

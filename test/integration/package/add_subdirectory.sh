@@ -11,5 +11,6 @@ cmake --build build -j2 >build.log 2>&1 || { cat build.log >&2; fail "build"; }
 [ ! -e build/xray-runtime/test ] || fail "the runtime's tests were configured in a parent project"
 check_app build/app
 check_plugin build/app_plugin "$PWD/build/plugin.so"
+check_host build/host_plugin "$PWD/build/plugin.so"
 check_traced build/app
 echo "PASS"

@@ -24,6 +24,7 @@ for fallback in OFF ON; do
   grep -q -- '--whole-archive.*libxray\.a' "build-$fallback.log" || fail "libxray.a not linked whole"
   check_app "build-$fallback/app"
   check_plugin "build-$fallback/app_plugin" "$PWD/build-$fallback/plugin.so"
+  check_host "build-$fallback/host_plugin" "$PWD/build-$fallback/plugin.so"
   [ ! -e "build-$fallback/app_cxx" ] || check_app "build-$fallback/app_cxx"
 done
 [ -z "${XRAY_CLANGXX:-}" ] || [ -x build-OFF/app_cxx ] || fail "the C++ consumer was not built"

@@ -71,6 +71,15 @@ check_plugin() {
   expect_eq "$1: plugin events" "plugin events=10 objects=2 sum=20" "$out"
 }
 
+# check_host HOST PLUGIN: HOST, built without -fxray-instrument, has no
+# instrumentation map and still traces the PLUGIN it dlopens.
+check_host() {
+  if "${XRAY_READELF:-readelf}" -S "$1" | grep -q xray_instr_map; then
+    fail "$1 has an instrumentation map: a host is built without -fxray-instrument"
+  fi
+  check_plugin "$1" "$2"
+}
+
 check_traced() {
   local app=$1
   [ -n "${LLVM_XRAY:-}" ] || { note "llvm-xray not found: traced run not checked"; return 0; }

@@ -21,6 +21,13 @@ check_traced ./app
 "$XRAY_CLANG" $flags "$CONSUMER_SRC/app_plugin.c" -o app_plugin -ldl \
   ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "app_plugin with pkg-config flags"
 check_plugin ./app_plugin "$PWD/plugin.so"
+# The same program as an uninstrumented host: compiled with the include
+# path only, linked with xray's libs (which instrument nothing at link).
+"$XRAY_CLANG" $(pkg-config --cflags-only-I xray) -c "$CONSUMER_SRC/app_plugin.c" -o host_plugin.o \
+  ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "host_plugin.o with xray's include path"
+"$XRAY_CLANG" host_plugin.o -o host_plugin $(pkg-config --libs xray) -ldl \
+  ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "host_plugin with xray's libs"
+check_host ./host_plugin "$PWD/plugin.so"
 
 # Another clang than the one seen at configure time may need the other
 # spelling of "no link deps": the variable is there to override.

@@ -6,7 +6,8 @@
 
 static int plugin_events;
 
-/* The executable needs a map of its own for the runtime to start. */
+/* Built with XRay::xray the executable has a map of its own; built with
+ * XRay::host (host_plugin) it has none: the plugin is object 1 either way. */
 __attribute__((xray_always_instrument, noinline)) int app_leaf(int x) { return x + 1; }
 
 __attribute__((xray_never_instrument)) static void count(int32_t id, XRayEntryType type) {
