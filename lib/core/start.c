@@ -74,23 +74,25 @@ static void say_no_map(const char *why) {
 
 void xr_start_never(void) { say_no_map(""); }
 
-/* At exit: no sled anywhere, the case compiler-rt reports at start. Its
- * line is said here, where it is true (a host's first object may register
- * at any dlopen), on a line of its own: scripts grep for it. */
+/* At exit: no sled anywhere, and XRAY_OPTIONS asked for a trace. */
 static void say_if_no_object_came(void) {
   if (getpid() != hint_pid || __atomic_load_n(&started, __ATOMIC_ACQUIRE))
     return;
-  xr_report_untagged(XR_INFO, "XRay instrumentation map missing. Not initializing XRay.");
-  xr_report(XR_INFO, "no instrumentation map (xray_instr_map) in this program, and "
-            "no instrumented shared object registered: nothing was traced; "
-            "build with -fxray-instrument");
   say_no_map(" and loaded no instrumented shared object");
 }
 
+/* compiler-rt's line comes first and at start, where it prints it: its own
+ * tests and users' scripts expect it before the program's output. Ours
+ * follows on its own line and says what still happens (a host's modules
+ * may register at any dlopen). */
 void xr_start_wait_for_objects(void) {
+  xr_report_untagged(XR_INFO, "XRay instrumentation map missing. Not initializing XRay.");
   xr_report(XR_INFO, "the executable has no instrumentation map (xray_instr_map): "
-            "XRay traces the instrumented shared objects that register "
-            "(linked with libxray-dso.a); XRAY_OPTIONS' mode starts with the first");
-  hint_pid = getpid();
-  atexit(say_if_no_object_came);
+            "instrumented shared objects that register later (linked with "
+            "libxray-dso.a) are still traced, and XRAY_OPTIONS' mode starts "
+            "with the first");
+  if (tracing_asked_by() != NULL) {
+    hint_pid = getpid();
+    atexit(say_if_no_object_came);
+  }
 }

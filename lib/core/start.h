@@ -13,10 +13,10 @@
  * object registry's lock held (a mode's init takes it). */
 XR_HIDDEN void xr_start_tracing(void);
 
-/* Init found no map in the executable: says so at verbosity 1, and at exit,
- * if no shared object started tracing by then, prints compiler-rt's
- * "instrumentation map missing" line, ours, and the hint for a trace that
- * XRAY_OPTIONS asked for. */
+/* Init found no map in the executable: prints compiler-rt's
+ * "instrumentation map missing" line and ours at verbosity 1, and, when
+ * XRAY_OPTIONS asked for a trace and no shared object started one by exit,
+ * the hint at exit. */
 XR_HIDDEN void xr_start_wait_for_objects(void);
 
 /* Init found a map that is not valid: nothing will ever be traced; the hint

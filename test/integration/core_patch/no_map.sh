@@ -2,8 +2,8 @@
 # above the threshold) and no instrumented shared object: links, runs,
 # NOT_INITIALIZED from patching, no mode started and no file, silent at
 # verbosity 0, explains itself at verbosity 1 with compiler-rt's exact line
-# (its own line: scripts and compiler-rt's tests grep for it; said at exit,
-# once no object can register any more, docs/usage.md).
+# (its own line, at start, before the program's output: scripts and
+# compiler-rt's quiet-start test expect it there, docs/usage.md).
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/no_map.c" -o plain "${XRAY_LDFLAGS[@]}"
 "$XRAY_CLANG" -O1 -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \
@@ -22,5 +22,11 @@ for p in plain below_threshold; do
   grep -q "no instrumentation map" err.txt || fail "$p at verbosity=1 did not say why: $(cat err.txt)"
   grep -qE '^==[0-9]+==XRay instrumentation map missing\. Not initializing XRay\.$' err.txt ||
     fail "$p at verbosity=1: no compiler-rt line: $(cat err.txt)"
+  XRAY_OPTIONS="patch_premain=true verbosity=1" ./$p >both.txt 2>&1 || fail "$p (both) exited $?"
+  expect_eq "$p at verbosity=1: first line" 1 \
+    "$(head -n1 both.txt | grep -cE '^==[0-9]+==XRay instrumentation map missing\. Not initializing XRay\.$')"
+  expect_eq "$p at verbosity=1: program output after XRay's start lines" ok "$(sed -n 3p both.txt)"
+  grep -q "asks for a trace (patch_premain=true)" both.txt ||
+    fail "$p: no hint at exit for patch_premain=true: $(cat both.txt)"
 done
 exit 0
