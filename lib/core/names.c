@@ -195,6 +195,20 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
   return status;
 }
 
+void xr_names_after_fork(void) {
+  if (loading_here)
+    return; /* this thread's own load (a signal handler forked) goes on */
+  for (int i = 0; i < XR_NAMES_MAX_OBJECTS; i++) {
+    int s = LOADING;
+    __atomic_compare_exchange_n(&table_state[i], &s, EMPTY, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
+  if (__atomic_load_n(&arena.lock, __ATOMIC_RELAXED)) {
+    arena.next = arena.end = NULL; /* maybe half updated: a fresh chunk */
+    __atomic_store_n(&arena.lock, 0, __ATOMIC_RELAXED);
+  }
+}
+
 void xr_names_forget_object(int object) {
   if (object <= 0 || object >= XR_NAMES_MAX_OBJECTS)
     return;

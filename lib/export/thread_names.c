@@ -23,6 +23,8 @@ static void take(void) {
 }
 static void release(void) { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
 
+void xr_thread_names_after_fork(void) { release(); }
+
 void xr_thread_names_remember(void) {
   char name[16] = {0};
   if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)

@@ -13,5 +13,7 @@ XR_HIDDEN void xr_thread_names_remember(void);
 /* The remembered name of (pid, tid) copied to buf[16], or NULL. */
 XR_HIDDEN const char *xr_thread_names_find(int32_t pid, int32_t tid,
                                            char buf[16]);
+/* Fork child: frees the table's lock (its holder did not survive). */
+XR_HIDDEN void xr_thread_names_after_fork(void);
 
 #endif

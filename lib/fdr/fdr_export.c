@@ -2,12 +2,14 @@
  * trace entry point. See fdr_export.h. */
 #include "fdr/fdr_export.h"
 #include "core/map_array.h"
+#include "core/output.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "fdr/fdr_records.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -150,6 +152,17 @@ static void to_chrome(void *ctx, const struct xr_fdr_span *span,
   xr_chrome_add(ctx, span->pid, span->tid, e);
 }
 
+/* The spans through w (opened with names), then closes both. */
+static int write_spans(struct xr_chrome *w, void *names,
+                       struct xr_fdr_span *spans, size_t n, int version) {
+  xr_fdr_spans_order(spans, n, version);
+  for (size_t i = 0; i < n; i++)
+    xr_fdr_span_decode(&spans[i], version, to_chrome, w);
+  int rc = xr_chrome_close(w);
+  xr_chrome_self_names_close(names);
+  return rc;
+}
+
 int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
                         size_t n, int version, uint64_t frequency_hz) {
   void *names = xr_chrome_self_names_open();
@@ -159,11 +172,42 @@ int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
     xr_chrome_self_names_close(names);
     return -1;
   }
-  xr_fdr_spans_order(spans, n, version);
-  for (size_t i = 0; i < n; i++)
-    xr_fdr_span_decode(&spans[i], version, to_chrome, w);
-  int rc = xr_chrome_close(w);
-  xr_chrome_self_names_close(names);
+  return write_spans(w, names, spans, n, version);
+}
+
+/* A snapshot's JSON is written as `<snap>.json.part` and renamed when
+ * whole: it appears while the program runs, and whoever waits for
+ * `<snap>.json` never reads half of it. */
+static int write_chrome_renamed(const char *log_path,
+                                struct xr_fdr_span *spans, size_t n,
+                                int version, uint64_t frequency_hz) {
+  char part[1100], done[1100];
+  int len = snprintf(done, sizeof done, "%s.json", log_path);
+  if (len < 0 || (size_t)len >= sizeof done) {
+    xr_report(XR_ERROR, "xray-fdr: no .json for '%s': name too long",
+              log_path);
+    return -1;
+  }
+  int fd = xr_open_sibling_file(log_path, ".json.part", part, sizeof part);
+  if (fd < 0)
+    return -1; /* reported */
+  void *names = xr_chrome_self_names_open();
+  struct xr_chrome *w = xr_chrome_open_fd(fd, part, frequency_hz,
+                                          xr_chrome_self_name, names);
+  int rc = -1;
+  if (w == NULL) {
+    close(fd);
+    xr_chrome_self_names_close(names);
+  } else {
+    rc = write_spans(w, names, spans, n, version);
+  }
+  if (rc == 0 && rename(part, done) != 0) {
+    xr_report(XR_ERROR, "xray-fdr: cannot rename '%s' to '%s': %s", part,
+              done, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0)
+    unlink(part);
   return rc;
 }
 
@@ -209,7 +253,7 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
     off += XR_FDR_META_SIZE + (size_t)bytes;
   }
   if (rc == 0)
-    rc = xr_fdr_write_chrome(log_path, spans, n, version, frequency_hz);
+    rc = write_chrome_renamed(log_path, spans, n, version, frequency_hz);
   else
     xr_report(XR_ERROR, "xray-fdr: no .json for '%s': %s", log_path,
               version >= 2 ? "out of memory" : "FDR version 1 file");

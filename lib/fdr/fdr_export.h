@@ -40,7 +40,8 @@ XR_HIDDEN int xr_fdr_write_chrome(const char *log_path,
                                   int version, uint64_t frequency_hz);
 
 /* The same from an FDR file of this process (version 2+), read back: how
- * snapshots get their `.json` at flush. */
+ * snapshots get their `.json`. Written as `<log_path>.json.part`, renamed
+ * to `<log_path>.json` when whole (removed on failure). */
 XR_HIDDEN int xr_fdr_file_write_chrome(const char *log_path,
                                        uint64_t frequency_hz);
 

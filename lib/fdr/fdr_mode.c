@@ -216,6 +216,7 @@ static void fork_child(void) {
   /* A snapshot being written by another thread stays the parent's. */
   __atomic_store_n(&snapshots_inside, 0, __ATOMIC_RELAXED);
   xr_fdr_snapshot_fork_child();
+  xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
   if (load_state() == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
@@ -319,6 +320,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   xr_objects_limit_recording(XR_FDR_MAX_OBJECTS, "xray-fdr");
   install_handlers(true);
   xr_fdr_snapshot_prepare();
+  if (outputs & XR_TRACE_OUT_CHROME)
+    xr_fdr_snapjson_start(); /* before the first snapshot can be taken */
   set_state(XRAY_LOG_INITIALIZED);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
@@ -557,12 +560,6 @@ static void report_all_calls_erased(void) {
             (int)options.func_duration_threshold_us);
 }
 
-static void snapshot_json(const char *path) {
-  if (xr_fdr_file_write_chrome(path, xr_clock.frequency_hz) == 0)
-    xr_report(XR_INFO, "xray-fdr: snapshot '%s' as Chrome trace in '%s.json'",
-              path, path);
-}
-
 static XRayLogFlushStatus fdr_flush(void) {
   if (load_state() != XRAY_LOG_FINALIZED)
     return XRAY_LOG_NOT_FLUSHING;
@@ -572,12 +569,13 @@ static XRayLogFlushStatus fdr_flush(void) {
   uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   __xray_log_remove_buffer_iterator();
+  /* The snapshots' JSON helper ends (after the file it is on); what it had
+   * not reached is converted here, the same way (fdr_snapjson.c). */
+  xr_fdr_snapjson_stop();
   if (!options.no_file_flush)
     write_file();
-  /* Snapshots are written where nothing may allocate (signal handlers,
-   * the API's promise): their JSON waits for this flush. */
   if (outputs & XR_TRACE_OUT_CHROME)
-    xr_fdr_snapshot_each_new(snapshot_json);
+    xr_fdr_snapjson_convert_new();
   report_all_calls_erased();
   uint64_t dropped = xr_fdr_writers_dropped();
   uint64_t nested = xr_fdr_writers_nested();

@@ -36,6 +36,7 @@
 #include "core/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
 
@@ -45,41 +46,6 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ---- text without stdio ------------------------------------------------ */
-
-struct text {
-  char *p;
-  size_t len, cap;
-};
-static void put_str(struct text *t, const char *s) {
-  while (*s && t->len + 1 < t->cap)
-    t->p[t->len++] = *s++;
-  t->p[t->len] = 0;
-}
-/* Decimal, at least `width` digits (zero-padded). */
-static void put_u64w(struct text *t, uint64_t v, int width) {
-  char d[24];
-  int n = 0;
-  do {
-    d[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v && n < 24);
-  while (n < width && n < 24)
-    d[n++] = '0';
-  while (n > 0 && t->len + 1 < t->cap)
-    t->p[t->len++] = d[--n];
-  t->p[t->len] = 0;
-}
-static void put_u64(struct text *t, uint64_t v) { put_u64w(t, v, 1); }
-static void put_i64(struct text *t, int64_t v) {
-  if (v < 0) {
-    put_str(t, "-");
-    put_u64(t, (uint64_t)0 - (uint64_t)v);
-  } else {
-    put_u64(t, (uint64_t)v);
-  }
-}
 
 /* One diagnostic line like xr_report's, written raw (signal handlers). */
 static void say_raw(enum xr_report_level level, const char *a, const char *b,
@@ -130,6 +96,14 @@ static const char *error_text(int err) {
 
 static char name_prefix[1024]; /* <base><program>.<suffix>.snap */
 static uint32_t name_counter;  /* atomic: the last N handed out */
+/* Which files the JSON side (xr_fdr_snapshot_each_new) may read. Normal
+ * snapshots run one at a time (the try-lock), so they end in number order:
+ * each one up to normal_done is whole. A crash snapshot may run beside
+ * them and take a number in between: crash_number names it (CRASH_TAKING
+ * while it takes one), so a file a crash is writing is never read. */
+static uint32_t normal_done;  /* atomic */
+static uint32_t crash_number; /* atomic */
+enum { CRASH_TAKING = UINT32_MAX };
 
 void xr_fdr_snapshot_prepare(void) {
   if (name_prefix[0])
@@ -244,9 +218,17 @@ static int out_cut(struct out *o, uint64_t offset) {
   return 0;
 }
 
-static int open_snapshot(char *name, size_t cap, uint32_t *number) {
+/* The counter's add is sequentially consistent: a crash's CRASH_TAKING
+ * store comes before its add, so a normal snapshot numbered after it (and
+ * whoever reads that snapshot's normal_done) sees it. */
+static int open_snapshot(char *name, size_t cap, uint32_t *number,
+                         enum xr_fdr_snapshot_slot slot) {
   for (int tries = 0; tries < 100; tries++) {
-    uint32_t n = __atomic_add_fetch(&name_counter, 1, __ATOMIC_RELAXED);
+    if (slot == XR_SNAP_SLOT_CRASH)
+      __atomic_store_n(&crash_number, CRASH_TAKING, __ATOMIC_SEQ_CST);
+    uint32_t n = __atomic_add_fetch(&name_counter, 1, __ATOMIC_SEQ_CST);
+    if (slot == XR_SNAP_SLOT_CRASH)
+      __atomic_store_n(&crash_number, n, __ATOMIC_SEQ_CST);
     struct text t = {name, 0, cap};
     put_str(&t, name_prefix);
     put_u64w(&t, n, 6);
@@ -272,16 +254,32 @@ static int open_snapshot(char *name, size_t cap, uint32_t *number) {
 static uint32_t names_visited; /* xr_fdr_snapshot_each_new's last N */
 
 void xr_fdr_snapshot_each_new(void (*fn)(const char *path)) {
-  uint32_t last = __atomic_load_n(&name_counter, __ATOMIC_ACQUIRE);
+  uint32_t last = __atomic_load_n(&normal_done, __ATOMIC_ACQUIRE);
   char name[1100];
   for (uint32_t n = names_visited + 1; n <= last; n++) {
+    uint32_t crash = __atomic_load_n(&crash_number, __ATOMIC_SEQ_CST);
+    if (crash == CRASH_TAKING)
+      break; /* maybe n, maybe not yet whole: the next call looks again */
+    names_visited = n;
+    if (n == crash)
+      continue; /* the last crash's file: none (it may still be written) */
     struct text t = {name, 0, sizeof name};
     put_str(&t, name_prefix);
     put_u64w(&t, n, 6);
     if (t.len + 1 < sizeof name && access(name, F_OK) == 0)
       fn(name); /* numbers whose open failed have no file */
   }
-  names_visited = last;
+}
+
+void xr_fdr_snapshot_names_fork_child(void) {
+  /* The child's snapshots get names of its own (a new suffix, from 000001):
+   * the parent's JSON side never reads them, nor the child's the parent's. */
+  name_prefix[0] = 0;
+  __atomic_store_n(&name_counter, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&normal_done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&crash_number, 0, __ATOMIC_RELAXED);
+  names_visited = 0;
+  xr_fdr_snapshot_prepare();
 }
 
 struct counts {
@@ -466,7 +464,7 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                          enum xr_fdr_snapshot_slot slot,
                                          char *name, size_t cap) {
   uint32_t number = 0;
-  int fd = open_snapshot(name, cap, &number);
+  int fd = open_snapshot(name, cap, &number, slot);
   if (fd < 0) {
     say_raw(XR_ERROR, "xray-fdr: cannot create snapshot file '", name, "': ",
             error_text(errno), "; recording goes on");
@@ -536,6 +534,12 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     say_raw(XR_INFO, "xray-fdr: snapshot in '", name, what, "", "");
   }
   close(fd);
+  if (slot == XR_SNAP_SLOT_NORMAL) {
+    /* Whole (or removed): the JSON side may read it now. A crash's file
+     * gets no JSON: the process is ending. */
+    __atomic_store_n(&normal_done, number, __ATOMIC_RELEASE);
+    xr_fdr_snapjson_wake();
+  }
   return status;
 }
 

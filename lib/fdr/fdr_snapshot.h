@@ -37,9 +37,24 @@ XR_HIDDEN XRaySnapshotStatus xr_fdr_snapshot_write(
     const struct xr_fdr_snapshot_why *why, enum xr_fdr_snapshot_slot slot,
     char *path, size_t path_size);
 
-/* Control path (flush): calls fn with the name of every snapshot file this
- * process wrote since the last call (none twice), in the order taken. */
+/* Control path (the JSON helper thread, or flush once it is joined: one
+ * caller at a time): calls fn with the name of every file of a normal
+ * snapshot (API, signal, slow call) this process finished since the last
+ * call (none twice), in the order taken. Never a crash snapshot's file. */
 XR_HIDDEN void xr_fdr_snapshot_each_new(void (*fn)(const char *path));
+/* Fork child: new names (suffix and numbers) for the child's snapshots. */
+XR_HIDDEN void xr_fdr_snapshot_names_fork_child(void);
+
+/* The JSON of snapshots (fdr_snapjson.c), with trace_output=chrome: a
+ * helper thread converts each new snapshot soon after it. start at init,
+ * stop (join) at flush, both on the control path; wake is async-signal-safe
+ * (sem_post) and does nothing without a helper; convert_new converts what
+ * is new, on the calling thread (flush, after stop). */
+XR_HIDDEN void xr_fdr_snapjson_start(void);
+XR_HIDDEN void xr_fdr_snapjson_wake(void);
+XR_HIDDEN void xr_fdr_snapjson_stop(void);
+XR_HIDDEN void xr_fdr_snapjson_convert_new(void);
+XR_HIDDEN void xr_fdr_snapjson_fork_child(void);
 
 /* The normal slot's owner: a try-lock (never waits) taken by the API, the
  * signal trigger and the slow-call trigger. */

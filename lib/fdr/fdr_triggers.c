@@ -65,6 +65,7 @@ void xr_fdr_snapshot_drain(void) {
 void xr_fdr_snapshot_fork_child(void) {
   __atomic_store_n(&normal_slot_taken, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&deferred, 0, __ATOMIC_RELAXED);
+  xr_fdr_snapshot_names_fork_child();
 }
 
 

@@ -1,0 +1,122 @@
+/* The Chrome trace JSON of snapshots (trace_output=chrome), soon after each.
+ *
+ * A snapshot runs where nothing may allocate (a signal handler, the
+ * async-signal-safe API, a slow call's exit); the JSON writer allocates,
+ * loads the name table and reads /proc. So one helper thread writes it:
+ * - it exists only while FDR is initialised with chrome output on: created
+ *   at init (never in a signal context), joined at flush;
+ * - a snapshot wakes it with sem_post (async-signal-safe, never blocks);
+ * - it converts every snapshot finished since its last pass
+ *   (xr_fdr_snapshot_each_new), and flush, after joining it, converts what
+ *   is left the same way: one mechanism, and one caller at a time, so each
+ *   `.json` has one writer;
+ * - it blocks every signal (created with all of them blocked: the program's
+ *   signals go to the program's threads) and never records: its
+ *   xr_in_handler stays set, so an event on it would be dropped (it calls
+ *   nothing instrumented; a thread without a buffer takes the full path,
+ *   which checks the guard).
+ * A fork child has no helper (only the forking thread survives): its
+ * snapshots get their JSON at its flush. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include "core/clock.h"
+#include "core/names.h"
+#include "core/report.h"
+#include "core/thread.h"
+#include "export/thread_names.h"
+#include "fdr/fdr_export.h"
+#include "fdr/fdr_snapshot.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+static sem_t wake;
+static bool wake_ready;  /* sem_init done: once per process, never destroyed */
+static int armed;        /* atomic: a helper of this process listens */
+static int stopping;     /* atomic: the helper's next wake ends it */
+static pthread_t helper;
+static bool running;     /* control path only: helper is joinable */
+
+static void convert_one(const char *path) {
+  if (xr_fdr_file_write_chrome(path, xr_clock.frequency_hz) == 0)
+    xr_report(XR_INFO, "xray-fdr: snapshot '%s' as Chrome trace in '%s.json'",
+              path, path);
+}
+
+void xr_fdr_snapjson_convert_new(void) {
+  xr_fdr_snapshot_each_new(convert_one);
+}
+
+static void *helper_main(void *arg) {
+  (void)arg;
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  for (;;) {
+    if (sem_wait(&wake) != 0) {
+      if (errno == EINTR)
+        continue;
+      return NULL; /* cannot wait: flush converts everything */
+    }
+    if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+      return NULL; /* flush converts the rest */
+    xr_fdr_snapjson_convert_new();
+  }
+}
+
+void xr_fdr_snapjson_start(void) {
+  if (running)
+    return;
+  if (!wake_ready) {
+    if (sem_init(&wake, 0, 0) != 0) {
+      xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (sem_init: %s); "
+                          "snapshots get their .json at flush",
+                strerror(errno));
+      return;
+    }
+    wake_ready = true;
+  }
+  __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
+  /* The thread inherits this mask: it never takes the program's signals
+   * (a snapshot signal, a timer, a crash sent by kill). */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&helper, NULL, helper_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) {
+    xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (%s); snapshots "
+                        "get their .json at flush",
+              strerror(rc));
+    return;
+  }
+  pthread_setname_np(helper, "xray-snapjson");
+  running = true;
+  __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
+}
+
+void xr_fdr_snapjson_wake(void) {
+  /* A post after stop (a snapshot that saw armed just before) only makes
+   * the next helper look once for nothing. */
+  if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+    sem_post(&wake);
+}
+
+void xr_fdr_snapjson_stop(void) {
+  if (!running)
+    return;
+  __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
+  sem_post(&wake);
+  pthread_join(helper, NULL); /* it finishes the file it is writing */
+  running = false;
+}
+
+void xr_fdr_snapjson_fork_child(void) {
+  __atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
+  running = false; /* the parent's thread; nothing to join here */
+  /* It may have been loading the name table or reading thread names when
+   * the parent forked: the locks it held would wait forever here. */
+  xr_names_after_fork();
+  xr_thread_names_after_fork();
+}
