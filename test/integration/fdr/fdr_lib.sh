@@ -76,3 +76,35 @@ fdr_requests() {
     }
     END { for (t in count) printf "%s..%s/%s %s\n", first[t], lastn[t], count[t], ok[t] }' | sort -n
 }
+# fdr_json_check JSON TRACE BINARY: JSON (the Chrome trace written for
+# TRACE) parses, and holds per function as many complete ("X") events as
+# llvm-xray's records of TRACE give calls: one per enter record, plus one
+# per exit whose enter is not in the trace (the ring overwrote it). Prints
+# "name:count ..." sorted by name.
+fdr_json_check() {
+  fdr_yaml "$2" "$3" >"$1.yaml" || fail "llvm-xray convert $2"
+  python3 - "$1" "$1.yaml" <<'PY' || fail "$1 does not match llvm-xray convert of $2"
+import collections, json, re, sys
+got = collections.Counter(e["name"] for e in json.load(open(sys.argv[1]))
+                          if e.get("ph") == "X")
+want = collections.Counter()
+stacks = collections.defaultdict(list)
+record = re.compile(r"function: '?([^,']+)'?, .*thread: (\d+), .*kind: function-([a-z-]+),")
+for line in open(sys.argv[2]):
+    m = record.search(line)
+    if not m:
+        continue
+    name, thread, kind = m.groups()
+    stack = stacks[thread]
+    if kind.startswith("enter"):
+        want[name] += 1
+        stack.append(name)
+    elif name in stack:  # exit, tail-exit: frames above it were unwound
+        del stack[len(stack) - 1 - stack[::-1].index(name):]
+    else:
+        want[name] += 1  # its enter is not in the trace
+        stack.clear()
+assert got == want, (dict(got), dict(want))
+print(" ".join("%s:%d" % kv for kv in sorted(got.items())))
+PY
+}

@@ -8,8 +8,10 @@ fdr_prog snapshot_api
 for version in 5 1; do
   rm -f xray-log.snapshot_api.*
   ./snapshot_api "func_duration_threshold_us=0 format_version=$version" >names.txt
-  mapfile -t names < <(grep -v '^done$' names.txt)
+  mapfile -t names < <(grep '^xray-log' names.txt)
   expect_eq "v$version: program ran to its end" 1 "$(grep -c '^done$' names.txt)"
+  # without chrome output, no helper thread at all
+  expect_eq "v$version: no helper thread" "threads init 1 - -" "$(grep '^threads init' names.txt)"
   expect_eq "v$version: two names printed" 2 "${#names[@]}"
   [[ "${names[0]}" =~ ^xray-log\.snapshot_api\.([a-z0-9]{6})\.snap000001$ ]] ||
     fail "v$version: first name ${names[0]}"
@@ -30,28 +32,54 @@ for version in 5 1; do
     expect_eq "v$version: snapshot $n metadata (yaml)" 1 "$(fdr_yaml "$f" | grep -c -E "kind: custom-event, .*data: '$want'" || true)"
   done
 done
-# trace_output=xray+chrome: each snapshot gets its .json at the flush (the
-# snapshot itself may run where nothing can allocate), with the calls the
-# snapshot holds, complete events only for calls that returned before it.
+# trace_output=xray+chrome: each snapshot gets its .json while the program
+# runs, from the runtime's helper thread (the snapshot itself may run where
+# nothing can allocate). After each snapshot the program waits for the
+# .json and hard-links it: what was there before any flush, with the calls
+# llvm-xray finds in the snapshot; flush does not write it again. A fork
+# child has no helper: its snapshot's .json comes at its own flush.
 if command -v python3 >/dev/null; then
   rm -f xray-log.snapshot_api.*
-  ./snapshot_api "func_duration_threshold_us=0 trace_output=xray+chrome" >names.txt 2>err.txt
-  mapfile -t names < <(grep -v '^done$' names.txt)
+  XRAY_OPTIONS=verbosity=1 ./snapshot_api "func_duration_threshold_us=0 trace_output=xray+chrome" \
+    >names.txt 2>err.txt || fail "json: exit status $? ($(tail -3 err.txt))"
+  mapfile -t names < <(grep '^xray-log' names.txt)
   expect_eq "json: two names printed" 2 "${#names[@]}"
+  # one helper thread while FDR is initialised: named, every signal
+  # blocked (1-31 but KILL and STOP); joined at flush
+  read -r _ _ count name blocked < <(grep '^threads init' names.txt)
+  expect_eq "helper: threads" 2 "$count"
+  expect_eq "helper: name" xray-snapjson "$name"
+  python3 - "$blocked" <<'PY' || fail "helper: signals not blocked: $blocked"
+import sys
+mask = int(sys.argv[1], 16)
+assert all(mask >> (s - 1) & 1 for s in range(1, 32) if s not in (9, 19))
+PY
+  expect_eq "helper: joined at flush" "threads flushed 1 - -" "$(grep '^threads flushed' names.txt)"
+  wants=("alpha:100 beta:100" "alpha:100 beta:100 gamma_:50")
   for n in 1 2; do
     f=${names[$((n - 1))]}
-    [ -f "$f.json" ] || { cat err.txt >&2; fail "json: no $f.json"; }
-    python3 - "$f.json" "$n" <<'PY' || fail "json: $f.json"
-import collections, json, sys
-events = json.load(open(sys.argv[1]))
-got = collections.Counter(e["name"] for e in events if e.get("ph") == "X")
-want = {"1": {"alpha": 100, "beta": 100},
-        "2": {"alpha": 100, "beta": 100, "gamma_": 50}}[sys.argv[2]]
-assert dict(got) == want, (dict(got), want)
-PY
+    [ -f "$f.json.before_flush" ] || fail "json $n: no $f.json before the flush"
+    expect_eq "json $n: calls, as llvm-xray convert" "${wants[$((n - 1))]}" \
+      "$(fdr_json_check "$f.json.before_flush" "$f" snapshot_api)"
+    expect_eq "json $n: not written again at flush (same inode)" \
+      "$(stat -c %i "$f.json.before_flush")" "$(stat -c %i "$f.json")"
+    expect_eq "json $n: one writer" 1 "$(grep -cF "snapshot '$f' as Chrome trace in '$f.json'" err.txt)"
   done
-  final=$(only_file "xray-log.snapshot_api.??????")
-  [ -f "$final.json" ] || fail "json: the final log has no .json"
+  expect_eq "json: no .part file left" "" "$(ls ./*.part 2>/dev/null || true)"
+  # the fork child: no helper, names of its own, the .json at its flush
+  expect_eq "child: no helper thread" "threads child 1 - -" "$(grep '^threads child' names.txt)"
+  child=$(grep '^child ' names.txt | cut -d' ' -f2)
+  [[ "$child" =~ ^xray-log\.snapshot_api\.[a-z0-9]{6}\.snap000001$ ]] || fail "child: snapshot name '$child'"
+  [ "${child%.snap000001}" != "${names[0]%.snap000001}" ] || fail "child: the parent's snapshot names"
+  expect_eq "child: its snapshot's .json" "gamma_:20" "$(fdr_json_check "$child.json" "$child" snapshot_api)"
+  # the final logs (parent, child), each with its .json; the helper
+  # recorded nothing: one thread in the parent's log
+  logs=( $(ls xray-log.snapshot_api.??????) )
+  expect_eq "json: final logs" 2 "${#logs[@]}"
+  for f in "${logs[@]}"; do
+    [ -f "$f.json" ] || fail "json: $f has no .json"
+    expect_eq "$f: one thread" 1 "$(fdr_yaml "$f" | grep -o 'thread: [0-9]*' | sort -u | wc -l)"
+  done
 fi
 # Faults: a directory that does not exist, a file size limit too small for
 # one buffer (SIGXFSZ left at its default: it must not be raised). Each
@@ -60,12 +88,12 @@ fi
 rm -f xray-log.snapshot_api.*
 XRAY_OPTIONS="xray_logfile_base=no/such/dir/" ./snapshot_api "func_duration_threshold_us=0" 3 \
   >out.txt 2>err.txt || fail "no dir: exit status $?"
-expect_eq "no dir: ran to its end" "done" "$(cat out.txt)"
+expect_eq "no dir: ran to its end" "done" "$(tail -1 out.txt)"
 expect_eq "no dir: two messages" 2 \
   "$(grep -c "cannot create snapshot file 'no/such/dir/snapshot_api\.[a-z0-9]*\.snap00000[12]': no such directory; recording goes on" err.txt)"
 ( ulimit -f 1; ./snapshot_api "func_duration_threshold_us=0" 3 >out.txt 2>err.txt ) ||
   fail "file size limit: exit status $?"
-expect_eq "file size limit: ran to its end" "done" "$(cat out.txt)"
+expect_eq "file size limit: ran to its end" "done" "$(tail -1 out.txt)"
 expect_eq "file size limit: two messages" 2 \
   "$(grep -c "writing snapshot 'xray-log\.snapshot_api\.[a-z0-9]*\.snap00000[12]' failed: file size limit (RLIMIT_FSIZE) reached; removed" err.txt)"
 expect_eq "file size limit: no snapshot file left" "" "$(ls xray-log.snapshot_api.*.snap* 2>/dev/null || true)"

@@ -5,11 +5,15 @@
 # request, nothing cut or left out. The second comes while they run: every
 # thread's requests are there in order, later than the first snapshot's.
 # The final flush is intact.
+# With trace_output=xray+chrome, each snapshot's .json appears while the
+# service runs (the program waits for it before it says "signalled"), holds
+# the calls llvm-xray finds in the snapshot, and the flush does not write
+# it again.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog service
 rm -f xray-log.service.* ready hold held signalled stop
-./service "func_duration_threshold_us=0 snapshot_signal=SIGUSR2" >out.txt 2>err.txt &
+XRAY_OPTIONS=verbosity=1 ./service "func_duration_threshold_us=0 snapshot_signal=SIGUSR2 trace_output=xray+chrome" >out.txt 2>err.txt &
 pid=$!
 wait_file ready
 touch hold
@@ -22,7 +26,7 @@ wait_file signalled 2
 touch stop
 wait $pid || fail "service: exit status $? ($(cat err.txt))"
 expect_eq "the program's handler ran" "program's SIGUSR2 handler ran 2 times" "$(cat out.txt)"
-snaps=( $(ls xray-log.service.*.snap* 2>/dev/null || true) )
+snaps=( $(ls xray-log.service.*.snap?????? 2>/dev/null || true) )
 expect_eq "two snapshots" 2 "${#snaps[@]}"
 [[ "${snaps[0]}" == *.snap000001 && "${snaps[1]}" == *.snap000002 ]] || fail "names: ${snaps[*]}"
 
@@ -48,6 +52,16 @@ low=$(awk '{ split($1, a, "[./]"); print a[3] }' <<<"$second" | sort -n | head -
 [ "$low" -ge "$(sort -n <<<"$want" | tr ' ' '\n' | sort -n | head -1)" ] ||
   fail "second: a thread ends before the first snapshot ($second)"
 expect_eq "second: metadata" 1 "$(fdr_dump_count "${snaps[1]}" "data = 'xray-snapshot number=2 reason=signal signal=12 ")"
+
+# the JSON, as the helper wrote it before the flush, and not again
+for f in "${snaps[@]}"; do
+  [ -f "$f.json.before_flush" ] || fail "$f: no .json before the flush"
+  calls=$(fdr_json_check "$f.json.before_flush" "$f" service)
+  [[ "$calls" == "handle_request:"*" parse:"*" respond:"* ]] || fail "$f.json: $calls"
+  expect_eq "$f.json: not written again at flush (same inode)" \
+    "$(stat -c %i "$f.json.before_flush")" "$(stat -c %i "$f.json")"
+  expect_eq "$f.json: one writer" 1 "$(grep -cF "snapshot '$f' as Chrome trace in '$f.json'" err.txt)"
+done
 
 # the final flush: every thread, in order
 final=$(only_file "xray-log.service.??????")

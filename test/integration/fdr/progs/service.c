@@ -5,9 +5,15 @@
  * Files it writes for the test script: "ready" once every worker has served
  * a request; while the file "hold" exists, the workers pause between two
  * requests and "held" says the last request each served; "signalled" holds
- * the number of SIGUSR2 its own handler has seen. Usage: service CONFIG */
+ * the number of SIGUSR2 its own handler has seen. With chrome output in
+ * CONFIG, before it writes "signalled" it waits for that many snapshot
+ * .json files (polling, bounded: exit 3 after 60 s) and hard-links each to
+ * `<name>.before_flush`: what the helper thread wrote before any flush.
+ * Usage: service CONFIG */
 #include "fdr_test.h"
+#include <glob.h>
 #include <pthread.h>
+#include <string.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,7 +61,35 @@ NEVER static void write_file(const char *name, const char *text) {
   rename("tmp", name);
 }
 
+/* Waits until `count` snapshots have their .json, and keeps each. */
+NEVER static void wait_json(int count) {
+  for (int i = 0;; i++) {
+    glob_t g;
+    int found = 0;
+    if (glob("xray-log.service.*.snap[0-9][0-9][0-9][0-9][0-9][0-9].json", 0,
+             NULL, &g) == 0) {
+      found = (int)g.gl_pathc;
+      for (size_t k = 0; found >= count && k < g.gl_pathc; k++) {
+        char kept[600];
+        snprintf(kept, sizeof kept, "%s.before_flush", g.gl_pathv[k]);
+        if (access(kept, F_OK) != 0)
+          fdr_expect("link the .json", link(g.gl_pathv[k], kept), 0);
+      }
+      globfree(&g);
+    }
+    if (found >= count)
+      return;
+    if (i == 6000) {
+      fprintf(stderr, "%d snapshot .json file(s) after 60 s, want %d\n",
+              found, count);
+      exit(3);
+    }
+    usleep(10000);
+  }
+}
+
 int main(int argc, char **argv) {
+  int chrome = strstr(fdr_config(argc, argv), "chrome") != NULL;
   signal(SIGUSR2, on_usr2);
   fdr_start(fdr_config(argc, argv));
   pthread_t t[WORKERS];
@@ -82,6 +116,8 @@ int main(int argc, char **argv) {
     }
     if (usr2_seen != signalled) {
       signalled = usr2_seen;
+      if (chrome)
+        wait_json(signalled);
       snprintf(text, sizeof text, "%d\n", signalled);
       write_file("signalled", text);
     }
