@@ -2,9 +2,9 @@
  *
  * Every trigger writes the snapshot itself, on the thread that triggered
  * it: the writer (fdr_snapshot.c) is async-signal-safe throughout, so a
- * signal or crash handler needs no helper thread (a thread would be one
- * more thing a crashing or forking program has to carry, and could not
- * help a crash: the process is about to end). */
+ * signal or crash handler needs no helper thread (a thread could not help
+ * a crash: the process is about to end). Only the optional Chrome JSON of
+ * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
 #include "core/common.h"
 #include "core/report.h"
 #include "fdr/fdr_snapshot.h"

@@ -9,10 +9,13 @@ id=$("$LLVM_XRAY" extract --symbolize slow_call | awk '/function-name: handle[, 
 [ -n "$id" ] || fail "no id for handle"
 cfg="func_duration_threshold_us=0 snapshot_if_slower_than_us=100000"
 
-# a name pattern, no minimum interval: two slow calls, two snapshots
+# a name pattern, no minimum interval: two slow calls, two snapshots; with
+# chrome output each gets its .json while the program runs (it waits for
+# it after the slow call), not again at flush
 rm -f xray-log.slow_call.*
-./slow_call "$cfg snapshot_function=hand* snapshot_min_interval_ms=0" 300 100 250 2>err.txt
-snaps=( $(ls xray-log.slow_call.*.snap* 2>/dev/null || true) )
+XRAY_OPTIONS=verbosity=1 ./slow_call "$cfg snapshot_function=hand* snapshot_min_interval_ms=0 trace_output=xray+chrome" \
+  300 100 250 2>err.txt || fail "pattern: exit status $? ($(tail -3 err.txt))"
+snaps=( $(ls xray-log.slow_call.*.snap?????? 2>/dev/null || true) )
 expect_eq "pattern: one snapshot per slow call" 2 "${#snaps[@]}"
 k=0
 for n in 100 250; do
@@ -28,6 +31,12 @@ for n in 100 250; do
   expect_eq "snapshot $k: ends with its exit" "function-exit" \
     "$(grep 'function: handle,' s.yaml | grep 'kind: function-' | tail -1 | grep -o 'function-exit')"
   expect_eq "snapshot $k: calls" "handle:$n/$n step:$n/$n" "$(fdr_calls "$f" slow_call)"
+  [ -f "$f.json.before_flush" ] || fail "snapshot $k: no .json before the flush"
+  expect_eq "snapshot $k: .json calls" "handle:$n step:$n" \
+    "$(fdr_json_check "$f.json.before_flush" "$f" slow_call)"
+  expect_eq "snapshot $k: .json not written again (same inode)" \
+    "$(stat -c %i "$f.json.before_flush")" "$(stat -c %i "$f.json")"
+  expect_eq "snapshot $k: one writer" 1 "$(grep -cF "snapshot '$f' as Chrome trace in '$f.json'" err.txt)"
 done
 expect_eq "pattern: final log intact" "handle:300/300 step:300/300" \
   "$(fdr_calls "$(only_file "xray-log.slow_call.??????")" slow_call)"

@@ -11,7 +11,6 @@
  * `<name>.before_flush`: what the helper thread wrote before any flush.
  * Usage: service CONFIG */
 #include "fdr_test.h"
-#include <glob.h>
 #include <pthread.h>
 #include <string.h>
 #include <stdbool.h>
@@ -61,33 +60,6 @@ NEVER static void write_file(const char *name, const char *text) {
   rename("tmp", name);
 }
 
-/* Waits until `count` snapshots have their .json, and keeps each. */
-NEVER static void wait_json(int count) {
-  for (int i = 0;; i++) {
-    glob_t g;
-    int found = 0;
-    if (glob("xray-log.service.*.snap[0-9][0-9][0-9][0-9][0-9][0-9].json", 0,
-             NULL, &g) == 0) {
-      found = (int)g.gl_pathc;
-      for (size_t k = 0; found >= count && k < g.gl_pathc; k++) {
-        char kept[600];
-        snprintf(kept, sizeof kept, "%s.before_flush", g.gl_pathv[k]);
-        if (access(kept, F_OK) != 0)
-          fdr_expect("link the .json", link(g.gl_pathv[k], kept), 0);
-      }
-      globfree(&g);
-    }
-    if (found >= count)
-      return;
-    if (i == 6000) {
-      fprintf(stderr, "%d snapshot .json file(s) after 60 s, want %d\n",
-              found, count);
-      exit(3);
-    }
-    usleep(10000);
-  }
-}
-
 int main(int argc, char **argv) {
   int chrome = strstr(fdr_config(argc, argv), "chrome") != NULL;
   signal(SIGUSR2, on_usr2);
@@ -117,7 +89,7 @@ int main(int argc, char **argv) {
     if (usr2_seen != signalled) {
       signalled = usr2_seen;
       if (chrome)
-        wait_json(signalled);
+        fdr_wait_snapshot_json("xray-log.service.", signalled);
       snprintf(text, sizeof text, "%d\n", signalled);
       write_file("signalled", text);
     }

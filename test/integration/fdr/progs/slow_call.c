@@ -1,6 +1,8 @@
 /* The slow-call trigger: handle(n) serves call number n; calls listed in
  * SLOW take at least 150 ms (a busy wait on the clock), the others a few
- * ns. Usage: slow_call CONFIG CALLS SLOW... */
+ * ns. With chrome output in CONFIG, after each slow call it waits for
+ * that many snapshot .json files (fdr_wait_snapshot_json: the snapshot's
+ * JSON while the program runs). Usage: slow_call CONFIG CALLS SLOW... */
 #include "fdr_test.h"
 #include <string.h>
 #include <time.h>
@@ -32,9 +34,14 @@ int main(int argc, char **argv) {
   long calls = atol(argv[2]);
   for (int i = 3; i < argc && slow_count < 16; i++)
     slow_ones[slow_count++] = atol(argv[i]);
+  int chrome = strstr(argv[1], "chrome") != NULL, slow_seen = 0;
   fdr_start(argv[1]);
-  for (long n = 1; n <= calls; n++)
+  for (long n = 1; n <= calls; n++) {
     handle(n);
+    for (int i = 0; chrome && i < slow_count; i++)
+      if (slow_ones[i] == n)
+        fdr_wait_snapshot_json("xray-log.slow_call.", ++slow_seen);
+  }
   fdr_stop();
   return 0;
 }
