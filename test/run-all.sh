@@ -29,14 +29,15 @@ PHASES=${XRAY_TEST_PHASES:-release compilers asan tsan fuzz}
 BUILD_ROOT=${XRAY_TEST_BUILD:-$ROOT/build/test-suite}
 JOBS=${XRAY_TEST_JOBS:-2}
 export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
-# Concurrent parts: buffer queue, registry, thread hooks, writers, live
+# Concurrent parts: buffer queue, registry, thread hooks, writers, the
+# snapshot JSON helper thread (fdr.snapshot_api), live
 # patching, and the stress tests with threads. Not here: tests that check
 # vector registers survive a lean handler (TSan's instrumentation calls into
 # its runtime, which uses them) or exact tail-exit events (TSan's function
 # exit hooks turn tail calls into calls), such as core_patch.threads; nor
 # basic.concurrent (under TSan's timing its threads' chunks interleave so
 # that llvm-xray account, which wants time order, sometimes rejects the log).
-TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|fdr\.(buffers|fork_signal|counts)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|faults|signals|threads))$'
+TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|fdr\.(buffers|fork_signal|counts|snapshot_api)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|faults|signals|threads))$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS

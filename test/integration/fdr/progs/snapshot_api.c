@@ -3,9 +3,10 @@
  * flush. Prints each snapshot's name. Usage: snapshot_api [CONFIG [STATUS]]
  * where STATUS is what the two snapshots must return (default 0, OK).
  *
- * Also prints the threads the process has once FDR is initialised, and
- * after the flush ("threads N NAME SIGBLK": NAME and SIGBLK of a thread
- * other than main, else "- -"). With chrome output in CONFIG, after each
+ * Also prints the threads the process has before FDR starts, once it is
+ * initialised, and after the flush ("threads WHEN N NAME SIGBLK": NAME and
+ * SIGBLK of the thread named xray-snapjson, else "- -"; a sanitizer may
+ * add threads of its own to N). With chrome output in CONFIG, after each
  * snapshot it waits for `<snapshot>.json` (polling, bounded: exit 3 after
  * 60 s) and hard-links it to `<snapshot>.json.before_flush`, so the script
  * sees what was there before any flush and whether flush replaced it; and a
@@ -26,7 +27,7 @@ NOINLINE int gamma_(int x) { fdr_sink = x; return x; }
 static int chrome; /* the config asks for chrome output */
 
 /* "N NAME SIGBLK": the threads in /proc/self/task; the name and blocked
- * signals of one that is not the main thread ("- -" when there is none). */
+ * signals of the runtime's JSON helper ("- -" when there is none). */
 NEVER static void threads(const char *when) {
   char other[64] = "- -";
   int n = 0;
@@ -35,8 +36,6 @@ NEVER static void threads(const char *when) {
     if (e->d_name[0] == '.')
       continue;
     n++;
-    if (atoi(e->d_name) == getpid())
-      continue;
     char file[128], line[128], name[32] = "?", blocked[32] = "?";
     snprintf(file, sizeof file, "/proc/self/task/%s/status", e->d_name);
     FILE *f = fopen(file, "r");
@@ -46,7 +45,8 @@ NEVER static void threads(const char *when) {
     }
     if (f)
       fclose(f);
-    snprintf(other, sizeof other, "%s %s", name, blocked);
+    if (strcmp(name, "xray-snapjson") == 0)
+      snprintf(other, sizeof other, "%s %s", name, blocked);
   }
   if (d)
     closedir(d);
@@ -112,6 +112,7 @@ int main(int argc, char **argv) {
   int want = argc > 2 ? atoi(argv[2]) : XRAY_SNAPSHOT_OK;
   chrome = strstr(fdr_config(argc, argv), "chrome") != NULL;
   snapshot("before init", XRAY_SNAPSHOT_NOT_RECORDING);
+  threads("start");
   fdr_start(fdr_config(argc, argv));
   threads("init");
   for (int i = 0; i < 100; i++)
