@@ -26,11 +26,11 @@ NOINLINE int gamma_(int x) { fdr_sink = x; return x; }
 
 static int chrome; /* the config asks for chrome output */
 
-/* "N NAME SIGBLK": the threads in /proc/self/task; the name and blocked
- * signals of the runtime's JSON helper ("- -" when there is none). */
-NEVER static void threads(const char *when) {
-  char other[64] = "- -";
+/* The threads in /proc/self/task; in other, "NAME SIGBLK" of the runtime's
+ * JSON helper ("- -" when there is none). */
+NEVER static int scan_threads(char other[64]) {
   int n = 0;
+  strcpy(other, "- -");
   DIR *d = opendir("/proc/self/task");
   for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.')
@@ -46,10 +46,24 @@ NEVER static void threads(const char *when) {
     if (f)
       fclose(f);
     if (strcmp(name, "xray-snapjson") == 0)
-      snprintf(other, sizeof other, "%s %s", name, blocked);
+      snprintf(other, 64, "%s %s", name, blocked);
   }
   if (d)
     closedir(d);
+  return n;
+}
+
+/* Prints "threads WHEN N NAME SIGBLK". With gone, first waits (at most
+ * 60 s) for the helper to leave /proc: pthread_join returns when the
+ * thread is done, a moment before the kernel removes its entry. */
+NEVER static void threads(const char *when, int gone) {
+  char other[64];
+  int n = scan_threads(other);
+  for (int i = 0; gone && strcmp(other, "- -") != 0 && i < 6000; i++) {
+    struct timespec ms10 = {0, 10000000};
+    nanosleep(&ms10, NULL);
+    n = scan_threads(other);
+  }
   printf("threads %s %d %s\n", when, n, other);
 }
 
@@ -88,7 +102,7 @@ NEVER static void child_snapshot(void) {
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    threads("child");
+    threads("child", 0);
     for (int i = 0; i < 20; i++)
       gamma_(i);
     char path[512], json[600];
@@ -112,9 +126,9 @@ int main(int argc, char **argv) {
   int want = argc > 2 ? atoi(argv[2]) : XRAY_SNAPSHOT_OK;
   chrome = strstr(fdr_config(argc, argv), "chrome") != NULL;
   snapshot("before init", XRAY_SNAPSHOT_NOT_RECORDING);
-  threads("start");
+  threads("start", 0);
   fdr_start(fdr_config(argc, argv));
-  threads("init");
+  threads("init", 0);
   for (int i = 0; i < 100; i++)
     beta(i);
   snapshot("first", want);
@@ -128,7 +142,7 @@ int main(int argc, char **argv) {
   fdr_expect("finalize", __xray_log_finalize(), XRAY_LOG_FINALIZED);
   snapshot("after finalize", XRAY_SNAPSHOT_NOT_RECORDING);
   fdr_expect("flush", __xray_log_flushLog(), XRAY_LOG_FLUSHED);
-  threads("flushed");
+  threads("flushed", 1);
   puts("done");
   return 0;
 }
