@@ -249,7 +249,7 @@ static void put_earliest_first(void) {
     return;
   }
   char tmp[1024 + 8];
-  int out = xr_open_sibling_file(writer.path, ".order", tmp, sizeof tmp);
+  int out = xr_open_sibling_temp(writer.path, ".order", tmp, sizeof tmp);
   if (out < 0) {
     close(in);
     return; /* reported */

@@ -106,8 +106,8 @@ int xr_open_log_file(char *path, size_t cap) {
   return -1;
 }
 
-int xr_open_sibling_file(const char *path, const char *suffix, char *out,
-                         size_t cap) {
+static int open_sibling(const char *path, const char *suffix, char *out,
+                        size_t cap, bool announce) {
   int n = snprintf(out, cap, "%s%s", path, suffix);
   if (n < 0 || (size_t)n >= cap) {
     xr_report(XR_ERROR, "file name '%s%s' too long (at most %zu bytes)", path,
@@ -125,8 +125,19 @@ int xr_open_sibling_file(const char *path, const char *suffix, char *out,
               strerror(errno));
     return -1;
   }
-  xr_report(XR_INFO, "File in '%s'", out);
+  if (announce)
+    xr_report(XR_INFO, "File in '%s'", out);
   return fd;
+}
+
+int xr_open_sibling_file(const char *path, const char *suffix, char *out,
+                         size_t cap) {
+  return open_sibling(path, suffix, out, cap, true);
+}
+
+int xr_open_sibling_temp(const char *path, const char *suffix, char *out,
+                         size_t cap) {
+  return open_sibling(path, suffix, out, cap, false);
 }
 
 /* True when writing n more bytes at fd's offset would cross RLIMIT_FSIZE:

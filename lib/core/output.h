@@ -18,6 +18,12 @@ XR_HIDDEN int xr_open_log_file(char *path, size_t cap);
 XR_HIDDEN int xr_open_sibling_file(const char *path, const char *suffix,
                                    char *out, size_t cap);
 
+/* The same for a file the caller renames over its final name when whole
+ * (e.g. ".order", ".json.part"): errors reported, the path not announced
+ * (the user never sees the temporary name). */
+XR_HIDDEN int xr_open_sibling_temp(const char *path, const char *suffix,
+                                   char *out, size_t cap);
+
 /* Writes all n bytes, retrying on EINTR and short writes. Returns 0, or -1
  * with errno set (nothing reported: the caller says what failed); EFBIG,
  * writing nothing, when the bytes would cross RLIMIT_FSIZE (so SIGXFSZ is

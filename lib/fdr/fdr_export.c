@@ -188,7 +188,7 @@ static int write_chrome_renamed(const char *log_path,
               log_path);
     return -1;
   }
-  int fd = xr_open_sibling_file(log_path, ".json.part", part, sizeof part);
+  int fd = xr_open_sibling_temp(log_path, ".json.part", part, sizeof part);
   if (fd < 0)
     return -1; /* reported */
   void *names = xr_chrome_self_names_open();

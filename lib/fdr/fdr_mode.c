@@ -62,8 +62,9 @@ static const struct xr_option fdr_option_rows[] = {
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
         "file format: 5 (llvm-xray 7+) or 1 (the 2017 layout)"),
     OPT_STRING(trace_output, "xray",
-               "files to write at flush: xray (the log), chrome (<log>.json, "
-               "Chrome trace events for Perfetto) or xray+chrome"),
+               "files to write: xray (the log), chrome (Chrome trace events "
+               "for Perfetto: <log>.json at flush, <snapshot>.json soon after "
+               "each snapshot) or xray+chrome"),
     OPT_STRING(snapshot_signal, "",
                "this signal (SIGUSR2, USR2 or a number) writes a snapshot"),
     OPT(snapshot_on_crash, XR_OPT_BOOL, "false", 0, 0,

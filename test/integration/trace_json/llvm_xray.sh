@@ -16,11 +16,17 @@ readable() { # LOG: account, stack and graph of every llvm-xray accept it
   done
 }
 want="deep:6864 leaf:24000 marks:unwound=6864 mid:12000 worker:4"
+announced_exist() { # ERR: every file announced at verbosity=1 is there (no temporaries)
+  grep -o "File in '[^']*'" "$1" | cut -d"'" -f2 | while read -r f; do
+    [ -e "$f" ] || fail "announced '$f', which does not exist: $(cat "$1")"
+  done
+}
 
 # basic: 64-record thread buffers, so each thread appends ~400 chunks
-XRAY_OPTIONS=xray_logfile_base=basic- ./threads xray-basic \
-  "func_duration_threshold_us=0:thread_buffer_size=64:trace_output=xray+chrome" 4 3000 1 0
+XRAY_OPTIONS="xray_logfile_base=basic- verbosity=1" ./threads xray-basic \
+  "func_duration_threshold_us=0:thread_buffer_size=64:trace_output=xray+chrome" 4 3000 1 0 2> basic.err
 log=$(log_of basic-threads.)
+announced_exist basic.err
 [ "$(stat -c %s "$log")" -gt $((4 * 17 * 64 * 32)) ] || fail "basic: under 17 buffers a thread"
 readable "$log"
 expect_eq "basic" "$want" "$(check_against_llvm_xray "$log" | sort | paste -sd' ' -)"
@@ -34,6 +40,7 @@ log=$(log_of fdr-threads.)
 grep -q "xray-fdr: 4 thread(s), 6864 call(s) closed that unwinding" fdr.err ||
   fail "fdr: closing message: $(cat fdr.err)"
 grep -q " 0 buffers overwritten" fdr.err || fail "fdr: a buffer was overwritten"
+announced_exist fdr.err
 readable "$log"
 expect_eq "fdr" "$want" "$(check_against_llvm_xray "$log" | sort | paste -sd' ' -)"
 
