@@ -10,6 +10,7 @@
 #include "objects.h"
 
 #include "glob.h"
+#include "names_check.h"
 #include "options.h"
 #include "patching.h"
 #include "report.h"
@@ -286,11 +287,11 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
 
 /* ---- the xray_patch / xray_skip options ------------------------------ */
 
-/* Marks with one option's patterns and names each pattern that matched
- * nothing (a typo would otherwise silently trace nothing, or everything). */
-static int apply_option(const struct xr_name_table *t, const char *name,
-                        const char *patterns, uint8_t *selected,
-                        uint8_t value, bool say) {
+/* Marks with one option's patterns; each pattern's hits go to
+ * names_check.c, which names the patterns no object matched (a typo would
+ * otherwise silently trace nothing, or everything). */
+static int apply_option(const struct xr_name_table *t, int which, const char *patterns,
+                        uint8_t *selected, uint8_t value) {
   size_t n = xr_pattern_count(patterns);
   if (n == 0)
     return XR_NAMES_OK;
@@ -298,20 +299,10 @@ static int apply_option(const struct xr_name_table *t, const char *name,
   if (hits == NULL)
     return XR_NAMES_NO_MEMORY;
   xr_names_mark(t, patterns, selected, value, hits);
-  const char *cursor = patterns;
-  struct xr_pattern p;
-  for (size_t k = 0; say && k < n && xr_pattern_next(&cursor, &p); k++)
-    if (hits[k] == 0)
-      xr_report(xr_hint_level(), "XRAY_OPTIONS: %s pattern '%.*s%s' matches "
-                "no instrumented function of the executable (names: llvm-xray "
-                "extract --symbolize, or docs/names.md); the program runs on", name,
-                (int)(p.len > 200 ? 200 : p.len), p.text,
-                p.len > 200 ? "..." : "");
+  xr_names_check_hits(which, hits, n);
   return XR_NAMES_OK;
 }
 
-/* The executable's selection names the patterns that match nothing; a
- * shared object's does not (most patterns are meant for other objects). */
 static int build_option_selection(int object) {
   const struct xr_name_table *t;
   int status = xr_names_table(object, &t);
@@ -322,10 +313,9 @@ static int build_option_selection(int object) {
     return XR_NAMES_NO_MEMORY;
   /* No xray_patch patterns: start from everything. */
   memset(selected, xr_pattern_count(xr_flags.xray_patch) == 0, t->count);
-  bool say = object == 0;
-  status = apply_option(t, "xray_patch", xr_flags.xray_patch, selected, 1, say);
+  status = apply_option(t, XR_OPTION_PATCH, xr_flags.xray_patch, selected, 1);
   if (status == XR_NAMES_OK)
-    status = apply_option(t, "xray_skip", xr_flags.xray_skip, selected, 0, say);
+    status = apply_option(t, XR_OPTION_SKIP, xr_flags.xray_skip, selected, 0);
   if (status != XR_NAMES_OK)
     return status;
   size_t chosen = 0;

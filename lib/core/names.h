@@ -74,8 +74,8 @@ XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,
                                uint8_t value, size_t *hits);
 
 /* Object `object`'s selection by the xray_patch / xray_skip options
- * (selected[id - 1]), built once per object; for the executable (0) the
- * patterns that match nothing are named then. Returns NULL when neither
+ * (selected[id - 1]), built once per object; each pattern's hits go to
+ * names_check.c. Returns NULL when neither
  * option is set (patch everything) or when the selection cannot be built
  * (then *status < 0, else XR_NAMES_OK). */
 XR_HIDDEN const uint8_t *xr_names_option_selection(int object, int *status);

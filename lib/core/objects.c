@@ -13,6 +13,7 @@
 #include "dso_abi.h"
 #include "handlers.h"
 #include "names.h"
+#include "names_check.h"
 #include "options.h"
 #include "patching.h"
 #include "report.h"
@@ -33,6 +34,7 @@ static int patching_busy; /* a patching API call runs: others get ONGOING */
  * (FDR: 28-bit function ids) could not record their ids unambiguously. */
 static int32_t record_limit = XR_MAX_OBJECTS;
 static const char *record_limit_by;
+static uint32_t registrations; /* successful __xray_register_dso calls */
 
 void xr_objects_lock(void) { pthread_mutex_lock(&objects_mutex); }
 void xr_objects_unlock(void) { pthread_mutex_unlock(&objects_mutex); }
@@ -161,6 +163,23 @@ static const uint8_t *option_selection(struct xr_object *o, int *status) {
   return xr_names_option_selection(o->id, status);
 }
 
+void xr_objects_match_options(struct xr_options_scope *out) {
+  *out = (struct xr_options_scope){0, 0, 0};
+  xr_objects_lock();
+  for (uint32_t i = 0; i < object_count; i++) {
+    struct xr_object *o = &objects[i];
+    if (!o->used || o->map->function_count == 0)
+      continue;
+    int status; /* a failure was said where the selection was first tried */
+    option_selection(o, &status);
+    out->functions += o->map->function_count;
+  }
+  for (uint32_t i = 1; i < object_count; i++)
+    out->shared_objects += objects[i].used;
+  out->registrations = registrations;
+  xr_objects_unlock();
+}
+
 static int32_t register_locked(struct xr_object *fresh) {
   int32_t id = pick_id(fresh);
   if (id < 0) {
@@ -232,6 +251,7 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
     xr_sled_map_free(&map);
     return -1;
   }
+  registrations++;
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
   /* patch_premain reaches objects loaded later, narrowed by xray_patch /
