@@ -5,7 +5,9 @@
 # packed ids; basic and FDR logs read by the real llvm-xray whose ids the
 # sidecar <log>.map names, with exact counts per function; profiling folded
 # stacks and pprof with the objects' names; xray_patch= selecting functions
-# of the objects; the messages at verbosity=1.
+# of the objects; the messages at verbosity=1, also for an xray_patch=
+# pattern that matches nothing (a typo is said, a plugin's pattern is not
+# said to match nothing at exit).
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
@@ -161,4 +163,27 @@ grep -q "the executable has no instrumentation map.*still traced" err.txt ||
 if grep -q "asks for a trace" err.txt; then
   fail "verbosity=1: the no-sled hint in a host whose objects registered: $(cat err.txt)"
 fi
+# 8. Patterns that match nothing: the host has no function of its own, so
+# only the objects can match. lib_mul: libhostlib.so (linked); plugin_leaf:
+# plugin.so (dlopen'd); typo_fn: nothing. Before main the plugin's pattern
+# is said with "loaded later may still match", at exit only the typo.
+cat >expected.txt <<'END'
+XRay: XRAY_OPTIONS: xray_patch pattern 'plugin_leaf' matches no instrumented function of the executable or the 1 instrumented shared object loaded so far (names: llvm-xray extract --symbolize, or docs/names.md); the program runs on, and shared objects loaded later may still match
+XRay: XRAY_OPTIONS: xray_patch pattern 'typo_fn' matches no instrumented function of the executable or the 1 instrumented shared object loaded so far (names: llvm-xray extract --symbolize, or docs/names.md); the program runs on, and shared objects loaded later may still match
+XRay: XRAY_OPTIONS: xray_patch pattern 'typo_fn' matches no instrumented function of the executable and the 2 instrumented shared objects of this run (names: llvm-xray extract --symbolize, or docs/names.md)
+END
+run "typo" "patch_premain=true verbosity=1 xray_patch='lib_mul;plugin_leaf;typo_fn'"
+grep 'matches no' err.txt | sed 's/^==[0-9]*==//' >got.txt
+expect_file_eq "host: patterns that match nothing" expected.txt got.txt
+# host_dl: no instrumented function before main, so nothing to say then;
+# at exit the typo only.
+cat >expected.txt <<'END'
+XRay: XRAY_OPTIONS: xray_patch pattern 'typo_fn' matches no instrumented function of the executable and the 1 instrumented shared object of this run (names: llvm-xray extract --symbolize, or docs/names.md)
+END
+run "host_dl typo" "patch_premain=true verbosity=1 xray_patch='plugin_leaf;typo_fn'" ./host_dl
+grep 'matches no' err.txt | sed 's/^==[0-9]*==//' >got.txt
+expect_file_eq "host_dl: patterns that match nothing" expected.txt got.txt
+# verbosity 0, stderr not a terminal: nothing.
+run "quiet typo" "patch_premain=true xray_patch='plugin_leaf;typo_fn'"
+[ ! -s err.txt ] || fail "verbosity 0, not a terminal: unexpected $(cat err.txt)"
 echo PASS

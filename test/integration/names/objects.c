@@ -2,13 +2,18 @@
  * and a dlopen'd plugin.so (sources in test/integration/dso/). Modes:
  *   run P    patch_premain with xray_patch / xray_skip from XRAY_OPTIONS:
  *            load the plugin, call everything, print the named events
+ *   run P fork   the same, then a child that calls exit() (the parent's
+ *            atexit list: it must not say the exit messages again)
  *   api P    __xray_patch_matching across objects, ids and names of each
  *            object's functions, symbolize's object path, dlclose/reload
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <xray/xray_interface.h>
 #include <xray/xray_names.h>
 
@@ -91,6 +96,15 @@ NI int main(int argc, char **argv) {
   if (strcmp(argv[1], "run") == 0) { /* patch_premain + options */
     call_all(plugin);
     flush("premain");
+    if (argc > 3 && strcmp(argv[3], "fork") == 0) {
+      fflush(stdout);
+      pid_t child = fork();
+      if (child == 0)
+        exit(0);
+      int status = -1;
+      waitpid(child, &status, 0);
+      printf("child: %d\n", status);
+    }
     return 0;
   }
   printf("patch 'first_*;plugin_leaf': %d\n", __xray_patch_matching("first_*;plugin_leaf"));
