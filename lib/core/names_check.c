@@ -17,7 +17,6 @@
 #include "objects.h"
 #include "options.h"
 #include "report.h"
-#include "start.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,19 +55,18 @@ static void say_unmatched(const char *scope, const char *tail) {
   }
 }
 
-/* "the executable", or "the executable or the 2 instrumented shared objects"
- * (joined by `word`: "or" / "and"). */
-static const char *scope_text(char *buf, size_t size, const char *word,
-                              const struct xr_options_scope *s) {
+/* "the executable", or "the executable <join> the 2 instrumented shared
+ * objects<which>". */
+static const char *scope_text(char *buf, size_t size, const struct xr_options_scope *s,
+                              const char *join, const char *which) {
   if (s->shared_objects == 0)
     return "the executable";
-  snprintf(buf, size, "the executable %s the %zu instrumented shared object%s%s", word,
-           s->shared_objects, s->shared_objects == 1 ? "" : "s",
-           *word == 'o' ? " loaded so far" : " of this run");
+  snprintf(buf, size, "the executable %s the %zu instrumented shared object%s%s", join,
+           s->shared_objects, s->shared_objects == 1 ? "" : "s", which);
   return buf;
 }
 
-static pid_t check_pid;        /* the process whose options these are */
+static pid_t check_pid; /* the process whose options these are */
 static bool checked_early; /* the early line was due (maybe empty) */
 static uint32_t early_registrations;
 
@@ -80,10 +78,10 @@ static void check_at_exit(void) {
     return; /* a fork child, or the options were never applied */
   struct xr_options_scope s;
   xr_objects_match_options(&s);
-  if (checked_early && s.registrations == early_registrations)
+  if (s.incomplete || (checked_early && s.registrations == early_registrations))
     return;
   char buf[160];
-  say_unmatched(scope_text(buf, sizeof buf, "and", &s), "");
+  say_unmatched(scope_text(buf, sizeof buf, &s, "and", " of this run"), "");
 }
 
 /* Early: after the linked objects registered (the loader runs their
@@ -102,10 +100,10 @@ __attribute__((constructor(102))) static void check_early(void) {
     return;
   struct xr_options_scope s;
   xr_objects_match_options(&s);
-  if (s.functions == 0)
+  if (s.functions == 0 || s.incomplete)
     return;
   char buf[160];
-  say_unmatched(scope_text(buf, sizeof buf, "or", &s),
+  say_unmatched(scope_text(buf, sizeof buf, &s, "or", " loaded so far"),
                 "; the program runs on, and shared objects loaded later may still match");
   checked_early = true;
   early_registrations = s.registrations;

@@ -18,6 +18,9 @@ struct xr_options_scope {
   size_t shared_objects; /* instrumented shared objects ever registered */
   size_t functions;      /* their functions and the executable's */
   uint32_t registrations; /* successful registrations so far (reloads too) */
+  bool incomplete;        /* an object's names could not be read (no
+                             memory): its matches are unknown, so no
+                             pattern is said to match nothing */
 };
 
 /* Builds the xray_patch / xray_skip selection of every registered object

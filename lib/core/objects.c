@@ -164,14 +164,15 @@ static const uint8_t *option_selection(struct xr_object *o, int *status) {
 }
 
 void xr_objects_match_options(struct xr_options_scope *out) {
-  *out = (struct xr_options_scope){0, 0, 0};
+  *out = (struct xr_options_scope){0, 0, 0, false};
   xr_objects_lock();
   for (uint32_t i = 0; i < object_count; i++) {
     struct xr_object *o = &objects[i];
     if (!o->used || o->map->function_count == 0)
       continue;
-    int status; /* a failure was said where the selection was first tried */
+    int status;
     option_selection(o, &status);
+    out->incomplete |= status != XR_NAMES_OK;
     out->functions += o->map->function_count;
   }
   for (uint32_t i = 1; i < object_count; i++)
