@@ -161,6 +161,7 @@ static void on_fork_child(void) {
   xr_lock_after_fork(&control_lock);
   xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
+  xr_thread_names_after_fork(); /* an exiting thread may have held it */
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
   xr_thread_list_after_fork(&threads, &t->link);

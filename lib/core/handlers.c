@@ -1,6 +1,7 @@
 /* Handler slots and the public handler API of <xray/xray_interface.h>. */
 #include "handlers.h"
 
+#include "fork_locks.h"
 #include "objects.h"
 #include "sled_map.h"
 #include "xray/xray_interface.h"
@@ -11,7 +12,6 @@
 void *volatile xr_handler_full[XR_SLOT_COUNT];
 void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
-static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* LLVM 20's per-object trampolines (compiler-rt's xray-dso, linked into a
  * shared object built with -fxray-shared) load these through the GOT and
@@ -25,7 +25,7 @@ XR_API void *volatile xr_llvm_custom_event __asm__("_ZN6__xray22XRayPatchedCusto
 XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedEventE");
 
 /* Shared objects' copies of the dispatch (xr_handler_dso_dispatch), in
- * XR_TRAMP_* order; guarded by install_lock. */
+ * XR_TRAMP_* order; guarded by XR_LOCK_INSTALL. */
 static void *volatile *dso_dispatch[XR_MAX_OBJECTS];
 
 static void copy_dispatch(void *volatile *slots) {
@@ -41,11 +41,11 @@ void xr_handler_dso_dispatch(int32_t id, void *volatile *slots) {
   if (id <= 0 || id >= XR_MAX_OBJECTS)
     return;
   xr_vector_state_init(); /* the full paths may be chosen below */
-  pthread_mutex_lock(&install_lock);
+  xr_fork_lock_take(XR_LOCK_INSTALL);
   dso_dispatch[id] = slots;
   if (slots != NULL)
     copy_dispatch(slots);
-  pthread_mutex_unlock(&install_lock);
+  xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
 static void *handler_of(enum xr_slot slot) {
@@ -97,11 +97,11 @@ void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
   xr_vector_state_init(); /* before any full path can run */
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
   void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
-  pthread_mutex_lock(&install_lock);
+  xr_fork_lock_take(XR_LOCK_INSTALL);
   __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
   __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
   refresh_dispatch();
-  pthread_mutex_unlock(&install_lock);
+  xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
 /* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */
@@ -149,7 +149,6 @@ struct event_type_entry {
   uint32_t id_plus_one; /* 0: empty */
 };
 
-static pthread_mutex_t event_type_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct event_type_entry *event_type_table;
 static uint32_t event_type_count;
 static uint32_t null_key_id_plus_one; /* NULL is a key like any other */
@@ -184,8 +183,8 @@ static uint16_t register_locked(const char *key) {
 }
 
 XR_API uint16_t __xray_register_event_type(const char *event_type) {
-  pthread_mutex_lock(&event_type_lock);
+  xr_fork_lock_take(XR_LOCK_EVENT_TYPES);
   uint16_t id = register_locked(event_type);
-  pthread_mutex_unlock(&event_type_lock);
+  xr_fork_lock_release(XR_LOCK_EVENT_TYPES);
   return id;
 }

@@ -22,6 +22,7 @@
  * a mode, so a mode's log_init may call back into the registry (e.g. to set
  * its buffer iterator). No malloc: names live in fixed slots. */
 #include "log_registry.h"
+#include "fork_locks.h"
 #include "handlers.h"
 #include "options.h"
 #include "report.h"
@@ -58,7 +59,7 @@ static const struct builtin_mode {
 /* Modes written at exit however they were started (exit policy (a)). */
 static const struct XRayLogImpl *flush_at_exit_modes[4];
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* XR_LOCK_REGISTRY (fork_locks.h) guards everything below. */
 static struct user_mode user_modes[XR_USER_MODES_MAX];
 static unsigned user_mode_count;
 
@@ -162,7 +163,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
   }
   XRayLogRegisterStatus status = XRAY_REGISTRATION_OK;
   bool start = false, started_pending = false;
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   const char *name;
   struct XRayLogImpl existing;
   bool builtin;
@@ -188,7 +189,7 @@ XR_API XRayLogRegisterStatus __xray_log_register_mode(const char *mode,
       }
     }
   }
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   if (start) {
     XRayLogInitStatus s = __xray_log_init(0, 0, (void *)"", 0);
     if (s != XRAY_LOG_INITIALIZED)
@@ -204,7 +205,7 @@ XR_API XRayLogRegisterStatus __xray_log_select_mode(const char *mode) {
   if (!mode)
     return XRAY_MODE_NOT_FOUND;
   XRayLogRegisterStatus status = XRAY_MODE_NOT_FOUND;
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   const char *name;
   struct XRayLogImpl impl;
   bool builtin;
@@ -212,19 +213,19 @@ XR_API XRayLogRegisterStatus __xray_log_select_mode(const char *mode) {
     select_locked(name, &impl, builtin);
     status = XRAY_REGISTRATION_OK;
   }
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   return status;
 }
 
 XR_API const char *__xray_log_get_current_mode(void) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   const char *name = current_name;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   return name;
 }
 
 XR_API void __xray_set_log_impl(XRayLogImpl impl) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   if (!impl_complete(&impl)) {
     has_impl = false;
     current_name = NULL;
@@ -241,35 +242,35 @@ XR_API void __xray_set_log_impl(XRayLogImpl impl) {
     install(XR_SLOT_ARG0, (void *)impl.handle_arg0);
     installed_user_handler = true;
   }
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
 }
 
 XR_API void __xray_remove_log_impl(void) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   has_impl = false;
   current_state = XRAY_LOG_UNINITIALIZED;
   installed_user_handler = false;
   install(XR_SLOT_ARG0, NULL);
   install(XR_SLOT_ARG1, NULL);
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
 }
 
 /* Copies the current impl out of the lock; false when there is none. */
 static bool current(struct XRayLogImpl *impl) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   bool ok = has_impl;
   if (ok)
     *impl = current_impl;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   return ok;
 }
 
 /* Remembers what the mode reported, if it is still the current one. */
 static void note_state(const struct XRayLogImpl *impl, XRayLogInitStatus s) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   if (has_impl && same_impl(&current_impl, impl))
     current_state = s;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
 }
 
 XR_API XRayLogInitStatus __xray_log_init(size_t buffer_size,
@@ -287,7 +288,7 @@ static XRayLogInitStatus init_mode(const char *mode, const char *config,
                                    size_t config_size) {
   if (!mode || !config)
     return XRAY_LOG_UNINITIALIZED;
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   const char *name;
   struct XRayLogImpl impl;
   bool builtin;
@@ -296,7 +297,7 @@ static XRayLogInitStatus init_mode(const char *mode, const char *config,
   if (found && !(has_impl && current_name == name &&
                  same_impl(&current_impl, &impl)))
     select_locked(name, &impl, builtin);
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   if (!found)
     return XRAY_LOG_UNINITIALIZED;
   XRayLogInitStatus s = impl.log_init(0, 0, (void *)config, config_size);
@@ -345,10 +346,10 @@ XR_API void __xray_log_remove_buffer_iterator(void) {
 
 XR_API XRayLogFlushStatus
 __xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   bool ok = has_impl;
   const char *name = current_name;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   if (!ok || !processor)
     return XRAY_LOG_NOT_FLUSHING;
   XRayBuffer (*it)(XRayBuffer) =
@@ -361,9 +362,9 @@ __xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
 /* ---- start-up from XRAY_OPTIONS ------------------------------------------ */
 
 bool xr_registry_env_started(void) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   bool started = env_started && has_impl && same_impl(&current_impl, &env_impl);
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   return started;
 }
 
@@ -374,20 +375,20 @@ static void report_unknown_mode(const char *mode);
 static void flush_at_exit(void) {
   /* A host's first shared object may start the mode after the runtime's
    * constructors checked: an unknown name is said here then. */
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   if (pending_mode[0] && !pending_reported)
     report_unknown_mode(pending_mode);
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   for (size_t i = 0; i < XR_ARRAY_SIZE(flush_at_exit_modes); i++) {
     const struct XRayLogImpl *impl =
         __atomic_load_n(&flush_at_exit_modes[i], __ATOMIC_ACQUIRE);
     if (impl != NULL && impl->log_finalize() == XRAY_LOG_FINALIZED)
       impl->flush_log();
   }
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   bool run = env_started && has_impl && same_impl(&current_impl, &env_impl) &&
              current_state == XRAY_LOG_INITIALIZED;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   if (!run)
     return;
   XRayLogInitStatus f = __xray_log_finalize();
@@ -438,7 +439,7 @@ void xr_registry_start_from_flags(void) {
       return;
   }
   bool init_now = strcmp(mode, "xray-basic") == 0 || xr_flags.patch_premain;
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   const char *name;
   struct XRayLogImpl impl;
   bool builtin;
@@ -453,7 +454,7 @@ void xr_registry_start_from_flags(void) {
     /* Perhaps a user mode that registers from a constructor later. */
     snprintf(pending_mode, sizeof pending_mode, "%s", mode);
   }
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
   if (!found)
     return; /* reported by check_pending_mode() if it never registers */
   if (init_now) {
@@ -470,11 +471,11 @@ void xr_registry_start_from_flags(void) {
  * program's own (the archive comes last on the link line): by now a user
  * mode named in xray_mode has registered, or never will. */
 __attribute__((constructor)) static void check_pending_mode(void) {
-  pthread_mutex_lock(&lock);
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
   char mode[XR_MODE_NAME_MAX];
   memcpy(mode, pending_mode, sizeof mode);
   if (mode[0])
     report_unknown_mode(mode);
   pending_reported = mode[0] != 0;
-  pthread_mutex_unlock(&lock);
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
 }

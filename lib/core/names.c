@@ -7,6 +7,7 @@
  * few tens of milliseconds, once; test/bench/names_bench.sh measures it. */
 #define _GNU_SOURCE
 #include "names.h"
+#include "fork_locks.h"
 #include "objects.h"
 
 #include "glob.h"
@@ -83,6 +84,7 @@ enum { EMPTY = 0, LOADING = 1, LOADED = 2 };
 static struct xr_name_table tables[XR_NAMES_MAX_OBJECTS];
 static int table_state[XR_NAMES_MAX_OBJECTS];
 static XR_TLS bool loading_here; /* this thread is building a table */
+static XR_TLS int loading_object; /* which one, while loading_here */
 /* The xray_patch / xray_skip selection, per object like the tables. */
 static struct {
   int state; /* EMPTY, LOADING, LOADED */
@@ -187,7 +189,10 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
     sched_yield();
   }
   loading_here = true;
+  loading_object = object;
+  xr_fork_note_loading(true);
   int status = build(&tables[object], object, map, path, bias);
+  xr_fork_note_loading(false);
   loading_here = false;
   /* Publishes the table (release pairs with the acquire loads). On failure
    * the slot goes back to EMPTY so a later call may try again. */
@@ -196,15 +201,22 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
   return status;
 }
 
+/* A load by this very thread (a signal handler forked) goes on in the
+ * child; every other one belonged to a thread that is gone. Selections are
+ * built under the objects lock, tables and selections use the arena. */
 void xr_names_after_fork(void) {
-  if (loading_here)
-    return; /* this thread's own load (a signal handler forked) goes on */
+  bool own_objects = xr_fork_lock_held_here(XR_LOCK_OBJECTS);
   for (int i = 0; i < XR_NAMES_MAX_OBJECTS; i++) {
     int s = LOADING;
-    __atomic_compare_exchange_n(&table_state[i], &s, EMPTY, false,
-                                __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    if (!(loading_here && i == loading_object))
+      __atomic_compare_exchange_n(&table_state[i], &s, EMPTY, false,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    s = LOADING;
+    if (!own_objects)
+      __atomic_compare_exchange_n(&option[i].state, &s, EMPTY, false,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
-  if (__atomic_load_n(&arena.lock, __ATOMIC_RELAXED)) {
+  if (!loading_here && !own_objects && __atomic_load_n(&arena.lock, __ATOMIC_RELAXED)) {
     arena.next = arena.end = NULL; /* maybe half updated: a fresh chunk */
     __atomic_store_n(&arena.lock, 0, __ATOMIC_RELAXED);
   }

@@ -6,11 +6,20 @@
  * every patching call while it writes an object's pages; a shared object's
  * destructor deregisters it under the same mutex before the loader unmaps
  * it, so patching never touches unmapped pages. A second patching call while
- * one runs returns ONGOING (as compiler-rt does); registration waits instead. */
+ * one runs returns ONGOING (as compiler-rt does); registration waits instead.
+ *
+ * Fork: the mutex is XR_LOCK_OBJECTS (fork_locks.h): a fork waits for a
+ * patching call or a registration in progress, so the child gets whole
+ * objects and whole sleds and a free lock. The busy flag is set before the
+ * lock is taken and cleared after it is released, so a child can inherit
+ * it set by a thread that does not exist there: the fork hook clears it
+ * unless the forking thread itself was in a patching call (a signal handler
+ * forked; that call goes on in the child and clears it). */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "objects.h"
 
 #include "dso_abi.h"
+#include "fork_locks.h"
 #include "handlers.h"
 #include "names.h"
 #include "names_check.h"
@@ -18,6 +27,7 @@
 #include "patching.h"
 #include "report.h"
 #include "start.h"
+#include "thread.h"
 #include "xray/xray_interface.h"
 
 #include <elf.h>
@@ -28,16 +38,23 @@
 
 static struct xr_object objects[XR_MAX_OBJECTS];
 static uint32_t object_count; /* ids 0..object_count-1 were handed out */
-static pthread_mutex_t objects_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int patching_busy; /* a patching API call runs: others get ONGOING */
+static XR_TLS bool patching_here; /* this thread's call set patching_busy */
 /* Objects with ids >= record_limit are not patched: the mode that set it
  * (FDR: 28-bit function ids) could not record their ids unambiguously. */
 static int32_t record_limit = XR_MAX_OBJECTS;
 static const char *record_limit_by;
 static uint32_t registrations; /* successful __xray_register_dso calls */
 
-void xr_objects_lock(void) { pthread_mutex_lock(&objects_mutex); }
-void xr_objects_unlock(void) { pthread_mutex_unlock(&objects_mutex); }
+void xr_objects_lock(void) { xr_fork_lock_take(XR_LOCK_OBJECTS); }
+void xr_objects_unlock(void) { xr_fork_lock_release(XR_LOCK_OBJECTS); }
+
+/* Fork child (see the top of this file); then the names' loading states. */
+static void objects_after_fork(void) {
+  if (!patching_here)
+    __atomic_store_n(&patching_busy, 0, __ATOMIC_RELAXED);
+  xr_names_after_fork();
+}
 
 struct xr_object *xr_object_get(int32_t id) {
   if (id < 0 || (uint32_t)id >= object_count || !objects[id].used)
@@ -111,6 +128,8 @@ static void describe(struct xr_object *o, uintptr_t address) {
 
 /* ---- registration ---------------------------------------------------------- */
 void xr_objects_register_self(void) {
+  if (xr_thread_on_fork_child(objects_after_fork) != 0)
+    xr_report(XR_ERROR, "no fork hook left: a fork child may find patching busy");
   xr_objects_lock();
   struct xr_object *o = &objects[0];
   if (!o->used) {
@@ -311,11 +330,13 @@ static XRayPatchingStatus open_call(void) {
     return NOT_INITIALIZED;
   if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
     return ONGOING;
+  patching_here = true;
   xr_objects_lock();
   return SUCCESS;
 }
 static void close_call(void) {
   xr_objects_unlock();
+  patching_here = false;
   __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
 }
 

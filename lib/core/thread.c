@@ -15,6 +15,8 @@
  * any library constructor can take the first 32. */
 #include "thread.h"
 
+#include "fork_locks.h"
+
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,9 +27,8 @@ XR_TLS uint8_t xr_in_handler;
 
 enum { XR_THREAD_HOOKS_MAX = 8 };
 
-/* Hooks are appended under hooks_lock and published by the release store of
- * the count, so the lock-free readers below see complete entries. */
-static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Hooks are appended under XR_LOCK_HOOKS and published by the release store
+ * of the count, so the lock-free readers below see complete entries. */
 static void (*exit_hooks[XR_THREAD_HOOKS_MAX])(void);
 static unsigned exit_hook_count;
 static void (*fork_hooks[XR_THREAD_HOOKS_MAX])(void);
@@ -78,6 +79,9 @@ static void on_fork_child(void) {
 static void setup(void) {
   bool ok = pthread_key_create(&exit_key, run_exit_hooks) == 0;
   __atomic_store_n(&exit_key_ok, ok, __ATOMIC_RELEASE);
+  /* First: its child handler frees the locks before on_fork_child's hooks
+   * run (child handlers run in registration order). */
+  xr_fork_locks_setup();
   pthread_atfork(NULL, NULL, on_fork_child);
   /* From .preinit_array the key is among the first XR_KEYS_IN_DESCRIPTOR;
    * only a program whose own preinit functions took them all gets a later
@@ -96,7 +100,7 @@ static int add_hook(void (**hooks)(void), unsigned *count,
                     void (*callback)(void)) {
   xr_thread_setup();
   int rc = -1;
-  pthread_mutex_lock(&hooks_lock);
+  xr_fork_lock_take(XR_LOCK_HOOKS);
   unsigned n = *count;
   for (unsigned i = 0; i < n; i++)
     if (hooks[i] == callback)
@@ -106,7 +110,7 @@ static int add_hook(void (**hooks)(void), unsigned *count,
     __atomic_store_n(count, n + 1, __ATOMIC_RELEASE);
     rc = 0;
   }
-  pthread_mutex_unlock(&hooks_lock);
+  xr_fork_lock_release(XR_LOCK_HOOKS);
   return rc;
 }
 
