@@ -1,9 +1,10 @@
-/* The one lock of the runtime's cold paths (mode state changes, thread
+/* The spin lock of the runtime's cold paths in the modes (mode state changes, thread
  * lists, writers). A spin lock that yields, not a pthread mutex: it needs no
  * initialisation call and no allocation, a fork child resets it with one
  * store (xr_lock_after_fork: its holder, if any, did not survive the fork),
  * and it is taken behind a vector save from lean handlers' slow paths, where
- * it is held only for short, bounded work. Never taken on a hot path. */
+ * it is held only for short, bounded work. Never taken on a hot path.
+ * (Core's own mutexes, which a fork waits for, are in fork_locks.h.) */
 #ifndef XR_LOCK_H
 #define XR_LOCK_H
 
