@@ -39,6 +39,8 @@ XR_TLS struct xr_fdr_thread xr_fdr_thread;
  * nothing at all in the library. */
 #ifdef XR_FDR_TEST_POINTS
 void (*xr_fdr_test_bail_window)(void);
+void (*xr_fdr_test_full_head)(void);
+void (*xr_fdr_test_full_tail)(void);
 #define XR_FDR_TEST_POINT(hook)                                                \
   do {                                                                         \
     if (hook)                                                                  \
@@ -84,7 +86,12 @@ static XR_ALWAYS_INLINE void count_nested(void) {
 /* The full and payload paths' entry: false (and the event counted as
  * dropped) when this thread is already inside the tracer, by the guard (set
  * by these paths and thread-exit hooks) or the writer's busy bit (the fast
- * path's only guard); else sets the guard. The caller clears it. */
+ * path's only guard); else sets the busy bit, then the guard. leave_guard
+ * clears them in the other order. So a signal handler never finds the guard
+ * set with busy clear, where the fast path would keep its call's entry and
+ * the full path drop its exit (a CPU change, a full buffer): its events are
+ * kept or dropped in pairs. (A thread without a writer yet has no busy bit,
+ * but then its fast path hands every event to the full path.) */
 static XR_ALWAYS_INLINE bool enter_guard(void) {
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
   if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) ||
@@ -92,9 +99,33 @@ static XR_ALWAYS_INLINE bool enter_guard(void) {
     count_nested();
     return false;
   }
+  if (self)
+    (void)xr_fdr_writer_enter(self); /* clear: checked above */
+  BARRIER();
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   BARRIER();
   return true;
+}
+
+/* The full and payload paths' exit: clears the guard, then the busy bit,
+ * leaving `cur` as the cursor (the extents finalize reads), or the cursor
+ * as it is when nothing was written (NULL; busy may already be clear: a
+ * buffer that could not be had). */
+static XR_ALWAYS_INLINE void leave_guard(struct xr_fdr_thread *t, uint8_t *cur) {
+  BARRIER();
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
+  XR_FDR_TEST_POINT(xr_fdr_test_full_tail);
+  BARRIER();
+  struct xr_fdr_writer *w = t->writer;
+  if (w == NULL)
+    return;
+  if (cur == NULL) {
+    uintptr_t state = load_state(w);
+    if (!(state & XR_FDR_BUSY))
+      return;
+    cur = xr_fdr_state_cursor(state);
+  }
+  clear_busy(w, cur);
 }
 
 /* The CPU id by the source chosen at init (rdtscp's is read by the caller,
@@ -127,7 +158,7 @@ static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
 
 /* Enters the buffer: returns the cursor, with the writer busy and at least
  * `need` bytes free in the current generation's buffer; NULL if the event
- * cannot be written (not busy then). */
+ * cannot be written (busy cleared then, unless nothing was tried). */
 static XR_ALWAYS_INLINE uint8_t *begin_write(struct xr_fdr_thread *t,
                                              uint64_t tsc, size_t need) {
   struct xr_fdr_writer *w = t->writer;
@@ -143,12 +174,6 @@ static XR_ALWAYS_INLINE uint8_t *begin_write(struct xr_fdr_thread *t,
   struct xr_fdr_prepare_args args = {t, tsc, need, false};
   xr_call_preserving_vectors(xr_fdr_prepare_slow, &args);
   return args.ok ? xr_fdr_cursor(t) : NULL;
-}
-
-/* Leaves the buffer with `p` as the cursor (the extents finalize reads). */
-static XR_ALWAYS_INLINE void end_write(struct xr_fdr_thread *t, uint8_t *p) {
-  BARRIER();
-  clear_busy(t->writer, p);
 }
 
 /* Writes NewCPUId when the thread moved, TSCWrap when the delta does not fit
@@ -186,13 +211,14 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
+  XR_FDR_TEST_POINT(xr_fdr_test_full_head);
   struct xr_fdr_thread *t = &xr_fdr_thread;
   if (tsc == 0 || XR_UNLIKELY(tsc < t->last_tsc))
     tsc = xr_now();
   /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
                 (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
-  uint8_t *cur = begin_write(t, tsc, need);
+  uint8_t *cur = begin_write(t, tsc, need), *done = NULL;
   if (XR_LIKELY(cur != NULL)) {
     uint32_t delta;
     uint8_t *p = stamp(t, cur, tsc, &delta);
@@ -218,7 +244,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
           __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1,
                            __ATOMIC_RELAXED);
           t->last_tsc = last;
-          end_write(t, back);
+          done = back;
           goto out;
         }
       }
@@ -231,11 +257,10 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
     }
     }
     t->last_tsc = tsc;
-    end_write(t, p);
+    done = p;
   }
 out:
-  BARRIER();
-  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
+  leave_guard(t, done);
 }
 
 /* The common case, written so that it makes no call (no register saves in
@@ -250,7 +275,8 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   /* The busy bit serves as both the re-entrancy guard and the busy flag: a
    * signal landing while it is set finds it set and goes to the full path,
    * which counts the nested drop; xr_in_handler (set by the full path and
-   * by thread-exit hooks) is checked there, not here. */
+   * by thread-exit hooks) is checked there, not here: the full path holds
+   * busy for as long as it holds xr_in_handler (enter_guard). */
   if (XR_UNLIKELY(w == NULL || xr_fdr_writer_enter(w)))
     goto full;
   uintptr_t state = load_state(w);
@@ -347,7 +373,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
     return;
   uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
   struct xr_fdr_thread *t = &xr_fdr_thread;
-  uint8_t *cur;
+  uint8_t *cur, *done = NULL;
   /* Empty events are invalid for readers; oversized ones fit no buffer;
    * version 1 has no typed events. */
   if (XR_UNLIKELY(size == 0 || size > xr_fdr_hot.max_event_size ||
@@ -356,7 +382,7 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
   } else if (XR_LIKELY((cur = begin_write(t, tsc, 2 * XR_FDR_META_SIZE +
                                                       size)) != NULL)) {
     if (XR_UNLIKELY(typed && xr_fdr_hot.version < 5)) {
-      end_write(t, cur); /* re-initialised as version 1 meanwhile */
+      done = cur; /* re-initialised as version 1 meanwhile */
       goto out;
     }
     uint32_t delta;
@@ -373,11 +399,10 @@ static XR_ALWAYS_INLINE void payload_event(bool typed, uint16_t event_type,
     p = xr_fdr_copy(p, data, size);
     xr_fdr_set_run_start(t->writer, p);
     t->last_tsc = tsc;
-    end_write(t, p);
+    done = p;
   }
 out:
-  BARRIER();
-  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
+  leave_guard(t, done);
 }
 
 void xr_fdr_handle_custom(void *data, size_t size) {

@@ -1,8 +1,14 @@
-/* Records of one thread stay in time order when a signal handler writes
- * events in the window between the fast path's clock read and its bail-out
- * to the full path (fdr_controller_lean.c). The window is hit exactly: this
- * program compiles the controller again with XR_FDR_TEST_POINTS, and the
- * test point runs what a signal handler landing there would run. */
+/* Signal handlers landing in the controller's windows
+ * (fdr_controller_lean.c), each hit exactly: this program compiles the
+ * controller again with XR_FDR_TEST_POINTS, and a test point runs what a
+ * signal handler landing there would run.
+ *  - Between the fast path's clock read and its bail-out to the full path:
+ *    the thread's records stay in time order.
+ *  - Inside the full path (its guard held, at its start and at its end): the
+ *    handler's call is dropped as a pair, entry and exit, even when its exit
+ *    needs the full path (a CPU change, a full buffer) and its entry does
+ *    not. A split pair would leave an entry whose exit the log writer makes
+ *    up, and a nested count that is odd. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <setjmp.h>
@@ -15,11 +21,14 @@
 #include <cmocka.h>
 
 #include "core/handlers.h"
+#include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "xray/xray_log_interface.h"
 
 extern void (*xr_fdr_test_bail_window)(void);
+extern void (*xr_fdr_test_full_head)(void);
+extern void (*xr_fdr_test_full_tail)(void);
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;
@@ -101,9 +110,69 @@ static void bail_window_keeps_time_order(void **state) {
                (unsigned long long)tsc[i - 1]);
 }
 
+/* A handler whose thread moves to another CPU between its call's entry and
+ * exit: the entry can take the fast path, the exit cannot. */
+static void migrating_handler_events(void) {
+  xr_fdr_test_full_head = NULL; /* once */
+  xr_fdr_test_full_tail = NULL;
+  xr_fdr_thread.cpu = (uint32_t)sched_getcpu(); /* the fast path's CPU */
+  xr_fdr_handle_arg0(2, ENTRY);
+  xr_fdr_thread.cpu ^= 0x8000; /* the thread moved */
+  xr_fdr_handle_arg0(2, EXIT);
+}
+
+/* Calls 1 with the handler at the given test point of the full path (taken
+ * by the exit of 1, through a CPU change); returns the records' ids in
+ * ids[] and their number, the nested drops in *nested. */
+static size_t full_path_window(void (**point)(void), int32_t *ids,
+                               uint64_t *nested) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  sched_setaffinity(0, sizeof one, &one);
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  assert_int_equal(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0 "
+                                        "no_file_flush=true buffer_size=4096 buffer_max=2"),
+                   XRAY_LOG_INITIALIZED);
+  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_thread.cpu ^= 0x8000; /* the exit takes the full path */
+  *point = migrating_handler_events;
+  xr_fdr_handle_arg0(1, EXIT);
+  assert_null(*point); /* the window was reached */
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  *nested = xr_fdr_writers_nested();
+  trace_len = 0;
+  assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  uint64_t tsc[8];
+  return stamps(tsc, ids, 8);
+}
+
+static void full_path_drops_pairs(void (**point)(void)) {
+  int32_t ids[8] = {0};
+  uint64_t nested = 0;
+  size_t n = full_path_window(point, ids, &nested);
+  assert_int_equal(n, 2); /* enter 1, exit 1: none of the handler's */
+  assert_int_equal(ids[0], 1);
+  assert_int_equal(ids[1], 1);
+  assert_int_equal(nested, 2); /* its entry and its exit */
+}
+
+static void full_path_start_drops_pairs(void **state) {
+  (void)state;
+  full_path_drops_pairs(&xr_fdr_test_full_head);
+}
+
+static void full_path_end_drops_pairs(void **state) {
+  (void)state;
+  full_path_drops_pairs(&xr_fdr_test_full_tail);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bail_window_keeps_time_order),
+      cmocka_unit_test(full_path_start_drops_pairs),
+      cmocka_unit_test(full_path_end_drops_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
