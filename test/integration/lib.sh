@@ -57,6 +57,16 @@ xr_cxx() {
 }
 need_llvm_xray() { [ -n "${LLVM_XRAY:-}" ] || skip "llvm-xray not found"; }
 
+# xr_pinned CMD...: runs CMD (and its children) on one CPU, the first this
+# shell may use. Basic and FDR modes erase a short call only when it exits
+# on the CPU it entered on (they do not compare two CPUs' TSCs): a check
+# that short calls are erased runs its program pinned, so that a migration
+# under load cannot keep one.
+xr_pinned() {
+  command -v taskset >/dev/null || skip "taskset (util-linux) not found"
+  taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" "$@"
+}
+
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
   [ "$2" == "$3" ] || fail "$1: expected [$2], got [$3]"

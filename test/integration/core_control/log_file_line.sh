@@ -7,10 +7,11 @@ source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 xr_cc prog "$TEST_SRC_DIR/log_file_line.c"
 
-# run NAME OPTIONS...: runs prog, sets pid, path (the announced file)
+# run NAME OPTIONS...: runs prog, sets pid, path (the announced file); on
+# one CPU, since a call that changed CPU is never erased (the 60 s cases)
 run() {
   local name=$1; shift
-  env "$@" XRAY_OPTIONS="patch_premain=true verbosity=1 xray_logfile_base=$name- $MODE" \
+  xr_pinned env "$@" XRAY_OPTIONS="patch_premain=true verbosity=1 xray_logfile_base=$name- $MODE" \
     ./prog >"$name.out" 2>"$name.err" || fail "$name: exited $?"
   expect_eq "$name: program output" done "$(cat "$name.out")"
   expect_eq "$name: 'Log file in' lines" 1 "$(grep -c "XRay: Log file in '" "$name.err")"
@@ -27,7 +28,7 @@ grep -qx "==$pid==XRay: basic mode: removed '$path': no record was written (llvm
 [ ! -e "$path" ] || fail "basic_none: '$path' left behind"
 # At verbosity 0: neither line, no file.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=quiet-" \
-XRAY_BASIC_OPTIONS=func_duration_threshold_us=60000000 ./prog >/dev/null 2>quiet.err
+XRAY_BASIC_OPTIONS=func_duration_threshold_us=60000000 xr_pinned ./prog >/dev/null 2>quiet.err
 expect_eq "verbosity 0: stderr" "" "$(cat quiet.err)"
 expect_eq "verbosity 0: files" "" "$(ls quiet-* 2>/dev/null)"
 

@@ -21,14 +21,15 @@ expect_eq "with_arg arguments" "100 101 102 103 104" \
   "$(grep -E 'function: with_arg,' all.yaml | grep -o 'args: \[ [0-9]* \]' | tr -dc '0-9 \n' | xargs)"
 expect_eq "account" "leaf:5 slow:1 tail_a:5 tail_b:5 with_arg:5" "$(fdr_counts "$f" tail_args)"
 
-# Threshold 50 ms (far above any preemption of a short call on a
-# loaded machine): the 100 ms slow() stays; every short call and every
-# tail-call chain (tail_a -> tail_b -> leaf) is erased; calls with a logged
-# argument are never erased (as compiler-rt).
+# Threshold 200 ms (a short call takes nanoseconds: only a 200 ms stall
+# could keep one), on one CPU (xr_pinned: a call that changed CPU is never
+# erased): the 300 ms slow() stays; every short call and every tail-call
+# chain (tail_a -> tail_b -> leaf) is erased; calls with a logged argument
+# are never erased (as compiler-rt).
 rm -f xray-log.tail_args.*
-./tail_args "func_duration_threshold_us=50000" 50
+xr_pinned ./tail_args "func_duration_threshold_us=200000" 50
 f=$(only_file "xray-log.tail_args.*")
 fdr_yaml "$f" tail_args >short.yaml
-expect_eq "kept at 50 ms" "slow:1/1 with_arg:50/50" "$(fdr_calls "$f" tail_args)"
-expect_eq "account at 50 ms" "slow:1 with_arg:50" "$(fdr_counts "$f" tail_args)"
+expect_eq "kept at 200 ms" "slow:1/1 with_arg:50/50" "$(fdr_calls "$f" tail_args)"
+expect_eq "account at 200 ms" "slow:1 with_arg:50" "$(fdr_counts "$f" tail_args)"
 echo "tail_args: ok"

@@ -1,6 +1,6 @@
 /* Started from the environment (XRAY_OPTIONS patch_premain=true
  * xray_mode=xray-fdr): main (not instrumented) calls the short leaf() CALLS
- * times; with "slow" it also calls slow(), which sleeps 3 ms. Usage:
+ * times; with "slow" it also calls slow(), which waits 300 ms on the clock. Usage:
  * all_short CALLS [slow] */
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,15 @@
 static volatile int sink;
 __attribute__((noinline)) void leaf(int x) { sink = x; }
 __attribute__((noinline)) void slow(void) {
-  struct timespec ts = {0, 3000000};
-  nanosleep(&ts, NULL);
+  struct timespec end; /* an absolute time: no signal cuts the wait short */
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_nsec += 300000000L;
+  if (end.tv_nsec >= 1000000000L) {
+    end.tv_sec++;
+    end.tv_nsec -= 1000000000L;
+  }
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) != 0) {
+  }
 }
 
 __attribute__((xray_never_instrument)) int main(int argc, char **argv) {

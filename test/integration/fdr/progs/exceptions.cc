@@ -17,7 +17,7 @@ __attribute__((noinline)) void slow() {
   timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
   do clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000);
+  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 300000000);
 }
 
 [[clang::xray_never_instrument]] int main(int argc, char **argv) {

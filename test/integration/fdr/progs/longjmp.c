@@ -1,7 +1,7 @@
 /* longjmp skips exits: outer() sets a jump point and calls inner(), which
  * jumps back; outer() then returns normally. At a threshold, the rewind
  * state unwinds to outer's entry, so each short outer/inner pair leaves no
- * records, and recording goes on normally afterwards. slow() spins 100 ms. Usage: longjmp CONFIG */
+ * records, and recording goes on normally afterwards. slow() spins 300 ms. Usage: longjmp CONFIG */
 #include "fdr_test.h"
 #include <setjmp.h>
 #include <time.h>
@@ -19,7 +19,7 @@ NOINLINE void slow(void) {
   clock_gettime(CLOCK_MONOTONIC, &a);
   do
     clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000);
+  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 300000000);
 }
 
 int main(int argc, char **argv) {

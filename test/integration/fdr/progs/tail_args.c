@@ -1,6 +1,6 @@
 /* Tail calls, logged arguments, and the erasure of short calls.
  * tail_a() tail-calls tail_b(), which tail-calls leaf(); with_arg() logs its
- * first argument; slow() spins for 100 ms and calls all of them.
+ * first argument; slow() spins for 300 ms and calls all of them.
  * Usage: tail_args CONFIG ROUNDS */
 #include "fdr_test.h"
 #include <time.h>
@@ -18,7 +18,7 @@ NOINLINE void slow(int rounds) {
     fdr_sink = tail_a(i) + with_arg(100 + i);
   do
     clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000);
+  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 300000000);
 }
 
 int main(int argc, char **argv) {
