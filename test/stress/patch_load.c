@@ -55,6 +55,7 @@ NOINST static void on_arg(int32_t id, XRayEntryType type, uint64_t arg) {
 }
 
 static atomic_bool stop_workers, stop_patcher;
+static atomic_uint patch_rounds; /* the patcher's finished rounds */
 /* Uninstrumented spin between churn calls: basic mode writes every call,
  * and an unpaced churn would write hundreds of MB. */
 static int pace;
@@ -101,6 +102,7 @@ NOINST static void *patcher(void *arg) {
     s = __xray_unpatch();
     CHECK(s == SUCCESS, "__xray_unpatch: %d", (int)s);
     rounds++;
+    atomic_store(&patch_rounds, rounds);
   }
   return (void *)(uintptr_t)rounds;
 }
@@ -130,8 +132,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 2; i++)
     pthread_create(&w[i], NULL, worker, (void *)0);
   pthread_create(&p, NULL, patcher, NULL);
+  /* The churn lasts ms and at least one whole patch round, however late a
+   * loaded machine first runs the patcher. */
   const uint64_t end = stress_now_ms() + ms;
-  while (stress_now_ms() < end)
+  while (stress_now_ms() < end || atomic_load(&patch_rounds) == 0)
     USE(leaf(1)); /* the main thread runs instrumented code too */
   atomic_store(&stop_patcher, true);
   void *rounds;
