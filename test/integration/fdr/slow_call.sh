@@ -7,7 +7,7 @@ source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog slow_call
 id=$("$LLVM_XRAY" extract --symbolize slow_call | awk '/function-name: handle[, ]/ { match($0, /id: *[0-9]+/); print substr($0, RSTART + 4, RLENGTH - 4) + 0; exit }')
 [ -n "$id" ] || fail "no id for handle"
-cfg="func_duration_threshold_us=0 snapshot_if_slower_than_us=100000"
+cfg="func_duration_threshold_us=0 snapshot_if_slower_than_us=200000"
 
 # a name pattern, no minimum interval: two slow calls, two snapshots; with
 # chrome output each gets its .json while the program runs (it waits for
@@ -23,7 +23,7 @@ for n in 100 250; do
   meta=$("$LLVM_XRAY" fdr-dump "$f" | grep -o "data = 'xray-snapshot [^']*'")
   [[ "$meta" =~ number=$k\ reason=slow_call\ function=$id\ duration_us=([0-9]+)\  ]] ||
     fail "snapshot $k: metadata $meta"
-  [ "${BASH_REMATCH[1]}" -ge 100000 ] || fail "snapshot $k: duration ${BASH_REMATCH[1]} us"
+  [ "${BASH_REMATCH[1]}" -ge 200000 ] || fail "snapshot $k: duration ${BASH_REMATCH[1]} us"
   fdr_yaml "$f" slow_call >s.yaml
   # the last handle record is the slow call's exit, after its enter
   expect_eq "snapshot $k: the slow call's enter" "[ $n ]" \

@@ -1,8 +1,10 @@
 /* The slow-call trigger: handle(n) serves call number n; calls listed in
- * SLOW take at least 150 ms (a busy wait on the clock), the others a few
- * ns. With chrome output in CONFIG, after each slow call it waits for
- * that many snapshot .json files (fdr_wait_snapshot_json: the snapshot's
- * JSON while the program runs). Usage: slow_call CONFIG CALLS SLOW... */
+ * SLOW take at least 300 ms (a busy wait on the clock), the others a few
+ * ns (the script's trigger, 200 ms, fires for one of them only after a
+ * 200 ms stall). With chrome output in CONFIG, after each slow call it
+ * waits for that many snapshot .json files (fdr_wait_snapshot_json: the
+ * snapshot's JSON while the program runs). Usage: slow_call CONFIG CALLS
+ * SLOW... */
 #include "fdr_test.h"
 #include <string.h>
 #include <time.h>
@@ -23,7 +25,7 @@ handle(long n) {
   int r = step((int)n);
   for (int i = 0; i < slow_count; i++)
     if (slow_ones[i] == n) {
-      long until = now_ms() + 150;
+      long until = now_ms() + 300;
       while (now_ms() < until)
         fdr_sink++;
     }
