@@ -40,6 +40,32 @@ static int by_address(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
+/* Heapsort in place: qsort may malloc a buffer as large as the array, and
+ * names load wherever a handler or a fork child first asks for them (a
+ * child can inherit an allocator lock another thread held, e.g. ASan's). */
+static void sift_down(struct xr_symbol *a, size_t root, size_t n) {
+  for (size_t child; (child = 2 * root + 1) < n; root = child) {
+    if (child + 1 < n && by_address(&a[child], &a[child + 1]) < 0)
+      child++;
+    if (by_address(&a[root], &a[child]) >= 0)
+      return;
+    struct xr_symbol t = a[root];
+    a[root] = a[child];
+    a[child] = t;
+  }
+}
+
+static void sort_by_address(struct xr_symbol *a, size_t n) {
+  for (size_t i = n / 2; i-- > 0;)
+    sift_down(a, i, n);
+  for (size_t end = n; end-- > 1;) {
+    struct xr_symbol t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    sift_down(a, 0, end);
+  }
+}
+
 /* Collects the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
 static int load_table(struct xr_symbols *s, const Elf64_Shdr *sh,
                       const Elf64_Shdr *strtab) {
@@ -82,7 +108,7 @@ static int load_table(struct xr_symbols *s, const Elf64_Shdr *sh,
     }
   }
   s->count = count;
-  qsort(s->symbols, count, sizeof(struct xr_symbol), by_address);
+  sort_by_address(s->symbols, count);
   return 0;
 }
 

@@ -137,6 +137,8 @@ int main(int argc, char **argv) {
       kill(pids[k], SIGKILL);
       waitpid(pids[k], NULL, 0);
     }
+  free(pids);
+  free(done);
   printf("children %d, ok %d, hung %d, failed %d\n", n, ok, hung, failed);
   if (hung)
     fprintf(stderr, "FAIL: %d of %d children still ran 20 s after the last fork "
