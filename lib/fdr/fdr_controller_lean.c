@@ -128,23 +128,28 @@ static XR_ALWAYS_INLINE void leave_guard(struct xr_fdr_thread *t, uint8_t *cur) 
   clear_busy(w, cur);
 }
 
-/* The CPU id by the source chosen at init (rdtscp's is read by the caller,
- * with the timestamp, and passed in `aux`). */
-static XR_ALWAYS_INLINE uint32_t cpu_from(int source, uint32_t aux) {
-  if (XR_LIKELY(source == XR_FDR_CPU_RSEQ)) {
-    return (uint32_t)xr_arch_tls_load_s32(xr_fdr_hot.rseq_cpu_offset);
-  }
-  if (source == XR_FDR_CPU_RDPID)
-    return xr_arch_cpu_insn();
-  return aux;
+/* The CPU id from the rseq area (the source chosen at init when the
+ * kernel and libc register one). */
+static XR_ALWAYS_INLINE uint32_t rseq_cpu(void) {
+  return (uint32_t)xr_arch_tls_load_s32(xr_fdr_hot.rseq_cpu_offset);
 }
 
-/* The timestamp, and with rdtscp the CPU id in *aux. */
-static XR_ALWAYS_INLINE uint64_t clock_from(int source, uint32_t *aux) {
-  if (XR_UNLIKELY(source == XR_FDR_CPU_RDTSCP))
-    return xr_arch_ticks_cpu(aux);
-  *aux = 0;
-  return xr_arch_ticks();
+/* The timestamp and, in *cpu, the CPU id, by the source chosen at init.
+ * The source is dead once both are read: with it live across the clock
+ * read, the compiler saves a register in the fast path's prologue. */
+static XR_ALWAYS_INLINE uint64_t clock_and_cpu(uint32_t *cpu) {
+  int source = xr_fdr_hot.cpu_source;
+  if (XR_LIKELY(source == XR_FDR_CPU_RSEQ)) {
+    uint64_t tsc = xr_arch_ticks();
+    *cpu = rseq_cpu();
+    return tsc;
+  }
+  if (source == XR_FDR_CPU_RDPID) {
+    uint64_t tsc = xr_arch_ticks();
+    *cpu = xr_arch_cpu_insn();
+    return tsc;
+  }
+  return xr_arch_ticks_cpu(cpu);
 }
 
 /* The CPU id on the full path, whatever the clock: the rseq load inline,
@@ -152,7 +157,7 @@ static XR_ALWAYS_INLINE uint64_t clock_from(int source, uint32_t *aux) {
  * sched_getcpu behind its own vector save) and is safe here. */
 static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
   if (XR_LIKELY(xr_fdr_hot.cpu_source == XR_FDR_CPU_RSEQ))
-    return cpu_from(XR_FDR_CPU_RSEQ, 0);
+    return rseq_cpu();
   return xr_cpu_id();
 }
 
@@ -280,21 +285,18 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   if (XR_UNLIKELY(w == NULL || xr_fdr_writer_enter(w)))
     goto full;
   uintptr_t state = load_state(w);
-  /* The clock after the busy bit: a signal handler's events are dropped
-   * from here on, and any it wrote before came earlier in time too. */
-  int source = xr_fdr_hot.cpu_source;
-  uint32_t aux;
-  uint64_t tsc = clock_from(source, &aux);
   /* The checks one after another, each value dead after its compare: few
    * registers live, so no register needs saving. fast_epoch equals our
    * epoch only while tracing and while the TSC and a one-instruction CPU
-   * id are usable. */
+   * id are usable; when it does not, the full path reads the clock. */
   if (XR_UNLIKELY(t->epoch !=
-                  __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE))) {
-    tsc = 0; /* maybe no usable TSC (the clock is xr_now's): read it there */
-    goto bail;
-  }
-  if (XR_UNLIKELY(cpu_from(source, aux) != t->cpu))
+                  __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
+    goto bail_unstamped;
+  /* The clock after the busy bit: a signal handler's events are dropped
+   * from here on, and any it wrote before came earlier in time too. */
+  uint32_t cpu;
+  uint64_t tsc = clock_and_cpu(&cpu);
+  if (XR_UNLIKELY(cpu != t->cpu))
     goto bail;
   uint64_t delta = tsc - t->last_tsc;
   if (XR_UNLIKELY(delta > INT32_MAX))
@@ -328,6 +330,12 @@ bail: /* with the state as it was on entry */
   BARRIER();
   XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
   function_event_full(id, type, arg, tsc);
+  return;
+bail_unstamped: /* the same, before the clock was read */
+  clear_busy(w, xr_fdr_state_cursor(state));
+  BARRIER();
+  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
+  function_event_full(id, type, arg, 0);
   return;
 full:
   function_event_full(id, type, arg, 0);
