@@ -10,9 +10,14 @@
 #include "options.h"
 #include "report.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -22,17 +27,60 @@ static char **saved_envp;
 
 void xr_set_envp(char **envp) { saved_envp = envp; }
 
+/* The environment the kernel gave the process, from /proc/self/environ
+ * (NUL-separated): for a start-up so early that neither `environ` nor the
+ * preinit envp is set, i.e. the constructor of a shared object linked with
+ * -z initfirst, which runs before libc's own initialisation. Read once,
+ * into memory from mmap that is kept (a few KB); NULL when unreadable. */
+static const char *initial_environment(size_t *len) {
+  static char *text;
+  static size_t text_len;
+  static bool tried;
+  if (!tried) {
+    tried = true;
+    int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      size_t cap = 1 << 20; /* ARG_MAX-sized at most; pages are touched lazily */
+      char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      size_t n = 0;
+      if (buf != MAP_FAILED) {
+        ssize_t got;
+        while (n < cap - 1 && ((got = read(fd, buf + n, cap - 1 - n)) > 0 ||
+                               (got < 0 && errno == EINTR)))
+          if (got > 0)
+            n += (size_t)got;
+        buf[n] = 0;
+        text = buf;
+        text_len = n;
+      }
+      close(fd);
+    }
+  }
+  *len = text_len;
+  return text;
+}
+
 /* The live environment wins when libc has set it up (it follows setenv);
  * in .preinit_array of a dynamic program `environ` is still NULL, so the
- * envp that init saved from the preinit arguments stands in for it. */
+ * envp that init saved from the preinit arguments stands in for it; before
+ * either exists, the kernel's copy (initial_environment). */
 const char *xr_getenv(const char *name) {
   char **env = environ ? environ : saved_envp;
-  if (!env || !name)
+  if (!name)
     return NULL;
   size_t n = strlen(name);
-  for (; *env; env++)
-    if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-      return *env + n + 1;
+  if (env) {
+    for (; *env; env++)
+      if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+        return *env + n + 1;
+    return NULL;
+  }
+  size_t len;
+  const char *text = initial_environment(&len);
+  for (size_t at = 0; text && at < len; at += strlen(text + at) + 1)
+    if (strncmp(text + at, name, n) == 0 && text[at + n] == '=')
+      return text + at + n + 1;
   return NULL;
 }
 
