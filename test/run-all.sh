@@ -35,9 +35,12 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # vector registers survive a lean handler (TSan's instrumentation calls into
 # its runtime, which uses them) or exact tail-exit events (TSan's function
 # exit hooks turn tail calls into calls), such as core_patch.threads; nor
+# stress.fork_locks (under TSan 2-3 of 50 children hang in glibc's
+# dl_iterate_phdr, on the loader lock the parent's dlopen thread held at
+# the fork: docs/reliability.md); nor
 # basic.concurrent (under TSan's timing its threads' chunks interleave so
 # that llvm-xray account, which wants time order, sometimes rejects the log).
-TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|fdr\.(buffers|fork_signal|counts|snapshot_api)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads))$'
+TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|fdr\.(buffers|fork_signal|counts|snapshot_api)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|faults|signals|threads))$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS
@@ -228,8 +231,10 @@ phase_tsan() {
       return 1
     fi
   fi
-  run_ctest tsan -R "$tests" -LE "^fuzz$"
+  local rc=0
+  run_ctest tsan -R "$tests" -LE "^fuzz$" || rc=$?
   unset TSAN_OPTIONS
+  return $rc # the phase's status is the tests' (not unset's)
 }
 
 # --- 5. libFuzzer ----------------------------------------------------------
