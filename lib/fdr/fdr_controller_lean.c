@@ -268,6 +268,18 @@ out:
   leave_guard(t, done);
 }
 
+/* The fast path's way out to the full path: the state word as it was on
+ * entry, then the full path with the timestamp read (0: none read yet). */
+static XR_ALWAYS_INLINE void bail_to_full(struct xr_fdr_writer *w,
+                                          uintptr_t state, int32_t id,
+                                          unsigned type, uint64_t arg,
+                                          uint64_t tsc) {
+  clear_busy(w, xr_fdr_state_cursor(state));
+  BARRIER();
+  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
+  function_event_full(id, type, arg, tsc);
+}
+
 /* The common case, written so that it makes no call (no register saves in
  * its prologue): a thread with a buffer of this generation, room for the
  * record, on the same CPU as its last record, a delta that fits. Anything
@@ -325,17 +337,12 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   BARRIER();
   clear_busy(w, p); /* the event's end: new cursor, busy off */
   return;
-bail: /* with the state as it was on entry */
-  clear_busy(w, xr_fdr_state_cursor(state));
-  BARRIER();
-  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
-  function_event_full(id, type, arg, tsc);
+bail:
+  bail_to_full(w, state, id, type, arg, tsc);
   return;
-bail_unstamped: /* the same, before the clock was read */
-  clear_busy(w, xr_fdr_state_cursor(state));
-  BARRIER();
-  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
-  function_event_full(id, type, arg, 0);
+bail_unstamped: /* two exits, not one with tsc = 0 merged in: the merged
+                 * value costs the common case a saved register */
+  bail_to_full(w, state, id, type, arg, 0);
   return;
 full:
   function_event_full(id, type, arg, 0);
