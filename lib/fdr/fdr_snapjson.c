@@ -19,7 +19,6 @@
  * snapshots get their JSON at its flush. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "core/clock.h"
-#include "core/names.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/thread_names.h"
@@ -115,8 +114,8 @@ void xr_fdr_snapjson_stop(void) {
 void xr_fdr_snapjson_fork_child(void) {
   __atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
   running = false; /* the parent's thread; nothing to join here */
-  /* It may have been loading the name table or reading thread names when
-   * the parent forked: the locks it held would wait forever here. */
-  xr_names_after_fork();
+  /* It may have been reading thread names when the parent forked: that
+   * lock would wait for ever here. (A name table it was loading is reset
+   * by core's own fork hook, objects.c, in every child.) */
   xr_thread_names_after_fork();
 }
