@@ -32,3 +32,34 @@ xr_host() {
     -Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread -ldl \
     ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
 }
+
+# xr_map_objects MAP: the objects of a <log>.map as "id file functions",
+# joined by ", " (file without its directory).
+xr_map_objects() {
+  awk '$1 == "object" { n = split($NF, p, "/"); printf "%s%s %s %s", sep, $2, p[n], $7; sep = ", " }
+       END { print "" }' "$1"
+}
+# xr_log_counts LOG: "name enter N exit N" per function of LOG (basic or
+# FDR, read by the real llvm-xray), named through LOG.map; fails on an id
+# of the log that the map does not name.
+xr_log_counts() {
+  "$LLVM_XRAY" convert --output-format=yaml "$1" >log.yaml || fail "llvm-xray convert $1"
+  python3 - "$1.map" <<'PY'
+import re, sys, collections
+names = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f and f[0] == 'function':
+        names[int(f[1])] = f[4]
+counts = collections.defaultdict(collections.Counter)
+for line in open('log.yaml'):
+    m = re.search(r'func-id: *(\d+),.*kind: *function-(enter|exit)', line)
+    if m:
+        fid = int(m.group(1))
+        if fid not in names:
+            sys.exit('id %d (%#x) of the log is not in the map' % (fid, fid))
+        counts[names[fid]][m.group(2)] += 1
+for name in sorted(counts):
+    print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
+PY
+}

@@ -47,29 +47,8 @@ expect_file_eq "patch_premain sequences" expected.txt out.txt
 # ("id file functions" each) are not OBJECTS.
 HOST_OBJECTS="0 host 0, 1 libhostlib.so 2, 2 plugin.so 2"
 count() {
-  "$LLVM_XRAY" convert --output-format=yaml "$1" >log.yaml || fail "llvm-xray convert $1"
-  python3 - "$1.map" "${2:-$HOST_OBJECTS}" <<'PY'
-import re, sys, collections
-names, objects = {}, []
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f and f[0] == 'function':
-        names[int(f[1])] = f[4]
-    elif f and f[0] == 'object':
-        objects.append('%s %s %s' % (f[1], f[-1].rsplit('/', 1)[-1], f[6]))
-if ', '.join(objects) != sys.argv[2]:
-    sys.exit('map objects: %s, expected %s' % (objects, sys.argv[2]))
-counts = collections.defaultdict(collections.Counter)
-for line in open('log.yaml'):
-    m = re.search(r'func-id: *(\d+),.*kind: *function-(enter|exit)', line)
-    if m:
-        fid = int(m.group(1))
-        if fid not in names:
-            sys.exit('id %d (%#x) of the log is not in the map' % (fid, fid))
-        counts[names[fid]][m.group(2)] += 1
-for name in sorted(counts):
-    print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
-PY
+  expect_eq "$1: map objects" "${2:-$HOST_OBJECTS}" "$(xr_map_objects "$1.map")"
+  xr_log_counts "$1"
 }
 
 # run NAME XRAY_OPTIONS [HOST]: HOST (./host) work with the modes'

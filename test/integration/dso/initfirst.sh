@@ -14,29 +14,11 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" \
   { cat err.txt >&2; fail "app exited $?"; }
 expect_eq "program output" 110 "$(cat out.txt)"
 log=$(only_file "xray-log.app.??????")
-"$LLVM_XRAY" convert --output-format=yaml "$log" >log.yaml || fail "llvm-xray convert $log"
-python3 - "$log.map" >counts.txt <<'PY' || fail "reading the log"
-import re, sys, collections
-names = {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f and f[0] == 'function':
-        names[int(f[1])] = f[4]
-counts = collections.Counter()
-for line in open('log.yaml'):
-    m = re.search(r'func-id: *(\d+),.*kind: *function-(enter|exit)', line)
-    if m:
-        counts['%s %s' % (names.get(int(m.group(1)), m.group(1)), m.group(2))] += 1
-for k in sorted(counts):
-    print(k, counts[k])
-PY
+xr_log_counts "$log" >counts.txt || fail "reading the log"
 cat >expected.txt <<'END'
-exe_fn enter 10
-exe_fn exit 10
-lib_fn enter 10
-lib_fn exit 10
-main enter 1
-main exit 1
+exe_fn enter 10 exit 10
+lib_fn enter 10 exit 10
+main enter 1 exit 1
 END
 expect_file_eq "calls per function" expected.txt counts.txt
 echo "initfirst: ok"

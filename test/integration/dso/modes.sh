@@ -20,35 +20,6 @@ plugin_leaf enter 4 exit 4
 second_mul enter 5 exit 5
 END
 
-# count LOG MAP: "name enter N exit N" per function, named through MAP; fails
-# on an id of the log that MAP does not name.
-count() {
-  "$LLVM_XRAY" convert --output-format=yaml --instr_map=./modes "$1" >log.yaml ||
-    fail "llvm-xray convert $1"
-  python3 - "$2" <<'PY'
-import re, sys, collections
-names = {}
-objects = []
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f and f[0] == 'function':
-        names[int(f[1])] = f[4]
-    elif f and f[0] == 'object':
-        objects.append((int(f[1]), f[-1].rsplit('/', 1)[-1]))
-if [o[1] for o in objects] != ['modes', 'libsecond.so', 'libfirst.so', 'plugin.so']:
-    sys.exit('map objects: %s' % objects)
-counts = collections.defaultdict(lambda: collections.Counter())
-for line in open('log.yaml'):
-    m = re.search(r'func-id: *(\d+),.*kind: *function-(enter|exit)', line)
-    if m:
-        fid = int(m.group(1))
-        if fid not in names:
-            sys.exit('id %d (%#x) of the log is not in the map' % (fid, fid))
-        counts[names[fid]][m.group(2)] += 1
-for name in sorted(counts):
-    print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
-PY
-}
 
 for mode in basic fdr; do
   rm -f xray-log.*
@@ -57,7 +28,9 @@ for mode in basic fdr; do
     ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "$mode run exited $?"; }
   log=$(only_file "xray-log.modes.??????")
   [ -f "$log.map" ] || fail "$mode: no $log.map"
-  count "$log" "$log.map" >counts.txt || fail "$mode: reading the log"
+  expect_eq "$mode: map objects" "modes libsecond.so libfirst.so plugin.so" \
+    "$(xr_map_objects "$log.map" | tr ',' '\n' | awk '{ printf "%s%s", sep, $2; sep = " " }')"
+  xr_log_counts "$log" >counts.txt || fail "$mode: reading the log"
   expect_file_eq "$mode counts per function" expected.txt counts.txt
 done
 

@@ -76,6 +76,15 @@ fdr_requests() {
     }
     END { for (t in count) printf "%s..%s/%s %s\n", first[t], lastn[t], count[t], ok[t] }' | sort -n
 }
+# snapshot_json_once LABEL SNAP: the helper wrote SNAP's .json before the
+# flush (the program hard-linked it to SNAP.json.before_flush), flush did not
+# write it again (same inode), and err.txt says so exactly once (one writer).
+snapshot_json_once() {
+  [ -f "$2.json.before_flush" ] || fail "$1: no $2.json before the flush"
+  expect_eq "$1: .json not written again at flush (same inode)" \
+    "$(stat -c %i "$2.json.before_flush")" "$(stat -c %i "$2.json")"
+  expect_eq "$1: one writer" 1 "$(grep -cF "snapshot '$2' as Chrome trace in '$2.json'" err.txt)"
+}
 # fdr_json_check JSON TRACE BINARY: JSON (the Chrome trace written for
 # TRACE) parses, and holds per function as many complete ("X") events as
 # llvm-xray's records of TRACE give calls: one per enter record, plus one
