@@ -464,6 +464,15 @@ static int write_raw(int fd, uint64_t *whole, uint64_t *buffers) {
   return 0;
 }
 
+/* RLIMIT_FSIZE in bytes: the log stops short of it (the kernel would raise
+ * SIGXFSZ, which kills the program by default). */
+static uint64_t file_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  return (uint64_t)rl.rlim_cur;
+}
+
 /* Writes the log: in version 5 one block per thread, ordered and nested
  * for llvm-xray (fdr_log_writer.c); else the buffers as they are. A write
  * that fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
@@ -481,7 +490,7 @@ static void write_file(void) {
   bool blocks = false;
   if (xr_fdr_hot.version >= 5 && spans != NULL) {
     struct xr_fdr_log_stats st;
-    rc = xr_fdr_write_log(fd, file_header, spans, n, &st);
+    rc = xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(), &st);
     whole = st.whole_bytes;
     kept = st.whole_blocks;
     blocks = kept > 0;
