@@ -36,6 +36,7 @@
 #include "core/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_log.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
@@ -238,7 +239,7 @@ static int open_snapshot(char *name, size_t cap, uint32_t *number,
     }
     int fd;
     do
-      fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     while (fd < 0 && errno == EINTR);
     if (fd >= 0) {
       *number = n;
@@ -289,7 +290,13 @@ struct counts {
   uint64_t in_switch;  /* held buffers caught mid-switch (only a preamble) */
   int32_t block_tid;   /* thread id for the metadata block (see there) */
   bool self_written;   /* the calling thread's buffer is in the file */
+  uint64_t largest;    /* the largest block (v1: with its EndOfBuffer) */
 };
+
+static void note_block(struct counts *c, uint64_t bytes) {
+  if (bytes > c->largest)
+    c->largest = bytes;
+}
 
 static const char *kind_name(enum xr_fdr_snapshot_kind k) {
   switch (k) {
@@ -311,8 +318,7 @@ static const char *kind_name(enum xr_fdr_snapshot_kind k) {
  * llvm-xray account wants each thread's times to grow, and a block of a
  * thread of its own, taken first, would raise the bar for every record. */
 static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
-                          uint32_t number, const struct counts *c,
-                          int version) {
+                          uint32_t number, struct counts *c, int version) {
   char line[384];
   struct text t = {line, 0, sizeof line};
   put_str(&t, "xray-snapshot number=");
@@ -365,8 +371,10 @@ static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
     iov[n++] = (struct iovec){eob, sizeof eob};
   }
   uint64_t before = o->offset;
-  if (out_write(o, iov, n) == 0)
+  if (out_write(o, iov, n) == 0) {
+    note_block(c, o->offset - before - (version >= 2 ? XR_FDR_META_SIZE : 0));
     return 0;
+  }
   int err = errno;
   out_cut(o, before);
   errno = err;
@@ -453,10 +461,36 @@ static int write_buffer(struct out *o, const struct view *v,
     return out_cut(o, before);
   }
   c->buffers++;
+  note_block(c, v->version >= 2 ? n : n + XR_FDR_META_SIZE);
   c->block_tid = (int32_t)(xr_fdr_get64(data) >> 8); /* NewBuffer's tid */
   if (e->holder == (uintptr_t)xr_fdr_thread.writer && e->holder)
     c->self_written = true;
   return 0;
+}
+
+/* Version 5: the snapshot becomes one block per thread, as the exit-time
+ * log (fdr_snapshot_log.c). Otherwise, or when that fails (it is then as
+ * written, and said), the header declares its largest block. */
+static void join_threads(struct out *o, const struct view *v,
+                         enum xr_fdr_snapshot_slot slot, const char *name,
+                         const struct counts *c) {
+  if (v->version >= 5) {
+    struct xr_fdr_log_stats st;
+    if (xr_fdr_snapshot_rewrite(o->fd, o->offset, name, v->q.scratch[slot],
+                                v->q.count + 1, o->room, &st) == 0)
+      return;
+    say_raw(XR_ERROR, "xray-fdr: snapshot '", name,
+            "': its threads' buffers could not be joined (", error_text(errno),
+            "); kept as the buffers are: llvm-xray convert and fdr-dump read "
+            "it, account may not");
+  }
+  if (c->largest > v->q.buffer_size) {
+    uint8_t field[8];
+    xr_fdr_put64(field, c->largest);
+    if (pwrite(o->fd, field, sizeof field, 16) != (ssize_t)sizeof field)
+      say_raw(XR_ERROR, "xray-fdr: snapshot '", name,
+              "': cannot write its header: ", error_text(errno), "");
+  }
 }
 
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
@@ -481,7 +515,7 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                      xr_clock.nonstop_tsc, xr_clock.frequency_hz,
                      (uint64_t)v->q.buffer_size);
   struct iovec hv = {header, sizeof header};
-  struct counts c = {0, 0, 0, 0, 0, false};
+  struct counts c = {0, 0, 0, 0, 0, false, 0};
   int rc = out_write(&o, &hv, 1);
 
   /* Which buffers, in which order: a scan of the holders, then the sort. */
@@ -503,6 +537,8 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     rc = write_buffer(&o, v, &e[i], &c);
   if (rc == 0)
     rc = write_metadata(&o, why, number, &c, v->version);
+  if (rc == 0)
+    join_threads(&o, v, slot, name, &c);
 
   XRaySnapshotStatus status = XRAY_SNAPSHOT_OK;
   if (rc != 0) {
