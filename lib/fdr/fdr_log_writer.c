@@ -39,6 +39,9 @@
 
 #define GEN_CAP ((size_t)64 << 10)
 #define IOV_CAP 1024 /* IOV_MAX on Linux */
+/* Records are scanned and written in pieces of this size, so that the
+ * kernel copies them from the cache the scan brought them into. */
+#define CHUNK ((ptrdiff_t)256 << 10)
 #define STACK_OFF (GEN_CAP + IOV_CAP * sizeof(struct iovec))
 _Static_assert(STACK_OFF + 4096 * sizeof(int32_t) <= XR_FDR_LOG_SCRATCH,
                "scratch too small");
@@ -192,6 +195,49 @@ static bool fix_exit(struct writer *w, int32_t fid, uint16_t cpu,
   return true;
 }
 
+/* The common case, kept tight: function records whose delta the reader
+ * can take as it is (its clock is the buffer's) and that nest. Follows the
+ * stack and the timestamp over them; returns where it stopped (a metadata
+ * record, an exit that is not the top, a full stack, the end). */
+static const uint8_t *plain_run(struct writer *w, const uint8_t *p,
+                                const uint8_t *end, uint64_t *tsc) {
+  int32_t *stack = w->stack;
+  size_t depth = w->depth, cap = w->cap;
+  uint64_t t = *tsc;
+  while (end - p >= XR_FDR_FN_SIZE) {
+    uint64_t rec = xr_fdr_get64(p);
+    if (rec & 1)
+      break;
+    if (end - p >= 2 * XR_FDR_FN_SIZE) {
+      /* An enter and its own exit or tail exit (a leaf call): nothing to
+       * follow on the stack. */
+      uint64_t next = xr_fdr_get64(p + XR_FDR_FN_SIZE);
+      uint32_t diff = (uint32_t)next ^ (uint32_t)rec;
+      if ((rec & 0xF) == 0 && (diff == 2 || diff == 4)) {
+        t += (rec >> 32) + (next >> 32);
+        p += 2 * XR_FDR_FN_SIZE;
+        continue;
+      }
+    }
+    int32_t fid = (int32_t)((uint32_t)rec >> 4);
+    unsigned kind = ((unsigned)rec >> 1) & 7;
+    if (kind == XR_FDR_FN_ENTER || kind == XR_FDR_FN_ENTER_ARG) {
+      if (depth == cap)
+        break;
+      stack[depth++] = fid;
+    } else if (depth != 0 && stack[depth - 1] == fid && kind <= 2) {
+      depth--;
+    } else {
+      break;
+    }
+    t += rec >> 32;
+    p += XR_FDR_FN_SIZE;
+  }
+  w->depth = depth;
+  *tsc = t;
+  return p;
+}
+
 /* One buffer's records into the current block: as they are, from its
  * NewCPUId on, except where the stack or the reader's clock needs a fix. */
 static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
@@ -201,6 +247,19 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
   uint16_t cpu = 0;
   while (p < end) {
     if ((p[0] & 1) == 0) { /* function record */
+      if (w->untracked == 0 && w->cpu == (int)cpu && w->base == tsc) {
+        const uint8_t *stop = end - p > CHUNK ? p + CHUNK : end;
+        p = plain_run(w, p, stop, &tsc);
+        w->base = tsc;
+        if (p - run >= CHUNK) { /* written while still in the cache */
+          emit_ref(w, run, (size_t)(p - run));
+          run = p;
+          if (w->pending >= CHUNK)
+            flush_out(w);
+        }
+        if (p == end || p == stop || (p[0] & 1))
+          continue;
+      }
       if (end - p < XR_FDR_FN_SIZE)
         break;
       uint32_t word = xr_fdr_get32(p);
