@@ -5,6 +5,7 @@
 # main thread's block first, which depends on the thread ids' hash: 50 runs
 # each of the exit-time log, a fork child's log and an API snapshot; account,
 # stack and graph read every one (docs/formats.md, "What llvm-xray needs").
+# The snapshot's .json (written from the joined file) has no sync event.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog parked
@@ -18,13 +19,19 @@ read_all() {
 for mode in exit fork snapshot; do
   for ((i = 0; i < 50; i++)); do
     rm -f xray-log.parked.*
+    out=xray
+    [ $mode != snapshot ] || out=xray+chrome
     XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
-      XRAY_FDR_OPTIONS="func_duration_threshold_us=0" ./parked $mode >out.txt ||
+      XRAY_FDR_OPTIONS="func_duration_threshold_us=0 trace_output=$out" ./parked $mode >out.txt ||
       fail "$mode run $i: exited with $?"
     if [ $mode = snapshot ]; then
-      read_all "$(cat out.txt)"
+      snap=$(cat out.txt)
+      read_all "$snap"
+      # its .json, written from the joined snapshot, leaves the sync out
+      expect_eq "$snap.json: leaf calls" 100 "$(grep -c '"name":"leaf","ph":"X"' "$snap.json")"
+      expect_eq "$snap.json: no sync event" 0 "$(grep -c 'xray-sync' "$snap.json" || true)"
     fi
-    logs=$(ls xray-log.parked.* | grep -v '\.snap')
+    logs=$(ls xray-log.parked.* | grep -v -e '\.snap' -e '\.json')
     if [ $mode = fork ]; then # the parent recorded nothing: one empty buffer
       parent=$(for f in $logs; do [ "$(stat -c %s "$f")" != 112 ] || echo "$f"; done)
       [ -n "$parent" ] || fail "fork run $i: no 112-byte log of the parent in: $logs"
