@@ -28,7 +28,8 @@ _Static_assert(sizeof(struct xr_fdr_span) == XR_FDR_SCRATCH_ENTRY,
 int xr_fdr_snapshot_rewrite(int fd, uint64_t size, const char *name,
                             uint8_t *scratch, size_t max_spans, uint64_t limit,
                             struct xr_fdr_log_stats *st) {
-  const uint8_t *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const uint8_t *file =
+      mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (file == MAP_FAILED)
     return -1;
   struct xr_fdr_span *spans = (struct xr_fdr_span *)scratch;
