@@ -36,7 +36,6 @@
 #include "core/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
-#include "fdr/fdr_log.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
@@ -87,7 +86,7 @@ static const char *error_text(int err) {
   case EROFS: return "read-only file system";
   case EMFILE: case ENFILE: return "too many open files";
   case ENAMETOOLONG: return "file name too long";
-  case EEXIST: return "100 names taken";
+  case EEXIST: return "file exists";
   case EIO: return "input/output error";
   default: return "error";
   }
@@ -468,31 +467,6 @@ static int write_buffer(struct out *o, const struct view *v,
   return 0;
 }
 
-/* Version 5: the snapshot becomes one block per thread, as the exit-time
- * log (fdr_snapshot_log.c). Otherwise, or when that fails (it is then as
- * written, and said), the header declares its largest block. */
-static void join_threads(struct out *o, const struct view *v,
-                         enum xr_fdr_snapshot_slot slot, const char *name,
-                         const struct counts *c) {
-  if (v->version >= 5) {
-    struct xr_fdr_log_stats st;
-    if (xr_fdr_snapshot_rewrite(o->fd, o->offset, name, v->q.scratch[slot],
-                                v->q.count + 1, o->room, &st) == 0)
-      return;
-    say_raw(XR_ERROR, "xray-fdr: snapshot '", name,
-            "': its threads' buffers could not be joined (", error_text(errno),
-            "); kept as the buffers are: llvm-xray convert and fdr-dump read "
-            "it, account may not");
-  }
-  if (c->largest > v->q.buffer_size) {
-    uint8_t field[8];
-    xr_fdr_put64(field, c->largest);
-    if (pwrite(o->fd, field, sizeof field, 16) != (ssize_t)sizeof field)
-      say_raw(XR_ERROR, "xray-fdr: snapshot '", name,
-              "': cannot write its header: ", error_text(errno), "");
-  }
-}
-
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                          const struct view *v,
                                          enum xr_fdr_snapshot_slot slot,
@@ -537,8 +511,12 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     rc = write_buffer(&o, v, &e[i], &c);
   if (rc == 0)
     rc = write_metadata(&o, why, number, &c, v->version);
-  if (rc == 0)
-    join_threads(&o, v, slot, name, &c);
+  if (rc == 0 && xr_fdr_snapshot_finish(fd, o.offset, name, v->version,
+                                        c.largest, v->q.scratch[slot],
+                                        v->q.count + 1, o.room) != 0)
+    say_raw(XR_ERROR, "xray-fdr: snapshot '", name, "' kept as the buffers are (",
+            error_text(errno), "): llvm-xray convert and fdr-dump read it, "
+            "account may not");
 
   XRaySnapshotStatus status = XRAY_SNAPSHOT_OK;
   if (rc != 0) {

@@ -7,7 +7,9 @@
  * slot's scratch memory, and written again by the log writer into
  * `<snapshot>.tmp`, which is renamed over the snapshot when whole. On any
  * failure the snapshot stays as first written (convert and fdr-dump read
- * it). Async-signal-safe: mmap, open, writev, pwrite, rename, unlink,
+ * it), as does a version 1 snapshot; their header then declares their
+ * largest block (the metadata block may exceed a small buffer_size).
+ * Async-signal-safe: mmap, open, writev, pread, pwrite, rename, unlink,
  * close; no allocation, no lock. */
 #include "fdr/fdr_snapshot.h"
 #include "fdr/buffer_queue.h"
@@ -25,9 +27,10 @@ _Static_assert(XR_FDR_SCRATCH_LOG == XR_FDR_LOG_SCRATCH, "log scratch size");
 _Static_assert(sizeof(struct xr_fdr_span) == XR_FDR_SCRATCH_ENTRY,
                "a span fits a scratch entry");
 
-int xr_fdr_snapshot_rewrite(int fd, uint64_t size, const char *name,
-                            uint8_t *scratch, size_t max_spans, uint64_t limit,
-                            struct xr_fdr_log_stats *st) {
+/* Joins the snapshot (see xr_fdr_snapshot_finish); 0 or -1 with errno. */
+static int join(int fd, uint64_t size, const char *name, uint8_t *scratch,
+                size_t max_spans, uint64_t limit) {
+  struct xr_fdr_log_stats st;
   const uint8_t *file =
       mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (file == MAP_FAILED)
@@ -63,7 +66,7 @@ int xr_fdr_snapshot_rewrite(int fd, uint64_t size, const char *name,
     if (out >= 0) {
       rc = xr_fdr_write_log(out, file, spans, n,
                             scratch + max_spans * XR_FDR_SCRATCH_ENTRY, limit,
-                            st);
+                            &st);
       int err = errno;
       close(out);
       if (rc == 0 && rename(tmp, name) != 0) {
@@ -77,6 +80,29 @@ int xr_fdr_snapshot_rewrite(int fd, uint64_t size, const char *name,
   }
   int err = errno;
   munmap((void *)file, size);
+  errno = err;
+  return rc;
+}
+
+int xr_fdr_snapshot_finish(int fd, uint64_t size, const char *name,
+                           int version, uint64_t largest, uint8_t *scratch,
+                           size_t max_spans, uint64_t limit) {
+  int rc = 0;
+  if (version >= 5) {
+    rc = join(fd, size, name, scratch, max_spans, limit);
+    if (rc == 0)
+      return 0;
+  }
+  int err = errno;
+  uint8_t header[XR_FDR_FILE_HEADER_SIZE];
+  if (pread(fd, header, sizeof header, 0) == (ssize_t)sizeof header &&
+      largest > xr_fdr_get64(header + 16)) {
+    xr_fdr_put64(header + 16, largest);
+    if (pwrite(fd, header + 16, 8, 16) != 8 && rc == 0) {
+      err = errno;
+      rc = -1;
+    }
+  }
   errno = err;
   return rc;
 }

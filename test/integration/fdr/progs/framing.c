@@ -1,13 +1,17 @@
 /* Every kind of FDR file, for the framing check: main and two workers call
  * outer() (outer -> inner, and a custom event every 10th call) CALLS times
  * each; main then takes an API snapshot and either exits (the log is
- * written at exit) or calls crash() -> abort() (a crash snapshot, with
- * snapshot_on_crash=true). Started from the environment (XRAY_OPTIONS
- * patch_premain=true xray_mode=xray-fdr). Usage: framing CALLS [abort] */
+ * written at exit), or calls crash() -> abort() (a crash snapshot, with
+ * snapshot_on_crash=true), or (tmp) creates the file the next snapshot's
+ * join needs (`<snapshot 2>.tmp`), takes that snapshot and exits.
+ * Started from the environment (XRAY_OPTIONS patch_premain=true
+ * xray_mode=xray-fdr). Usage: framing CALLS [abort|tmp] */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xray/xray_fdr.h>
 #include <xray/xray_interface.h>
 
@@ -45,5 +49,15 @@ NEVER int main(int argc, char **argv) {
     return 1;
   if (argc > 2 && strcmp(argv[2], "abort") == 0)
     crash();
+  if (argc > 2 && strcmp(argv[2], "tmp") == 0) {
+    char next[1100];
+    size_t len = strlen(path); /* ends with 000001 */
+    snprintf(next, sizeof next, "%.*s000002.tmp", (int)(len - 6), path);
+    int fd = open(next, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 || close(fd) != 0 ||
+        __xray_fdr_snapshot(path, sizeof path) != XRAY_SNAPSHOT_OK)
+      return 1;
+    printf("%s\n", path);
+  }
   return 0;
 }
