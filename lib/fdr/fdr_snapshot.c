@@ -573,7 +573,12 @@ XRaySnapshotStatus xr_fdr_snapshot_write(const struct xr_fdr_snapshot_why *why,
    * (the only way to a new queue) moves it, and the snapshot gives up. */
   struct view v;
   uint64_t epoch = __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
-  v.q = xr_fdr_queue;
+  /* Only the fields init sets: the counters change under the writers. */
+  v.q = (struct xr_fdr_queue){.buffers = xr_fdr_queue.buffers,
+                              .count = xr_fdr_queue.count,
+                              .buffer_size = xr_fdr_queue.buffer_size,
+                              .scratch = {xr_fdr_queue.scratch[0],
+                                          xr_fdr_queue.scratch[1]}};
   v.version = xr_fdr_hot.version;
   v.erasing = xr_fdr_hot.threshold_ticks != 0;
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
