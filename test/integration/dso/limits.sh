@@ -4,6 +4,7 @@
 # llvm-xray).
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
 xr_exe "$XRAY_CLANG" limits "$TEST_SRC_DIR/limits.c"
 copies=()

@@ -1,15 +1,7 @@
 # Helpers of the FDR integration tests (sourced after lib.sh).
 need_llvm_xray
 
-# fdr_check_framing: every FDR file under the test's directory is framed as
-# docs/formats.md says (header; BufferExtents blocks that fill the file, none
-# larger than the header's buffer size; well-formed records). Run at the
-# exit of every test that sources this file, when it passed.
-fdr_check_framing() {
-  python3 "$XRAY_SRC/test/integration/fdr/fdr_frame_check.py" --scan "$TEST_WORK_DIR" \
-    >"$TEST_WORK_DIR/framing.txt" || fail "an FDR file is not framed (above)"
-}
-trap 'rc=$?; [ $rc -ne 0 ] || fdr_check_framing; exit $rc' EXIT
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 # fdr_largest_block TRACE: the byte count of TRACE's largest block.
 fdr_largest_block() {
   python3 "$XRAY_SRC/test/integration/fdr/fdr_frame_check.py" "$1" |
