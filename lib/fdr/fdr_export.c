@@ -1,6 +1,7 @@
 /* FDR buffers -> decoded records, per thread in time order; the Chrome
  * trace entry point. See fdr_export.h. */
 #include "fdr/fdr_export.h"
+#include "core/heap_sort.h"
 #include "core/map_array.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -18,8 +19,8 @@
 
 static int32_t get_i32(const uint8_t *p) { return (int32_t)xr_fdr_get32(p); }
 
-static int by_thread_then_time(const struct xr_fdr_span *x,
-                               const struct xr_fdr_span *y) {
+static int by_thread_then_time(const void *a, const void *b) {
+  const struct xr_fdr_span *x = a, *y = b;
   if (x->pid != y->pid)
     return x->pid < y->pid ? -1 : 1;
   if (x->tid != y->tid)
@@ -28,24 +29,6 @@ static int by_thread_then_time(const struct xr_fdr_span *x,
     return x->first_tsc < y->first_tsc ? -1 : 1;
   /* Same start (empty buffers): keep queue order, deterministic output. */
   return x->data < y->data ? -1 : x->data > y->data;
-}
-
-/* Heap sort: in place, no allocation, no lock (snapshots order spans in
- * signal handlers; qsort may allocate). */
-static void sift(struct xr_fdr_span *s, size_t root, size_t n) {
-  for (;;) {
-    size_t child = 2 * root + 1;
-    if (child >= n)
-      return;
-    if (child + 1 < n && by_thread_then_time(&s[child + 1], &s[child]) > 0)
-      child++;
-    if (by_thread_then_time(&s[root], &s[child]) >= 0)
-      return;
-    struct xr_fdr_span tmp = s[root];
-    s[root] = s[child];
-    s[child] = tmp;
-    root = child;
-  }
 }
 
 void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n, int version) {
@@ -73,14 +56,7 @@ void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n, int version) {
       }
     }
   }
-  for (size_t i = n / 2; i-- > 0;)
-    sift(spans, i, n);
-  for (size_t end = n; end > 1; end--) {
-    struct xr_fdr_span tmp = spans[0];
-    spans[0] = spans[end - 1];
-    spans[end - 1] = tmp;
-    sift(spans, 0, end - 1);
-  }
+  xr_heap_sort(spans, n, sizeof *spans, by_thread_then_time);
 }
 
 void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,

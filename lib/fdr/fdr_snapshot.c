@@ -30,6 +30,7 @@
  * Free buffers are written oldest first (release_seq), then the held ones:
  * each thread's buffers in the order it wrote them, as readers need. */
 #include "core/clock.h"
+#include "core/heap_sort.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -137,31 +138,9 @@ struct entry {
 };
 _Static_assert(sizeof(struct entry) == XR_FDR_SCRATCH_ENTRY, "scratch entry");
 
-/* Heap sort by key: in place, no recursion, no allocation. */
-static void sift(struct entry *e, size_t root, size_t n) {
-  for (;;) {
-    size_t child = 2 * root + 1;
-    if (child >= n)
-      return;
-    if (child + 1 < n && e[child + 1].key > e[child].key)
-      child++;
-    if (e[root].key >= e[child].key)
-      return;
-    struct entry tmp = e[root];
-    e[root] = e[child];
-    e[child] = tmp;
-    root = child;
-  }
-}
-static void sort_entries(struct entry *e, size_t n) {
-  for (size_t i = n / 2; i-- > 0;)
-    sift(e, i, n);
-  for (size_t end = n; end > 1; end--) {
-    struct entry tmp = e[0];
-    e[0] = e[end - 1];
-    e[end - 1] = tmp;
-    sift(e, 0, end - 1);
-  }
+static int by_key(const void *a, const void *b) {
+  const struct entry *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /* ---- the file ------------------------------------------------------------ */
@@ -506,7 +485,7 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     e[used++] = (struct entry){h > XR_FDR_BUFFER_HELD ? UINT64_MAX : seq, seq,
                                h, i};
   }
-  sort_entries(e, used);
+  xr_heap_sort(e, used, sizeof *e, by_key);
   for (size_t i = 0; rc == 0 && i < used; i++)
     rc = write_buffer(&o, v, &e[i], &c);
   if (rc == 0)
