@@ -263,10 +263,12 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
       if (end - p < XR_FDR_FN_SIZE)
         break;
       uint32_t word = xr_fdr_get32(p);
+      unsigned kind = (word >> 1) & 7;
+      if (kind > XR_FDR_FN_ENTER_ARG)
+        break; /* not a record we know: the rest cannot be framed */
       bool in_step = w->cpu == (int)cpu && w->base == tsc;
       tsc += xr_fdr_get32(p + 4);
       int32_t fid = (int32_t)(word >> 4);
-      unsigned kind = (word >> 1) & 7;
       bool keep = true;
       if (kind == XR_FDR_FN_ENTER || kind == XR_FDR_FN_ENTER_ARG) {
         push(w, fid);

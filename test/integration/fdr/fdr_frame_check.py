@@ -91,7 +91,6 @@ def check(path):
         else:
             start, end = off, off
             while True:  # find the EndOfBuffer ending this block
-                kinds = None
                 if end >= len(data):
                     raise Bad("block at offset %d has no EndOfBuffer" % start)
                 b = data[end]
