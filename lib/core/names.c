@@ -108,16 +108,21 @@ static const char *self_path(void) {
 
 /* A name for a function without a symbol: "fn<id>@0x<address>" in the
  * executable, "fn<id>@<file>+0x<offset>" in a shared object (the offset in
- * its file's address space, the same at every load). */
-static void made_up_name(char *out, size_t size, int object, size_t id, uintptr_t addr,
-                         const char *path, uintptr_t bias) {
-  if (object == 0) {
-    snprintf(out, size, "fn%zu@0x%llx", id, (unsigned long long)addr);
-    return;
-  }
+ * its file's address space, the same at every load), in the arena, as long
+ * as its file name needs (NULL: no memory). */
+static const char *made_up_name(int object, size_t id, uintptr_t addr, const char *path,
+                                uintptr_t bias) {
   const char *slash = path != NULL ? strrchr(path, '/') : NULL;
   const char *file = slash != NULL ? slash + 1 : path != NULL && path[0] ? path : "?";
-  snprintf(out, size, "fn%zu@%s+0x%llx", id, file, (unsigned long long)(addr - bias));
+  size_t size = (object == 0 ? 0 : strlen(file)) + 64; /* 64: two numbers, fn@+0x */
+  char *out = arena_alloc(size);
+  if (out == NULL)
+    return NULL;
+  if (object == 0)
+    snprintf(out, size, "fn%zu@0x%llx", id, (unsigned long long)addr);
+  else
+    snprintf(out, size, "fn%zu@%s+0x%llx", id, file, (unsigned long long)(addr - bias));
+  return out;
 }
 
 static int build(struct xr_name_table *t, int object, const struct xr_sled_map *map,
@@ -142,10 +147,8 @@ static int build(struct xr_name_table *t, int object, const struct xr_sled_map *
       if (x->name == NULL)
         x->name = x->symbol;
     } else {
-      char made_up[160];
-      made_up_name(made_up, sizeof made_up, object, id, addr, path, bias);
       x->symbol = NULL;
-      x->name = arena_copy(made_up);
+      x->name = made_up_name(object, id, addr, path, bias);
       unnamed++;
     }
     if (x->name == NULL)
