@@ -3,10 +3,10 @@
 `long_gen.py plugin` the dlopen'd shared object. Each has, for its prefix P:
   P_c_...       an extern "C" function with a 21 004-character name;
   P_ns00_...::leaf(int)  30 namespaces of 725 characters: a 21 820-character
-                mangled name (libstdc++'s demangler refuses names past about
-                1 KiB, so the runtime shows the mangled symbol, whole);
+                mangled name (libstdc++'s demangler refuses mangled names
+                past 1 024 characters: the runtime shows the symbol, whole);
   P_wrap<...>   a function template on 120 nested class templates: a
-                701-character mangled name that demangles to about 22 000;
+                710-character mangled name that demangles to 23 301;
   P_all         calls each of the three once.
 The executable calls exe_all once and plugin_all (dlsym) once; with
 "demangle" it prints each mangled name of stdin as the runtime names it."""
