@@ -2,7 +2,7 @@
 """Writes the C++ source of names.long: `long_gen.py exe` the executable,
 `long_gen.py plugin` the dlopen'd shared object. Each has, for its prefix P:
   P_c_...       an extern "C" function with a 21 004-character name;
-  P_ns00_...::leaf(int)  30 namespaces of 725 characters: a 21 820-character
+  P_ns00_...::leaf(int)  30 namespaces of 725 characters: a 22 000-character
                 mangled name (libstdc++'s demangler refuses mangled names
                 past 1 024 characters: the runtime shows the symbol, whole);
   P_wrap<...>   a function template on 120 nested class templates: a
