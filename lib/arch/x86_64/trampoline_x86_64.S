@@ -16,7 +16,9 @@
  *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
  *     exit 0-1 (results): at those call boundaries no other vector or mask
  *     register can be live. The zmm forms are separate paths, chosen once
- *     by xr_handler_install, so the others pay nothing for them.
+ *     by xr_handler_install, so the others pay nothing for them; they store
+ *     whole zmm registers only when one has a bit above 255 set, else the
+ *     ymm halves (SAVE_ZMM).
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -79,8 +81,10 @@
  *   lean:  indirect jmp, 8 pushes, 1 load, 2 moves, call, 8 pops, ret
  *          (rflags and r10 not saved, see the head comment and
  *          SAVE_LEAN_GPRS).
- *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
- *          stores and loads (ymm with AVX, zmm with AVX-512), call. */
+ *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), rbx
+ *          frame for the 32-aligned vector area, 8 vector stores and loads
+ *          (ymm with AVX; with AVX-512 a 4-instruction OR test of zmm0-7's
+ *          upper halves, then ymm, or zmm when one is set), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
