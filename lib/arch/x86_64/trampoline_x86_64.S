@@ -83,8 +83,8 @@
  *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), rbx
  *          frame for the 32-aligned vector area, 8 vector stores and loads
- *          (ymm with AVX; with AVX-512 a 4-instruction OR test of zmm0-7's
- *          upper halves, then ymm, or zmm when one is set), call. */
+ *          (ymm with AVX; with AVX-512 first a 6-instruction test of
+ *          zmm0-7's upper halves, then ymm, or zmm when one is set), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
@@ -211,9 +211,10 @@ __xray_ArgLoggerEntry:
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
  *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), rbx
- *         frame, ymm0-1 (with AVX-512 a 1-instruction OR test, then ymm0-1
- *         or zmm0-1), a 5-instruction look-up of the id among those known
- *         to return nothing in x87 (X87_EXIT_SPILL), call.
+ *         frame, ymm0-1 (with AVX-512 first a 3-instruction test of the
+ *         upper halves, then ymm0-1 or zmm0-1), a 5-instruction look-up of
+ *         the id among those known to return nothing in x87
+ *         (X87_EXIT_SPILL), call.
  * A long double result (st0; st0-st1 for a complex one) is popped to memory
  * around the handler and pushed back, the status word with it
  * (X87_EXIT_SPILL): the handler may use the whole x87 stack, as the ABI

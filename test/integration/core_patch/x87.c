@@ -4,10 +4,11 @@
  * for bit with the unpatched run, together with the x87 control word and
  * exception flags, while the handler calls x87 libm (sinl, expl, powl),
  * raises x87 exception flags, pushes all eight x87 registers, calls SSE/AVX
- * libm (sin, exp) and clears every vector register. The ABI lets any callee use the whole x87 stack; a
- * value left in it while such a handler runs comes back as -nan.
- * Each full-path form is run: as installed (zmm with AVX-512), ymm/xmm, and
- * the pushfq copies of both. Prints one line per check. */
+ * libm (sin, exp) and clears every vector register. The ABI lets any callee
+ * use the whole x87 stack; a value left in it while such a handler runs
+ * comes back as -nan. Each full-path form is run: as installed (zmm with
+ * AVX-512), ymm/xmm, and the pushfq copies of both. Prints one line per
+ * check. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
