@@ -31,12 +31,24 @@ extern void __xray_ArgLoggerEntry(void) __attribute__((weak));
 #pragma weak __xray_register_dso
 #pragma weak __xray_deregister_dso
 #pragma weak __xray_dso_dispatch
+#pragma weak __xray_dso_dense_dispatch
+
+/* This object's copies of the lean paths for modes that take dense ids
+ * (same file as its trampolines). */
+extern void xr_dso_entry_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_exit_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_tail_exit_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_log_args_dense(void) __attribute__((visibility("hidden")));
 
 /* Where this object's trampolines jump (entry, exit, tail exit, log-args):
  * our runtime keeps the paths its own trampolines would take here
  * (__xray_dso_dispatch), so an event costs what one from the executable
  * does; a runtime without that call leaves the executable's trampolines. */
 __attribute__((visibility("hidden"))) void *volatile xr_dso_dispatch_slots[4];
+/* What the dense paths call (arg0, arg1 handlers) and add to the packed id;
+ * written by the runtime (__xray_dso_dense_dispatch). */
+__attribute__((visibility("hidden"))) void *volatile xr_dso_dense_handlers[2];
+__attribute__((visibility("hidden"))) int32_t xr_dso_id_offset;
 
 static int32_t object_id = -1;
 
@@ -54,8 +66,14 @@ xr_dso_register(void) {
   struct xr_dso_trampolines t = {xr_dso_entry, xr_dso_exit, xr_dso_tail_exit,
                                  xr_dso_log_args};
   object_id = __xray_register_dso(begin, end, __start_xray_fn_idx, __stop_xray_fn_idx, t);
-  if (object_id > 0 && __xray_dso_dispatch != 0)
+  if (object_id > 0 && __xray_dso_dense_dispatch != 0) {
+    struct xr_dso_dense d = {xr_dso_dispatch_slots, xr_dso_dense_handlers, &xr_dso_id_offset,
+                             {xr_dso_entry_dense, xr_dso_exit_dense, xr_dso_tail_exit_dense,
+                              xr_dso_log_args_dense}};
+    __xray_dso_dense_dispatch(object_id, &d);
+  } else if (object_id > 0 && __xray_dso_dispatch != 0) {
     __xray_dso_dispatch(object_id, xr_dso_dispatch_slots);
+  }
 }
 
 __attribute__((destructor(101))) static void
