@@ -59,10 +59,16 @@ xr_dso_register(void) {
   const void *begin = __start_xray_instr_map, *end = __stop_xray_instr_map;
   if (__xray_register_dso == 0 || begin == 0 || begin == end)
     return;
-  xr_dso_dispatch_slots[0] = (void *)__xray_FunctionEntry;
-  xr_dso_dispatch_slots[1] = (void *)__xray_FunctionExit;
-  xr_dso_dispatch_slots[2] = (void *)__xray_FunctionTailExit;
-  xr_dso_dispatch_slots[3] = (void *)__xray_ArgLoggerEntry;
+  /* Registration patches the object before its dispatch copy is given:
+   * meanwhile a runtime with dense paths finds them here with no handler
+   * (events dropped, never a packed id to a mode that wants dense ones);
+   * any other runtime, its own trampolines. */
+  bool dense = __xray_dso_dense_dispatch != 0;
+  xr_dso_dispatch_slots[0] = dense ? (void *)xr_dso_entry_dense : (void *)__xray_FunctionEntry;
+  xr_dso_dispatch_slots[1] = dense ? (void *)xr_dso_exit_dense : (void *)__xray_FunctionExit;
+  xr_dso_dispatch_slots[2] =
+      dense ? (void *)xr_dso_tail_exit_dense : (void *)__xray_FunctionTailExit;
+  xr_dso_dispatch_slots[3] = dense ? (void *)xr_dso_log_args_dense : (void *)__xray_ArgLoggerEntry;
   struct xr_dso_trampolines t = {xr_dso_entry, xr_dso_exit, xr_dso_tail_exit,
                                  xr_dso_log_args};
   object_id = __xray_register_dso(begin, end, __start_xray_fn_idx, __stop_xray_fn_idx, t);

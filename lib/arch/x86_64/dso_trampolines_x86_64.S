@@ -8,8 +8,8 @@
  * executable's trampoline of the same kind would jump to, so an event from
  * the object takes the very same path as one from the executable, for the
  * same cost: one indirect jump, then the path. Before the runtime fills
- * the slots (or with a runtime that does not) they hold the executable's
- * trampolines. The jump reads memory only: no register and no flag
+ * the slots they hold the dense paths below with no handler (with a
+ * runtime that has no dense paths, the executable's trampolines). The jump reads memory only: no register and no flag
  * changes, so the path starts in exactly the state a sled of the executable
  * gives it (r10d = packed id, the sled's return address on the stack).
  *

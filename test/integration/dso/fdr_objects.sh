@@ -5,6 +5,8 @@
 # ids (id base + function); the exact count of every function is read by
 # the real llvm-xray and named by <log>.map, whose id bases lie end to end.
 # Basic mode on the same program keeps packed ids and gives the same counts.
+# An object without dense paths (an older libxray-dso.a) is left out by FDR,
+# said at verbosity 1, and traced by basic mode.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
@@ -75,4 +77,31 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
 json=$(only_file "xray-log.fdr_objects.??????.json")
 for f in obj1_fn:1 obj33_leaf:33 obj5_fn:105 obj41_fn:41 exe_leaf:3; do
   expect_eq "chrome events of ${f%:*}" "${f#*:}" "$(grep -c "\"name\":\"${f%:*}\"" "$json")"
+done
+
+# An object of a libxray-dso.a without dense paths (olddso.c) cannot give
+# FDR dense ids: FDR leaves it out and says so; basic mode traces it.
+xr_so "$XRAY_CLANG" old.so "$TEST_SRC_DIR/plugin.c" "$TEST_SRC_DIR/olddso.c"
+xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
+xr_exe "$XRAY_CLANG" limits "$TEST_SRC_DIR/limits.c"
+for mode in fdr basic; do
+  rm -f xray-log.*
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode verbosity=1" \
+    XRAY_FDR_OPTIONS=func_duration_threshold_us=0 XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
+    ./limits run "$PWD/plugin.so" "$PWD/old.so" >out.txt 2>err.txt ||
+    { cat err.txt >&2; fail "$mode: old object run"; }
+  log=$(only_file "xray-log.limits.??????")
+  xr_log_counts "$log" | tr '\n' ';' >counts.txt || fail "$mode: reading the log"
+  said=$(grep -c "xray-fdr: object 2 ('.*old.so') is not traced: it was built with a libxray-dso.a without dense paths" err.txt || true)
+  if [ $mode = fdr ]; then
+    expect_eq "fdr: old object's message" 1 "$said"
+    # exe_leaf is never called: plugin.so's two functions, once each
+    expect_eq "fdr: only plugin.so" "plugin_fn enter 1 exit 1;plugin_leaf enter 1 exit 1;" \
+      "$(cat counts.txt)"
+  else
+    expect_eq "basic: no message" 0 "$said"
+    # both objects name their functions alike: each name counts both
+    expect_eq "basic: both objects" "plugin_fn enter 2 exit 2;plugin_leaf enter 2 exit 2;" \
+      "$(cat counts.txt)"
+  fi
 done
