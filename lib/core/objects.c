@@ -43,7 +43,7 @@ static XR_TLS bool patching_here; /* this thread's call set patching_busy */
 /* The mode whose handlers take dense ids (FDR), NULL when none runs. */
 static const char *dense_by;
 uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
-static uint32_t next_id_base;      /* the first dense id base not given */
+uint32_t xr_objects_next_id_base; /* the first dense id base not given */
 static uint32_t objects_without_base; /* ids the dense space had no room for */
 static uint32_t registrations; /* successful __xray_register_dso calls */
 
@@ -142,7 +142,7 @@ void xr_objects_register_self(void) {
     for (int i = 1; i < XR_MAX_OBJECTS; i++)
       xr_objects_id_base[i] = XR_NO_ID_BASE;
     o->id_base = 0; /* dense ids of the executable = its packed ids */
-    next_id_base = (uint32_t)xr_self_map.function_count;
+    xr_objects_next_id_base = (uint32_t)xr_self_map.function_count;
     /* Without a map (a host built without -fxray-instrument) any address
      * of the runtime, which the executable links, finds the executable. */
     describe(o, xr_self_map.function_count ? xr_self_map.min_sled
@@ -211,7 +211,7 @@ static void say_not_dense(const struct xr_object *o) {
     return;
   if (o->id_base == XR_NO_ID_BASE)
     xr_report(XR_INFO, "%s: object %d ('%s') is not traced: its %zu functions do not "
-              "fit in the %u dense ids (%u objects so far)", dense_by, o->id, o->path,
+              "fit in the %u dense ids (objects without ids so far: %u)", dense_by, o->id, o->path,
               o->map->function_count, XR_DENSE_ID_LIMIT - 1, objects_without_base);
   else
     xr_report(XR_INFO, "%s: object %d ('%s') is not traced: it was built with a "
@@ -224,12 +224,12 @@ static void say_not_dense(const struct xr_object *o) {
  * runs, else when one starts) when the ids would reach XR_DENSE_ID_LIMIT. */
 static uint32_t new_id_base(const struct xr_object *fresh) {
   size_t count = fresh->map->function_count;
-  if (count >= XR_DENSE_ID_LIMIT - next_id_base) {
+  if (count >= XR_DENSE_ID_LIMIT - xr_objects_next_id_base) {
     objects_without_base++;
     return XR_NO_ID_BASE;
   }
-  uint32_t base = next_id_base;
-  next_id_base += (uint32_t)count;
+  uint32_t base = xr_objects_next_id_base;
+  xr_objects_next_id_base += (uint32_t)count;
   return base;
 }
 

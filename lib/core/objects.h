@@ -38,6 +38,9 @@ static inline int32_t xr_id_function(int32_t packed) {
 /* Each object's id base, indexed by object id (XR_NO_ID_BASE when none):
  * read without the lock by dense_ids_lean.c. */
 XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
+/* The base the next new object gets if its functions fit (lock held; a
+ * unit test starts it near the limit). */
+XR_HIDDEN extern uint32_t xr_objects_next_id_base;
 
 /* The trampolines an object's sleds call, in XRayTrampolines order. */
 enum { XR_TRAMP_ENTRY, XR_TRAMP_EXIT, XR_TRAMP_TAIL, XR_TRAMP_ARGS, XR_TRAMP_COUNT };
