@@ -19,7 +19,8 @@ static inline int32_t dense_id(int32_t packed) {
 }
 
 void xr_dense_wrap_arg0(int32_t packed, int type) {
-  void (*h)(int32_t, int) = (void (*)(int32_t, int))__atomic_load_n(&xr_dense_handlers[0], __ATOMIC_ACQUIRE);
+  void (*h)(int32_t, int) =
+      (void (*)(int32_t, int))__atomic_load_n(&xr_dense_handlers[0], __ATOMIC_ACQUIRE);
   int32_t id = dense_id(packed);
   if (h != NULL && id >= 0)
     h(id, type);

@@ -211,8 +211,8 @@ static void say_not_dense(const struct xr_object *o) {
     return;
   if (o->id_base == XR_NO_ID_BASE)
     xr_report(XR_INFO, "%s: object %d ('%s') is not traced: its %zu functions do not "
-              "fit in the %u dense ids (objects without ids so far: %u)", dense_by, o->id, o->path,
-              o->map->function_count, XR_DENSE_ID_LIMIT - 1, objects_without_base);
+              "fit in the %u dense ids (objects without ids so far: %u)", dense_by, o->id,
+              o->path, o->map->function_count, XR_DENSE_ID_LIMIT - 1, objects_without_base);
   else
     xr_report(XR_INFO, "%s: object %d ('%s') is not traced: it was built with a "
               "libxray-dso.a without dense paths (link it with this one)", dense_by,
@@ -317,7 +317,7 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   if (dense_by != NULL && objects[id].id_base == XR_NO_ID_BASE)
     say_not_dense(&objects[id]);
   if (xr_flags.patch_premain && (selected = option_selection(&objects[id], &status),
-                                      status != XR_NAMES_OK))
+                                 status != XR_NAMES_OK))
     xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
               "it is not patched", id, objects[id].path, status);
   else if (xr_flags.patch_premain &&
@@ -360,9 +360,8 @@ static void dispatch(int32_t id, void *volatile *slots, const struct xr_dso_dens
                           dense->handlers == NULL))
       dense = NULL;
     if (dense != NULL)
-      __atomic_store_n(dense->id_offset, (int32_t)(o->id_base - ((uint32_t)id << XR_OBJECT_SHIFT)),
-                       __ATOMIC_RELAXED);
-    o->dense_paths = dense != NULL;
+      __atomic_store_n(dense->id_offset,
+                       (int32_t)(o->id_base - ((uint32_t)id << XR_OBJECT_SHIFT)), __ATOMIC_RELAXED);
     o->packed_dispatch = dense == NULL;
     xr_handler_dso_dispatch(id, slots, dense);
     if (dense_by != NULL && o->packed_dispatch && o->id_base != XR_NO_ID_BASE)

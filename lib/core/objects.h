@@ -58,7 +58,6 @@ struct xr_object {
   uint8_t build_id_size;
   uint32_t generation;      /* times this id was registered */
   uint32_t id_base;         /* dense ids (above), or XR_NO_ID_BASE */
-  bool dense_paths;         /* registered its dense paths (our libxray-dso) */
   bool packed_dispatch;     /* a dispatch copy without dense paths */
   bool used;                /* the id was handed out (stays set) */
   bool loaded;              /* registered and not yet deregistered */

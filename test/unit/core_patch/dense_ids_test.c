@@ -69,8 +69,8 @@ static void last_ids_then_none(void **state) {
   const char *said = capture_end();
   assert_int_equal(c, 3);
   assert_int_equal(xr_objects_id_base[c], XR_NO_ID_BASE);
-  assert_non_null(strstr(said, "xray-fdr: object 3 ('') is not traced: its 2 functions do "
-                               "not fit in the 268435455 dense ids (objects without ids so far: 1)"));
+  assert_non_null(strstr(said, "xray-fdr: object 3 ('') is not traced: its 2 functions do not "
+                               "fit in the 268435455 dense ids (objects without ids so far: 1)"));
 
   /* The dispatch copies while a dense handler is installed. */
   xr_handler_install(XR_SLOT_ARG0, (void *)handler, XR_HANDLER_LEAN | XR_HANDLER_DENSE);
