@@ -28,16 +28,23 @@
 
         .text
 
-.macro FORWARD name, index
+.macro FN_BEGIN name
         .globl \name
         .hidden \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
-        jmp *xr_dso_dispatch_slots+8*\index(%rip)
+.endm
+.macro FN_END name
         .cfi_endproc
         .size \name, .-\name
+.endm
+
+.macro FORWARD name, index
+        FN_BEGIN \name
+        jmp *xr_dso_dispatch_slots+8*\index(%rip)
+        FN_END \name
 .endm
 
         FORWARD xr_dso_entry, 0
@@ -45,23 +52,10 @@
         FORWARD xr_dso_tail_exit, 2
         FORWARD xr_dso_log_args, 3
 
-.macro DENSE_BEGIN name
-        .globl \name
-        .hidden \name
-        .type \name,@function
-        .p2align 4
-\name:
-        .cfi_startproc
-.endm
-.macro DENSE_END name
-        .cfi_endproc
-        .size \name, .-\name
-.endm
-
 /* Entry and tail exit: as the executable's lean path (rsp = 0 mod 16 on
  * arrival, 64 bytes pushed). */
 .macro DENSE_ENTRY_LIKE name, type
-        DENSE_BEGIN \name
+        FN_BEGIN \name
         SAVE_LEAN_GPRS
         movq xr_dso_dense_handlers(%rip), %rax
         testq %rax, %rax
@@ -72,14 +66,14 @@
         call *%rax
 3:      RESTORE_LEAN_GPRS
         ret
-        DENSE_END \name
+        FN_END \name
 .endm
 
         DENSE_ENTRY_LIKE xr_dso_entry_dense, TYPE_ENTRY
         DENSE_ENTRY_LIKE xr_dso_tail_exit_dense, TYPE_TAIL
 
 /* Exit: jumped to with rsp = 8 mod 16; rax and rdx live (24 bytes). */
-        DENSE_BEGIN xr_dso_exit_dense
+        FN_BEGIN xr_dso_exit_dense
         PUSH_CFI %rax
         PUSH_CFI %rdx
         subq $8, %rsp
@@ -96,11 +90,11 @@
         POP_CFI %rdx
         POP_CFI %rax
         ret
-        DENSE_END xr_dso_exit_dense
+        FN_END xr_dso_exit_dense
 
 /* Log-args entry: the arg1 handler with (id, LOG_ARGS_ENTRY, rdi), else the
  * arg0 handler, as the executable's lean path. */
-        DENSE_BEGIN xr_dso_log_args_dense
+        FN_BEGIN xr_dso_log_args_dense
         SAVE_LEAN_GPRS
         movq %rdi, %rdx
         movl %r10d, %edi
@@ -115,6 +109,6 @@
 1:      call *%rax
 2:      RESTORE_LEAN_GPRS
         ret
-        DENSE_END xr_dso_log_args_dense
+        FN_END xr_dso_log_args_dense
 
         .section .note.GNU-stack,"",@progbits
