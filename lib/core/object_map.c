@@ -9,6 +9,7 @@
 #include "names.h"
 #include "output.h"
 #include "report.h"
+#include "text_out.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,27 +19,15 @@
 
 struct out {
   int fd;
-  int failed; /* errno of the first failed write */
-  size_t used;
-  char buf[16384];
+  struct xr_text_out text; /* no line is cut, however long its name */
 };
-
-static void flush_out(struct out *o) {
-  if (o->used && !o->failed && xr_write_all(o->fd, o->buf, o->used) != 0)
-    o->failed = errno ? errno : EIO;
-  o->used = 0;
-}
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(struct out *o, const char *fmt, ...) {
-  if (sizeof o->buf - o->used < 4200)
-    flush_out(o);
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(o->buf + o->used, sizeof o->buf - o->used, fmt, ap);
+  xr_text_vprintf(&o->text, fmt, ap);
   va_end(ap);
-  if (n > 0)
-    o->used += (size_t)n < sizeof o->buf - o->used ? (size_t)n : sizeof o->buf - o->used - 1;
 }
 
 static void put_object(struct out *o, const struct xr_object_info *info) {
@@ -62,8 +51,7 @@ int xr_objects_write_map(const char *log_path, bool dense) {
   o.fd = xr_open_sibling_file(log_path, ".map", path, sizeof path);
   if (o.fd < 0)
     return -1; /* reported */
-  o.failed = 0;
-  o.used = 0;
+  xr_text_init(&o.text, xr_text_fd_sink, &o.fd);
   put(&o, "# XRay object map of %s: function <%s> <object> <function> <name>\n", log_path,
       dense ? "dense id = id-base + function" : "packed id");
   struct xr_object_info info;
@@ -80,10 +68,10 @@ int xr_objects_write_map(const char *log_path, bool dense) {
           xr_names_get_name(NULL, packed));
     }
   }
-  flush_out(&o);
+  int rc = xr_text_flush(&o.text);
   close(o.fd);
-  if (o.failed) {
-    xr_report(XR_ERROR, "writing the object map '%s' failed: %s", path, strerror(o.failed));
+  if (rc != 0) {
+    xr_report(XR_ERROR, "writing the object map '%s' failed: %s", path, strerror(o.text.failed));
     return -1;
   }
   xr_report(XR_INFO, "object map of %zu objects written to %s", count, path);

@@ -192,7 +192,8 @@ static int write_chrome_renamed(const char *log_path,
   if (fd < 0)
     return -1; /* reported */
   void *names = xr_chrome_self_names_open();
-  struct xr_chrome *w = xr_chrome_open_fd(fd, part, frequency_hz,
+  /* Messages name the file the user will find, not the temporary one. */
+  struct xr_chrome *w = xr_chrome_open_fd(fd, done, frequency_hz,
                                           xr_chrome_dense_name, names);
   int rc = -1;
   if (w == NULL) {
