@@ -164,7 +164,7 @@ phase_release() {
 # integration tests, which need nothing else: the trampolines and the lean
 # handlers as that compiler built them, through real instrumented programs
 # (compiled by the default clang) read back by llvm-xray.
-SMOKE_DEFAULT='^(core_patch\.(events|regs|avx512|protection)|basic\.counts|fdr\.counts|profiling\.calltree|stress\.fp_args)$'
+SMOKE_DEFAULT='^(core_patch\.(events|regs|avx512|x87|protection)|basic\.counts|fdr\.counts|profiling\.calltree|stress\.fp_args)$'
 SMOKE_TESTS=${XRAY_SMOKE_TESTS:-$SMOKE_DEFAULT}
 phase_compilers() {
   local cc tried=0 bad=()

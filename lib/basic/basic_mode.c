@@ -331,7 +331,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
     xr_basic_write_chrome(path);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
-    xr_objects_write_map(path); /* only when shared objects registered */
+    xr_objects_write_map(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

@@ -31,6 +31,7 @@ XR_API void __xray_init(void) {
     return;
   }
   init_on_this_thread = true;
+  xr_program_name(); /* copied now, before the program can rewrite argv */
   xr_flags_load();
   xr_clock_init();
   xr_vector_state_init();

@@ -108,16 +108,24 @@ static const char *self_path(void) {
 
 /* A name for a function without a symbol: "fn<id>@0x<address>" in the
  * executable, "fn<id>@<file>+0x<offset>" in a shared object (the offset in
- * its file's address space, the same at every load). */
-static void made_up_name(char *out, size_t size, int object, size_t id, uintptr_t addr,
-                         const char *path, uintptr_t bias) {
-  if (object == 0) {
-    snprintf(out, size, "fn%zu@0x%llx", id, (unsigned long long)addr);
-    return;
-  }
+ * its file's address space, the same at every load). Returns snprintf's. */
+static int made_up_name(char *out, size_t size, int object, size_t id, uintptr_t addr,
+                        const char *path, uintptr_t bias) {
+  if (object == 0)
+    return snprintf(out, size, "fn%zu@0x%llx", id, (unsigned long long)addr);
   const char *slash = path != NULL ? strrchr(path, '/') : NULL;
   const char *file = slash != NULL ? slash + 1 : path != NULL && path[0] ? path : "?";
-  snprintf(out, size, "fn%zu@%s+0x%llx", id, file, (unsigned long long)(addr - bias));
+  return snprintf(out, size, "fn%zu@%s+0x%llx", id, file, (unsigned long long)(addr - bias));
+}
+
+/* The same in the arena, as long as the file name needs (NULL: no memory). */
+static const char *made_up_copy(int object, size_t id, uintptr_t addr, const char *path,
+                                uintptr_t bias) {
+  int n = made_up_name(NULL, 0, object, id, addr, path, bias);
+  char *out = n >= 0 ? arena_alloc((size_t)n + 1) : NULL;
+  if (out != NULL)
+    made_up_name(out, (size_t)n + 1, object, id, addr, path, bias);
+  return out;
 }
 
 static int build(struct xr_name_table *t, int object, const struct xr_sled_map *map,
@@ -142,10 +150,8 @@ static int build(struct xr_name_table *t, int object, const struct xr_sled_map *
       if (x->name == NULL)
         x->name = x->symbol;
     } else {
-      char made_up[160];
-      made_up_name(made_up, sizeof made_up, object, id, addr, path, bias);
       x->symbol = NULL;
-      x->name = arena_copy(made_up);
+      x->name = made_up_copy(object, id, addr, path, bias);
       unnamed++;
     }
     if (x->name == NULL)

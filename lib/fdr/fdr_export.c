@@ -188,7 +188,7 @@ int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
                         size_t n, int version, uint64_t frequency_hz) {
   void *names = xr_chrome_self_names_open();
   struct xr_chrome *w =
-      xr_chrome_open(log_path, frequency_hz, xr_chrome_self_name, names);
+      xr_chrome_open(log_path, frequency_hz, xr_chrome_dense_name, names);
   if (w == NULL) {
     xr_chrome_self_names_close(names);
     return -1;
@@ -213,8 +213,9 @@ static int write_chrome_renamed(const char *log_path,
   if (fd < 0)
     return -1; /* reported */
   void *names = xr_chrome_self_names_open();
-  struct xr_chrome *w = xr_chrome_open_fd(fd, part, frequency_hz,
-                                          xr_chrome_self_name, names);
+  /* Messages name the file the user will find, not the temporary one. */
+  struct xr_chrome *w = xr_chrome_open_fd(fd, done, frequency_hz,
+                                          xr_chrome_dense_name, names);
   int rc = -1;
   if (w == NULL) {
     close(fd);

@@ -109,17 +109,8 @@ enum { CRASH_TAKING = UINT32_MAX };
 void xr_fdr_snapshot_prepare(void) {
   if (name_prefix[0])
     return; /* once per process: the names keep sorting across re-inits */
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32);
-  x ^= x >> 31;
-  x *= 0x9e3779b97f4a7c15ull;
-  x ^= x >> 29;
   char suffix[7];
-  for (int i = 0; i < 6; i++) {
-    suffix[i] = alphabet[x % (sizeof alphabet - 1)];
-    x /= sizeof alphabet - 1;
-  }
-  suffix[6] = 0;
+  xr_process_suffix(suffix); /* the suffix of the process's logs */
   struct text t = {name_prefix, 0, sizeof name_prefix};
   put_str(&t, xr_flags.xray_logfile_base);
   put_str(&t, xr_program_name());

@@ -26,10 +26,6 @@
 #define XR_RUNTIME_VERSION "unknown"
 #endif
 
-static int fd_sink(void *ctx, const void *data, size_t n) {
-  return xr_write_all(*(int *)ctx, data, n);
-}
-
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
 }
@@ -106,7 +102,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   if (fd < 0)
     return;
   static struct xr_text_out text; /* 16 KiB: not on the stack */
-  xr_text_init(&text, fd_sink, &fd);
+  xr_text_init(&text, xr_text_fd_sink, &fd);
   int rc;
   if (v == VIEW_FOLDED) {
     rc = xr_folded_write(merged,
@@ -129,7 +125,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   }
   if (rc != 0)
     xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
-              strerror(errno));
+              strerror(text.failed ? text.failed : errno));
   close(fd);
 }
 

@@ -124,3 +124,20 @@ assert got == want, (dict(got), dict(want))
 print(" ".join("%s:%d" % kv for kv in sorted(got.items())))
 PY
 }
+# wait_status CMD...: how CMD ended, as the raw wait status says; CMD's
+# standard output goes to prog.out.
+wait_status() {
+  python3 - "$@" <<'PY'
+import os, sys
+out = os.open("prog.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+saved = os.dup(1)
+os.dup2(out, 1)
+pid = os.spawnvp(os.P_NOWAIT, sys.argv[1], sys.argv[1:])
+os.dup2(saved, 1)
+_, st = os.waitpid(pid, 0)
+if os.WIFSIGNALED(st):
+    print("signal=%d core=%d" % (os.WTERMSIG(st), 1 if os.WCOREDUMP(st) else 0))
+else:
+    print("exit=%d" % os.WEXITSTATUS(st))
+PY
+}
