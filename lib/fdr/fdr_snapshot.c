@@ -1,5 +1,6 @@
 /* FDR snapshots: every thread's buffers, as they are now, written to a new
- * file while the threads go on recording.
+ * file while the threads go on recording; then, in version 5, that file is
+ * joined per thread as the exit-time log (fdr_snapshot_log.c).
  *
  * Async-signal-safe throughout, so that one code path serves the API, a
  * signal handler and a crash handler: system calls only, no allocation (the
