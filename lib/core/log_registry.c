@@ -440,6 +440,16 @@ void xr_registry_start_from_flags(void) {
   }
   bool init_now = strcmp(mode, "xray-basic") == 0 || xr_flags.patch_premain;
   xr_fork_lock_take(XR_LOCK_REGISTRY);
+  /* Once per process tree: a fork child runs this again when another
+   * thread of its parent was inside it at the fork (start.c); that thread
+   * selected and initialised (or was initialising) the mode the child
+   * inherits, which must not be initialised a second time. */
+  static bool done;
+  if (done) {
+    xr_fork_lock_release(XR_LOCK_REGISTRY);
+    return;
+  }
+  done = true;
   const char *name;
   struct XRayLogImpl impl;
   bool builtin;

@@ -46,9 +46,16 @@ static void say_if_nothing_was_patched(void) {
 
 static bool started;
 
+/* Run once by pthread_once; but glibc runs it again in a fork child when
+ * another thread of the parent was inside it at the fork (dso.fork_start),
+ * so each step below is done once per process tree: the child keeps what
+ * the parent's thread did before the fork. */
 static void start(void) {
+  static bool hint_registered;
   xr_registry_start_from_flags();
-  if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
+  if (!xr_flags.patch_premain && tracing_asked_by() != NULL &&
+      !hint_registered) {
+    hint_registered = true;
     hint_pid = getpid();
     atexit(say_if_nothing_was_patched);
   }
