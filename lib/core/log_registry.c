@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Our installs are always full handlers (users' code; built-in modes
  * install their own lean ones). */
@@ -372,7 +373,15 @@ bool xr_registry_env_started(void) {
  * FINALIZED only for a session it has (running, or finalized and not yet
  * flushed), so an idle mode is left alone. */
 static void report_unknown_mode(const char *mode);
-static void flush_at_exit(void) {
+static void flush_at_exit(void) { xr_registry_exit_policy(); }
+
+void xr_registry_exit_policy(void) {
+  /* Once per process: after exit() has run it, a static libc's exit ends in
+   * our _exit, and a fork child inherits the parent's mark. */
+  static pid_t ran_in;
+  pid_t me = getpid();
+  if (__atomic_exchange_n(&ran_in, me, __ATOMIC_ACQ_REL) == me)
+    return;
   /* A host's first shared object may start the mode after the runtime's
    * constructors checked: an unknown name is said here then. */
   xr_fork_lock_take(XR_LOCK_REGISTRY);
