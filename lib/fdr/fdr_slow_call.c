@@ -122,7 +122,7 @@ static void slow_call(int32_t id, uint64_t ticks) {
   xr_fdr_snapshot_drain();
 }
 
-/* Test points (the unit test fdr_slow_call_window compiles this file again
+/* Test points (the unit test fdr_signal_window compiles this file again
  * with XR_FDR_TEST_POINTS to run a signal handler's events there); nothing
  * in the library. */
 #ifdef XR_FDR_TEST_POINTS
