@@ -1,6 +1,9 @@
-/* Ends without exit(). Usage: exit_kids HOW [CALLS]
+/* Ends without exit(). Usage: exit_kids HOW [CALLS [CONFIG]]
  *   child:  forks a child that calls in_child() CALLS times and ends with
  *           _exit(0); the parent calls in_parent() 5 times and returns.
+ *           With CONFIG, FDR is started here first with it (and patched),
+ *           and finalized and flushed by the parent only, before it returns
+ *           (the FDR test, fdr/exit_kids.sh).
  *   _exit / _Exit: the program calls in_parent() CALLS times and ends with
  *           that function (the whole process, no fork).
  *   kill:   calls in_parent() once (its records stay buffered) and is
@@ -12,6 +15,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "xray/xray_interface.h"
+#include "xray/xray_log_interface.h"
 #define XI __attribute__((xray_always_instrument, noinline))
 volatile int sink;
 XI void in_child(int x) { sink = x; }
@@ -22,6 +27,10 @@ __attribute__((xray_never_instrument)) int main(int argc, char **argv) {
   const char *how = argv[1];
   int calls = argc > 2 ? atoi(argv[2]) : 1;
   if (strcmp(how, "child") == 0) {
+    const char *cfg = argc > 3 ? argv[3] : NULL;
+    if (cfg && (__xray_log_init_mode("xray-fdr", cfg) != XRAY_LOG_INITIALIZED ||
+                __xray_patch() != SUCCESS))
+      return 2;
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0)
@@ -37,6 +46,9 @@ __attribute__((xray_never_instrument)) int main(int argc, char **argv) {
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
         WEXITSTATUS(status) != 0)
       return 3;
+    if (cfg && (__xray_log_finalize() != XRAY_LOG_FINALIZED ||
+                __xray_log_flushLog() != XRAY_LOG_FLUSHED))
+      return 4;
     printf("%d %d\n", (int)getpid(), (int)pid);
     return 0;
   }
