@@ -10,7 +10,9 @@
  * Hidden: the definition binds the calls of the executable's own code (it
  * links this archive); calls from shared libraries and libc's own go to
  * libc's _exit. Strong, so it also wins over a sanitizer's _exit
- * interceptor (a weak alias). A direct exit_group system call, a fatal
+ * interceptor (a weak alias), which it then calls: TSan's turns found races
+ * into exit status 66 there, ASan's runs its exit checks. A direct
+ * exit_group system call, a fatal
  * signal or SIGKILL run nothing (docs/reliability.md, "Exit without
  * exit()").
  *
@@ -28,6 +30,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A sanitizer runtime's _exit interceptor, when one is linked. */
+extern void __interceptor__exit(int) __attribute__((weak));
+
 static bool runs_on_own_memory(void) {
   int32_t cached = __atomic_load_n(&xr_process_pid_cache, __ATOMIC_RELAXED);
   return cached == 0 || cached == (int32_t)syscall(SYS_getpid);
@@ -41,6 +46,8 @@ __attribute__((visibility("hidden"), noreturn)) void _exit(int status) {
     else
       xr_registry_exit_policy();
   }
+  if (__interceptor__exit)
+    __interceptor__exit(status);
   for (;;)
     syscall(SYS_exit_group, status);
 }
