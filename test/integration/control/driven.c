@@ -1,0 +1,49 @@
+/* A program steered from outside: started with xray_control=true, it does
+ * nothing traced until told. Each line on stdin is a command:
+ *   run N   four threads each call alpha() and beta() N times; prints "done"
+ *   pid     prints its pid
+ *   quit    exits normally
+ * so a test knows exactly how many calls happened between two xrayctl
+ * commands. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { THREADS = 4 };
+static volatile long sink;
+
+__attribute__((noinline)) void alpha(long i) { sink += i; }
+__attribute__((noinline)) void beta(long i) { sink ^= i; alpha(i); }
+
+static long calls_each;
+
+static void *worker(void *arg) {
+  (void)arg;
+  for (long i = 0; i < calls_each; i++) {
+    alpha(i);
+    beta(i);
+  }
+  return NULL;
+}
+
+int main(void) {
+  char line[128];
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  printf("ready %ld\n", (long)getpid());
+  while (fgets(line, sizeof line, stdin)) {
+    if (strncmp(line, "run ", 4) == 0) {
+      calls_each = atol(line + 4);
+      pthread_t t[THREADS];
+      for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+      for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+      printf("done\n");
+    } else if (strncmp(line, "quit", 4) == 0) {
+      break;
+    }
+  }
+  return 0;
+}
