@@ -1,7 +1,8 @@
 /* A program steered from outside: started with xray_control=true, it does
  * nothing traced until told. Each line on stdin is a command:
  *   run N   four threads each call alpha() and beta() N times; prints "done"
- *   pid     prints its pid
+ *   hot N   one thread calls hot() (a busy loop of about a millisecond)
+ *           and cold() N times each; prints "done"
  *   quit    exits normally
  * so a test knows exactly how many calls happened between two xrayctl
  * commands. */
@@ -16,6 +17,12 @@ static volatile long sink;
 
 __attribute__((noinline)) void alpha(long i) { sink += i; }
 __attribute__((noinline)) void beta(long i) { sink ^= i; alpha(i); }
+
+__attribute__((noinline)) void hot(void) {
+  for (long i = 0; i < 1000000; i++)
+    sink += i;
+}
+__attribute__((noinline)) void cold(void) { sink++; }
 
 static long calls_each;
 
@@ -40,6 +47,12 @@ int main(void) {
         pthread_create(&t[i], NULL, worker, NULL);
       for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
+      printf("done\n");
+    } else if (strncmp(line, "hot ", 4) == 0) {
+      for (long i = atol(line + 4); i > 0; i--) {
+        hot();
+        cold();
+      }
       printf("done\n");
     } else if (strncmp(line, "quit", 4) == 0) {
       break;
