@@ -36,8 +36,9 @@ XR_HIDDEN void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
 XR_HIDDEN void xr_ctl_counters(uint64_t *served, uint64_t *refused,
                                uint64_t *malformed);
 
-/* Sleeps up to ms milliseconds, returning early when the client hangs up.
- * Returns false when it did. */
+/* control_server.c: sleeps up to ms milliseconds, returning early when the
+ * client hangs up (false then). Meanwhile it answers other clients (their
+ * commands see a session running and may only ask hello or status). */
 XR_HIDDEN bool xr_ctl_wait(int client, uint32_t ms);
 
 /* control_top.c: between finalize and flush of an xray-profiling session

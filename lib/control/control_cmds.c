@@ -358,23 +358,6 @@ static void cmd_top(uint32_t ms, uint32_t rows, int client, struct xr_ctl_reply 
           rows, r);
 }
 
-bool xr_ctl_wait(int client, uint32_t ms) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  int64_t deadline = (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000 + ms;
-  for (;;) {
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    int64_t left = deadline - ((int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000);
-    if (left <= 0)
-      return true;
-    /* The client sends nothing more: any event is its hang-up. */
-    struct pollfd p = {client, POLLIN | POLLRDHUP, 0};
-    int got = poll(&p, 1, (int)left);
-    if (got > 0)
-      return false;
-  }
-}
-
 /* ---- status ------------------------------------------------------------- */
 
 static void cmd_hello(struct xr_ctl_reply *r) {
@@ -409,6 +392,15 @@ static void cmd_status(struct xr_ctl_reply *r) {
 
 void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
                     struct xr_ctl_reply *r) {
+  static bool in_session; /* record or top waits; only questions meanwhile */
+  if (in_session && rq->verb != XR_CTL_HELLO && rq->verb != XR_CTL_STATUS) {
+    xr_ctl_fail(r, "busy: a record or top session is running; try again when "
+                "it ends");
+    return;
+  }
+  bool outer = !in_session; /* not a question asked during a session */
+  if (outer)
+    in_session = rq->verb == XR_CTL_RECORD || rq->verb == XR_CTL_TOP;
   switch (rq->verb) {
   case XR_CTL_HELLO:
     cmd_hello(r);
@@ -441,4 +433,6 @@ void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
   default:
     xr_ctl_fail(r, "unknown command");
   }
+  if (outer)
+    in_session = false;
 }

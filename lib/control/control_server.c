@@ -48,8 +48,10 @@ void xr_ctl_counters(uint64_t *s, uint64_t *r, uint64_t *m) {
   *m = __atomic_load_n(&malformed, __ATOMIC_RELAXED);
 }
 
-/* The reply buffer: only the control thread uses it. */
-static struct xr_ctl_reply reply;
+/* The reply buffers, of the control thread only: one for the command,
+ * one for those answered while a record or top waits. */
+static struct xr_ctl_reply replies[2];
+static int depth; /* 0 outside a command, 1 inside */
 
 static void send_all(int fd, const char *p, size_t n) {
   while (n > 0) {
@@ -105,21 +107,46 @@ static ssize_t read_request(int fd, char *buf, size_t cap) {
   return (ssize_t)len;
 }
 
+/* After the reply: the client may still be sending (a request too long).
+ * Closing with unread bytes would reset the connection and lose the reply
+ * on its side, so the rest is read and dropped: until the client closes,
+ * at most 1 MiB or 1 second. */
+static void drain(int fd) {
+  char sink[4096];
+  size_t total = 0;
+  int64_t deadline = now_ms() + 1000;
+  shutdown(fd, SHUT_WR);
+  while (total < (1u << 20)) {
+    int64_t left = deadline - now_ms();
+    struct pollfd p = {fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+      return;
+    ssize_t got = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+      continue;
+    if (got <= 0)
+      return;
+    total += (size_t)got;
+  }
+}
+
 static void serve(int fd) {
+  struct xr_ctl_reply *const r = &replies[depth];
   struct ucred cred;
   socklen_t clen = sizeof cred;
-  memset(&reply, 0, sizeof reply);
+  memset(r, 0, sizeof *r);
   /* Replies are small; a client that never reads cannot hold the thread. */
   struct timeval tv = {2, 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
       (cred.uid != geteuid() && cred.uid != 0)) {
     __atomic_add_fetch(&refused, 1, __ATOMIC_RELAXED);
-    reply.status = XR_CTL_DENIED;
-    snprintf(reply.message, sizeof reply.message,
+    r->status = XR_CTL_DENIED;
+    snprintf(r->message, sizeof r->message,
              "uid %ld may not control this process (only uid %ld or root)",
              (long)cred.uid, (long)geteuid());
-    send_reply(fd, &reply);
+    send_reply(fd, r);
+    drain(fd);
     return;
   }
   char buf[XR_CTL_MAX_REQUEST + 1];
@@ -128,12 +155,15 @@ static void serve(int fd) {
   const char *why = "no request within 5 seconds";
   if (n < 0 || xr_ctl_parse(buf, (size_t)n, &rq, &why) != 0) {
     __atomic_add_fetch(&malformed, 1, __ATOMIC_RELAXED);
-    xr_ctl_fail(&reply, "%s", why);
+    xr_ctl_fail(r, "%s", why);
   } else {
     __atomic_add_fetch(&served, 1, __ATOMIC_RELAXED);
-    xr_ctl_execute(&rq, fd, &reply);
+    depth++;
+    xr_ctl_execute(&rq, fd, r);
+    depth--;
   }
-  send_reply(fd, &reply);
+  send_reply(fd, r);
+  drain(fd);
 }
 
 /* True while listen_fd is still the socket we made (the program may have
@@ -149,26 +179,53 @@ static void remove_socket_file(void) {
     unlink(socket_path);
 }
 
+/* One connection waiting on the listener: served. False when the listener
+ * is no longer ours (the program closed it). */
+static bool accept_one(void) {
+  if (!still_ours())
+    return false;
+  int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+  if (c >= 0) {
+    serve(c);
+    close(c);
+  } else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+             errno == ENOMEM) {
+    /* The connection stays queued; wait instead of spinning on it. */
+    struct timespec t = {1, 0};
+    nanosleep(&t, NULL);
+  } else if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL) {
+    return false;
+  }
+  return true;
+}
+
+static bool listener_lost;
+
+bool xr_ctl_wait(int client, uint32_t ms) {
+  int64_t deadline = now_ms() + ms;
+  for (;;) {
+    int64_t left = deadline - now_ms();
+    if (left <= 0)
+      return true;
+    /* The client sends nothing more: any event on it is its hang-up. */
+    struct pollfd p[2] = {{client, POLLIN | POLLRDHUP, 0}, {listen_fd, POLLIN, 0}};
+    int n = poll(p, listener_lost ? 1 : 2, (int)left);
+    if (n > 0 && p[0].revents)
+      return false;
+    if (n > 0 && !listener_lost && p[1].revents &&
+        ((p[1].revents & POLLNVAL) || !accept_one()))
+      listener_lost = true; /* the main loop ends control after the command */
+  }
+}
+
 static void *control_thread(void *arg) {
   (void)arg;
-  for (;;) {
+  while (!listener_lost) {
     struct pollfd p = {listen_fd, POLLIN, 0};
     if (poll(&p, 1, -1) < 0 && errno == EINTR)
       continue;
-    if ((p.revents & POLLNVAL) || !still_ours())
+    if ((p.revents & POLLNVAL) || !accept_one())
       break;
-    int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (c >= 0) {
-      serve(c);
-      close(c);
-    } else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-               errno == ENOMEM) {
-      /* The connection stays queued; wait instead of spinning on it. */
-      struct timespec t = {1, 0};
-      nanosleep(&t, NULL);
-    } else if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL) {
-      break;
-    }
   }
   xr_report(XR_INFO, "control: the program closed the control socket's "
             "descriptor; control ends (socket '%s' removed)", socket_path);

@@ -226,7 +226,7 @@ XR_API const char *__xray_log_get_current_mode(void) {
 
 const char *xr_registry_current(XRayLogInitStatus *state) {
   xr_fork_lock_take(XR_LOCK_REGISTRY);
-  const char *name = current_name;
+  const char *name = has_impl ? current_name : NULL;
   *state = has_impl ? current_state : XRAY_LOG_UNINITIALIZED;
   xr_fork_lock_release(XR_LOCK_REGISTRY);
   return name;

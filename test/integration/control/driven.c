@@ -3,6 +3,9 @@
  *   run N   four threads each call alpha() and beta() N times; prints "done"
  *   hot N   one thread calls hot() (a busy loop of about a millisecond)
  *           and cold() N times each; prints "done"
+ *   fork    forks a child that prints "child PID" and sleeps until
+ *           killed; prints "done"
+ *   closefds closes every descriptor from 3 up (as daemons do); "done"
  *   quit    exits normally
  * so a test knows exactly how many calls happened between two xrayctl
  * commands. */
@@ -53,6 +56,18 @@ int main(void) {
         hot();
         cold();
       }
+      printf("done\n");
+    } else if (strncmp(line, "fork", 4) == 0) {
+      pid_t child = fork();
+      if (child == 0) {
+        printf("child %ld\n", (long)getpid());
+        for (;;)
+          pause();
+      }
+      printf("done\n");
+    } else if (strncmp(line, "closefds", 8) == 0) {
+      for (int fd = 3; fd < 1024; fd++)
+        close(fd);
       printf("done\n");
     } else if (strncmp(line, "quit", 4) == 0) {
       break;

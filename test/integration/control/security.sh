@@ -1,0 +1,165 @@
+# Nobody else gets in, and nothing a client does hurts the program:
+# no thread without the option, no wake-up while idle, hostile directories
+# refused (the program runs on), malformed / oversized / truncated / random
+# requests answered with an error, a client killed in the middle of a
+# record leaves the program as it was, another uid is refused twice over
+# (the directory, and SO_PEERCRED on the socket itself).
+source "$TEST_SRC_DIR/control_lib.sh"
+command -v python3 >/dev/null || skip "python3 not found"
+build_driven
+
+threads() { ls "/proc/$1/task" | wc -l; }
+
+note "without xray_control: no thread, no socket"
+rm -f plain.in; mkfifo plain.in
+XRAY_OPTIONS="xray_control_dir=$CTL_DIR" ./driven <plain.in >plain.out 2>plain.err &
+PLAIN=$!
+exec 8>plain.in
+wait_for plain.out "ready $PLAIN"
+expect_eq "threads without control" 1 "$(threads $PLAIN)"
+[ ! -e "$CTL_DIR" ] || fail "a directory was made without xray_control"
+echo quit >&8; exec 8>&-; wait $PLAIN
+
+note "with it: one thread, idle without wake-ups"
+start_driven p
+expect_eq "threads with control" 2 "$(threads $PID)"
+ctl_tid=$(ls "/proc/$PID/task" | grep -vx "$PID")
+switches() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$PID/task/$ctl_tid/status"; }
+before=$(switches)
+sleep 2 # the span the issue names: no wake-up may happen in it
+expect_eq "control thread wake-ups over 2 idle seconds" "$before" "$(switches)"
+blk=$(awk '/^SigBlk/ { print $2 }' "/proc/$PID/task/$ctl_tid/status")
+# every signal the kernel lets a thread block (all but SIGKILL, SIGSTOP,
+# and the two glibc keeps for itself, 32 and 33)
+[ "$blk" = fffffffe7ffbfeff ] || [ "$blk" = fffffffc7ffbfeff ] || fail "control thread blocks $blk"
+stat -c %a "$CTL_DIR" | grep -qx 700 || fail "directory mode $(stat -c %a "$CTL_DIR")"
+stat -c %a "$CTL_DIR/$PID.sock" | grep -qx 600 || fail "socket mode"
+fdinfo_flags=$(for fd in /proc/$PID/fd/*; do
+  [ "$(readlink "$fd")" = "$(readlink "$fd" | grep '^socket:')" ] && [ -n "$(readlink "$fd" | grep '^socket:')" ] &&
+    awk '/^flags/ { print $2 }' "/proc/$PID/fdinfo/${fd##*/}"; done)
+[ -n "$fdinfo_flags" ] || fail "no socket descriptor in the program"
+for f in $fdinfo_flags; do
+  (( (8#$f & 8#2000000) != 0 )) || fail "socket descriptor without close-on-exec (flags $f)"
+done
+
+note "malformed requests: an error reply each, the program goes on"
+cat >raw.py <<'PY'
+import os, socket, sys
+path = sys.argv[1]
+def ask(data, close_write=False):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    try:  # the program answers a too-long request before reading it all
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    if close_write:
+        s.shutdown(socket.SHUT_WR)
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+    s.close()
+    return out.decode("latin-1")
+cases = [
+    ("random", os.urandom(3000) + b"\n", False),
+    ("oversized", b"xray/1 patch " + b"a" * 5000 + b"\n", False),
+    ("truncated", b"xray/1 stat", True),
+    ("unknown", b"xray/1 frobnicate\n", False),
+    ("version", b"xray/9 hello\n", False),
+    ("nul", b"xray/1 patch a\0b\n", False),
+    ("args", b"xray/1 stop now\n", False),
+    ("range", b"xray/1 top 5 5\n", False),
+]
+for name, data, cw in cases:
+    reply = ask(data, cw)
+    first = reply.split("\n", 1)[0]
+    ok = first.startswith("xray/1 error ") and reply.endswith("\nend\n")
+    print(name, "error" if ok else "BAD:" + repr(reply[:200]))
+# a client that connects and leaves at once, one that sends half a line
+for _ in range(20):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.close()
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.sendall(b"xray/1 pa"); s.close()
+print("hello", ask(b"xray/1 hello\n").split("\n")[1])
+PY
+expect_eq "malformed requests" "random error
+oversized error
+truncated error
+unknown error
+version error
+nul error
+args error
+range error
+hello $PID driven - -" "$(python3 raw.py "$CTL_DIR/$PID.sock")"
+grep -q "^requests: 2 served, 48 malformed, 0 refused" <(ctl status $PID) ||
+  fail "counters: $(ctl status $PID | grep requests)"
+tell "run 10"
+
+note "a client killed in the middle of a record"
+"$XRAYCTL" record $PID --seconds 600 --mode basic --patch 'alpha;beta' >killed.out 2>&1 &
+client=$!
+for _ in $(seq 600); do
+  ctl list | grep -q "xray-basic initialized" && break
+  sleep 0.1
+done
+expect_eq "recording" "$PID driven xray-basic initialized" "$(ctl list)"
+kill -9 $client; wait $client 2>/dev/null || true
+# the program notices the hang-up, stops, writes, unpatches and restores
+for _ in $(seq 600); do
+  [ "$(ctl list)" = "$PID driven - -" ] && break
+  sleep 0.1
+done
+expect_eq "restored after the client died" "$PID driven - -" "$(ctl list)"
+expect_eq "nothing left patched" "patched by control: 0" "$(ctl status $PID | grep '^patched')"
+tell "run 10"
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  note "another uid"
+  shared=$(mktemp -d /tmp/xrayctl-test.XXXXXX)
+  trap 'rm -rf "$shared"' EXIT
+  cp "$XRAYCTL" "$shared/xrayctl"; chmod 755 "$shared" "$shared/xrayctl"
+  as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+  rc=0; as_nobody "$shared/xrayctl" --dir "$CTL_DIR" status $PID >nobody.out 2>&1 || rc=$?
+  expect_eq "nobody through the private directory: exit" 4 "$rc"
+  rc=0; as_nobody "$shared/xrayctl" status $PID >nobody.out 2>&1 || rc=$?
+  expect_eq "nobody, default directories: exit" 4 "$rc"
+  # The second wall: a socket nobody could reach (the test opens it up)
+  # still refuses a peer of another uid.
+  ln "$CTL_DIR/$PID.sock" "$shared/$PID.sock"
+  chmod 666 "$shared/$PID.sock"
+  rc=0; as_nobody "$shared/xrayctl" --dir "$shared" status $PID >nobody.out 2>&1 || rc=$?
+  expect_eq "nobody at an open socket: exit" 4 "$rc"
+  grep -q "uid 65534 may not control" nobody.out || fail "refusal: $(cat nobody.out)"
+  chmod 600 "$shared/$PID.sock"
+  grep -q "0 malformed, 1 refused\|, 1 refused" <(ctl status $PID) || fail "refusal not counted"
+else
+  note "not root (or no setpriv): the other-uid part is skipped"
+fi
+quit_driven
+
+note "hostile directories: refused, said at verbosity 1, the program runs on"
+hostile() { # NAME DIR WHY
+  rm -f h.in; mkfifo h.in
+  XRAY_OPTIONS="xray_control=true verbosity=1 xray_control_dir=$2" ./driven <h.in >h.out 2>h.err &
+  local pid=$!
+  exec 8>h.in
+  wait_for h.out "ready $pid"
+  grep -q "control: not listening: xray_control_dir directory '$2': $3" h.err ||
+    fail "$1: $(cat h.err)"
+  expect_eq "$1: threads" 1 "$(threads $pid)"
+  [ ! -e "$2/$pid.sock" ] || fail "$1: a socket was made"
+  echo "run 5" >&8; wait_for h.out done
+  echo quit >&8; exec 8>&-; wait $pid || fail "$1: exit status $?"
+}
+mkdir -m 700 real; ln -s "$PWD/real" link
+hostile symlink "$PWD/link" "the directory is a symbolic link"
+mkdir -m 755 wide
+hostile "wide permissions" "$PWD/wide" "the directory's permissions are not 0700"
+touch file
+hostile "not a directory" "$PWD/file" "the path is not a directory"
+if [ "$(id -u)" -eq 0 ]; then
+  mkdir -m 700 theirs; chown 65534 theirs
+  hostile "another owner" "$PWD/theirs" "the directory belongs to another user"
+fi
