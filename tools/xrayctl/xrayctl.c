@@ -205,6 +205,8 @@ static int connect_pid(long pid) {
   return -1;
 }
 
+static char no_reply[1]; /* the text of a reply never read */
+
 struct reply {
   char *text; /* NUL-terminated */
   size_t len;
@@ -213,6 +215,8 @@ struct reply {
 /* Sends one request and reads the whole reply (the program closes the
  * connection after it). Returns 0, or -1 when the reply is cut short. */
 static int exchange(int fd, const char *request, struct reply *out) {
+  out->text = no_reply;
+  out->len = 0;
   size_t n = strlen(request);
   if (n > XR_CTL_MAX_REQUEST)
     usage("request too long (patterns and options: at most about 4000 bytes)");
@@ -314,7 +318,8 @@ static void cmd_list(void) {
         r.text[r.len - 4] = '\0';
         fputs(r.text + 10, stdout);
       }
-      free(r.text);
+      if (r.text != no_reply)
+        free(r.text);
       close(fd);
     }
     closedir(d);

@@ -6,6 +6,8 @@
  *   fork    forks a child that prints "child PID" and sleeps until
  *           killed; prints "done"
  *   closefds closes every descriptor from 3 up (as daemons do); "done"
+ *   setuid  becomes uid/gid 65534 (nobody), as a daemon dropping root does;
+ *           prints "done" (or "setuid failed")
  *   quit    exits normally
  * so a test knows exactly how many calls happened between two xrayctl
  * commands. */
@@ -69,6 +71,8 @@ int main(void) {
       for (int fd = 3; fd < 1024; fd++)
         close(fd);
       printf("done\n");
+    } else if (strncmp(line, "setuid", 6) == 0) {
+      printf(setgid(65534) == 0 && setuid(65534) == 0 ? "done\n" : "setuid failed\n");
     } else if (strncmp(line, "quit", 4) == 0) {
       break;
     }
