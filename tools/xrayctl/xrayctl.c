@@ -248,6 +248,16 @@ static int exchange(int fd, const char *request, struct reply *out) {
   return len >= 4 && strcmp(buf + len - 4, "end\n") == 0 ? 0 : -1;
 }
 
+/* record: Ctrl-C (or SIGTERM) ends the recording early. The connection's
+ * sending half is closed, which the program reads as "stop now"; it still
+ * stops, writes, restores, and answers with the files. */
+static volatile int early_fd = -1;
+static void end_early(int sig) {
+  (void)sig;
+  if (early_fd >= 0)
+    shutdown(early_fd, SHUT_WR);
+}
+
 /* Runs one request against pid: prints the body (or hands it back) and
  * exits on failure with the documented status. */
 static char *call(long pid, const char *fmt, ...) {
@@ -259,8 +269,15 @@ static char *call(long pid, const char *fmt, ...) {
   va_end(ap);
   strcat(request, "\n");
   int fd = connect_pid(pid);
+  if (strncmp(request + n, "record ", 7) == 0) {
+    early_fd = fd;
+    struct sigaction sa = {.sa_handler = end_early};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+  }
   struct reply r;
   int rc = exchange(fd, request, &r);
+  early_fd = -1;
   close(fd);
   char *nl = strchr(r.text, '\n');
   if (rc != 0 || nl == NULL)
