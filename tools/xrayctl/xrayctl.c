@@ -248,12 +248,15 @@ static int exchange(int fd, const char *request, struct reply *out) {
   return len >= 4 && strcmp(buf + len - 4, "end\n") == 0 ? 0 : -1;
 }
 
-/* record: Ctrl-C (or SIGTERM) ends the recording early. The connection's
- * sending half is closed, which the program reads as "stop now"; it still
- * stops, writes, restores, and answers with the files. */
+/* record and top: Ctrl-C (or SIGTERM) ends the window early. The
+ * connection's sending half is closed, which the program reads as "stop
+ * now"; it still stops, writes, restores, and answers (files, or the top
+ * rows of the shortened interval). top then ends. */
 static volatile int early_fd = -1;
+static volatile sig_atomic_t interrupted;
 static void end_early(int sig) {
   (void)sig;
+  interrupted = 1;
   if (early_fd >= 0)
     shutdown(early_fd, SHUT_WR);
 }
@@ -269,7 +272,7 @@ static char *call(long pid, const char *fmt, ...) {
   va_end(ap);
   strcat(request, "\n");
   int fd = connect_pid(pid);
-  if (strncmp(request + n, "record ", 7) == 0) {
+  if (strncmp(request + n, "record ", 7) == 0 || strncmp(request + n, "top ", 4) == 0) {
     early_fd = fd;
     struct sigaction sa = {.sa_handler = end_early};
     sigaction(SIGINT, &sa, NULL);
@@ -454,7 +457,7 @@ static void cmd_top(long pid, int argc, char **argv) {
   }
   if (iterations < 0)
     iterations = batch ? 1 : 0; /* 0: until interrupted */
-  for (long k = 1; iterations == 0 || k <= iterations; k++)
+  for (long k = 1; (iterations == 0 || k <= iterations) && !interrupted; k++)
     show_top(call(pid, "top %ld %d", ms, batch ? 100 : 25), batch, (int)k, pid, ms);
 }
 
