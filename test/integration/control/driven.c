@@ -6,6 +6,8 @@
  *   fork    forks a child that prints "child PID" and sleeps until
  *           killed; prints "done"
  *   closefds closes every descriptor from 3 up (as daemons do); "done"
+ *   spin    four threads call alpha() and beta() until "halt"; prints "done"
+ *   halt    stops and joins them; prints "done"
  *   setuid  becomes uid/gid 65534 (nobody), as a daemon dropping root does;
  *           prints "done" (or "setuid failed")
  *   quit    exits normally
@@ -30,6 +32,17 @@ __attribute__((noinline)) void hot(void) {
 __attribute__((noinline)) void cold(void) { sink++; }
 
 static long calls_each;
+static int spinning;
+static pthread_t spinners[THREADS];
+
+static void *spinner(void *arg) {
+  (void)arg;
+  for (long i = 0; __atomic_load_n(&spinning, __ATOMIC_RELAXED); i++) {
+    alpha(i);
+    beta(i);
+  }
+  return NULL;
+}
 
 static void *worker(void *arg) {
   (void)arg;
@@ -70,6 +83,16 @@ int main(void) {
     } else if (strncmp(line, "closefds", 8) == 0) {
       for (int fd = 3; fd < 1024; fd++)
         close(fd);
+      printf("done\n");
+    } else if (strncmp(line, "spin", 4) == 0) {
+      __atomic_store_n(&spinning, 1, __ATOMIC_RELAXED);
+      for (int i = 0; i < THREADS; i++)
+        pthread_create(&spinners[i], NULL, spinner, NULL);
+      printf("done\n");
+    } else if (strncmp(line, "halt", 4) == 0) {
+      __atomic_store_n(&spinning, 0, __ATOMIC_RELAXED);
+      for (int i = 0; i < THREADS; i++)
+        pthread_join(spinners[i], NULL);
       printf("done\n");
     } else if (strncmp(line, "setuid", 6) == 0) {
       printf(setgid(65534) == 0 && setuid(65534) == 0 ? "done\n" : "setuid failed\n");
