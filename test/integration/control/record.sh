@@ -48,12 +48,15 @@ expect_eq "requests in the Chrome trace" "$K" \
 note "afterwards: same state, unpatched"
 expect_eq "after" "$before" "$(ctl list)"
 expect_eq "patched after" "patched by control: 0" "$(ctl status $PID | grep '^patched')"
+# really unpatched: a mode started now records none of these calls
+ctl start $PID basic func_duration_threshold_us=0 >/dev/null
 for i in 100 101; do ask $i; done
+expect_eq "calls after the record" "" "$(ctl stop $PID)"
 
 note "a timed record ends by itself"
 out=$(ctl record $PID --seconds 1 --mode basic --patch parse_number)
 expect_eq "nothing called, no basic log" "" "$out"
-expect_eq "after the timed record" "$before" "$(ctl list)"
+expect_eq "after the timed record" "$PID tcp_server xray-basic uninitialized" "$(ctl list)"
 ctl_rc 2 record $PID --mode fdr >/dev/null # no --seconds
 echo quit >"/dev/tcp/127.0.0.1/$PORT"
 wait $PID || fail "server exit status $?"

@@ -24,4 +24,8 @@ expect_eq "calls of hot and cold" "20 cold
 expect_eq "after top" "$before" "$(ctl list)"
 expect_eq "patched after" "patched by control: 0" "$(ctl status $PID | grep '^patched')"
 ls xray-log.* 2>/dev/null && fail "top wrote files"
+# really unpatched: a mode started now records none of these calls
+ctl start $PID basic func_duration_threshold_us=0 >/dev/null
+tell "hot 1"
+expect_eq "calls after top" "" "$(ctl stop $PID)"
 quit_driven
