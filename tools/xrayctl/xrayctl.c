@@ -278,7 +278,10 @@ static char *call(long pid, const char *fmt, ...) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
   }
-  struct reply r;
+  /* The body handed back lives in the last reply, freed by the next call. */
+  static struct reply r;
+  if (r.text != NULL && r.text != no_reply)
+    free(r.text);
   int rc = exchange(fd, request, &r);
   early_fd = -1;
   close(fd);
