@@ -46,6 +46,17 @@ tell() {
   DONE_COUNT=$((DONE_COUNT + 1))
   wait_for "$OUT" done "$DONE_COUNT"
 }
+# wait_list LINE: until `xrayctl list` prints exactly LINE (60 s at most),
+# then checks it (a session starting or ending in the program).
+wait_list() {
+  for _ in $(seq 600); do
+    [ "$(ctl list)" = "$1" ] && return 0
+    sleep 0.1
+  done
+  expect_eq "list" "$1" "$(ctl list)"
+}
+# CTL_CLIENT: a raw protocol client (python3 CTL_CLIENT SOCKET ...).
+CTL_CLIENT=$TEST_SRC_DIR/ctl_client.py
 # quit_driven: ends it normally and checks its exit status.
 quit_driven() {
   echo quit >&7

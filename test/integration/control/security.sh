@@ -43,47 +43,6 @@ for f in $fdinfo_flags; do
 done
 
 note "malformed requests: an error reply each, the program goes on"
-cat >raw.py <<'PY'
-import os, socket, sys
-path = sys.argv[1]
-def ask(data, close_write=False):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    try:  # the program answers a too-long request before reading it all
-        s.sendall(data)
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    if close_write:
-        s.shutdown(socket.SHUT_WR)
-    out = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        out += b
-    s.close()
-    return out.decode("latin-1")
-cases = [
-    ("random", os.urandom(3000) + b"\n", False),
-    ("oversized", b"xray/1 patch " + b"a" * 5000 + b"\n", False),
-    ("truncated", b"xray/1 stat", True),
-    ("unknown", b"xray/1 frobnicate\n", False),
-    ("version", b"xray/9 hello\n", False),
-    ("nul", b"xray/1 patch a\0b\n", False),
-    ("args", b"xray/1 stop now\n", False),
-    ("range", b"xray/1 top 5 5\n", False),
-]
-for name, data, cw in cases:
-    reply = ask(data, cw)
-    first = reply.split("\n", 1)[0]
-    ok = first.startswith("xray/1 error ") and reply.endswith("\nend\n")
-    print(name, "error" if ok else "BAD:" + repr(reply[:200]))
-# a client that connects and leaves at once, one that sends half a line
-for _ in range(20):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.close()
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.sendall(b"xray/1 pa"); s.close()
-print("hello", ask(b"xray/1 hello\n").split("\n")[1])
-PY
 expect_eq "malformed requests" "random error
 oversized error
 truncated error
@@ -92,7 +51,7 @@ version error
 nul error
 args error
 range error
-hello $PID driven - -" "$(python3 raw.py "$CTL_DIR/$PID.sock")"
+hello $PID driven - -" "$(python3 "$CTL_CLIENT" "$CTL_DIR/$PID.sock" malformed)"
 grep -q "^requests: 2 served, 48 malformed, 0 refused" <(ctl status $PID) ||
   fail "counters: $(ctl status $PID | grep requests)"
 tell "run 10"
@@ -100,18 +59,10 @@ tell "run 10"
 note "a client killed in the middle of a record"
 "$XRAYCTL" record $PID --seconds 600 --mode basic --patch 'alpha;beta' >killed.out 2>&1 &
 client=$!
-for _ in $(seq 600); do
-  ctl list | grep -q "xray-basic initialized" && break
-  sleep 0.1
-done
-expect_eq "recording" "$PID driven xray-basic initialized" "$(ctl list)"
+wait_list "$PID driven xray-basic initialized"
 kill -9 $client; wait $client 2>/dev/null || true
 # the program notices the hang-up, stops, writes, unpatches and restores
-for _ in $(seq 600); do
-  [ "$(ctl list)" = "$PID driven - -" ] && break
-  sleep 0.1
-done
-expect_eq "restored after the client died" "$PID driven - -" "$(ctl list)"
+wait_list "$PID driven - -"
 expect_eq "nothing left patched" "patched by control: 0" "$(ctl status $PID | grep '^patched')"
 tell "run 10"
 

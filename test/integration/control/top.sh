@@ -8,11 +8,7 @@ start_driven p
 before=$(ctl list)
 "$XRAYCTL" top $PID --batch --interval 60 >top.out 2>top.err &
 client=$!
-for _ in $(seq 600); do
-  ctl list | grep -qx "$PID driven xray-profiling initialized" && break
-  sleep 0.1
-done
-expect_eq "profiling during top" "$PID driven xray-profiling initialized" "$(ctl list)"
+wait_list "$PID driven xray-profiling initialized"
 tell "hot 20"
 kill -INT $client
 wait $client || fail "xrayctl top: exit $? ($(cat top.err))"

@@ -1,0 +1,85 @@
+"""A raw client of the control protocol, for the tests that speak it
+without xrayctl (docs/control.md "Protocol").
+
+usage: ctl_client.py SOCKET malformed      one bad request of each kind,
+                                           then a good one: a line each
+       ctl_client.py SOCKET loop ROUNDS    patch, start profiling, status,
+                                           stop, unpatch, ROUNDS times"""
+import os
+import socket
+import sys
+
+
+def ask(path, data, close_write=False):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    try:  # the program answers a too-long request before reading it all
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    if close_write:
+        s.shutdown(socket.SHUT_WR)
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+    s.close()
+    return out.decode("latin-1")
+
+
+def malformed(path):
+    cases = [
+        ("random", os.urandom(3000) + b"\n", False),
+        ("oversized", b"xray/1 patch " + b"a" * 5000 + b"\n", False),
+        ("truncated", b"xray/1 stat", True),
+        ("unknown", b"xray/1 frobnicate\n", False),
+        ("version", b"xray/9 hello\n", False),
+        ("nul", b"xray/1 patch a\0b\n", False),
+        ("args", b"xray/1 stop now\n", False),
+        ("range", b"xray/1 top 5 5\n", False),
+    ]
+    for name, data, close_write in cases:
+        reply = ask(path, data, close_write)
+        ok = reply.startswith("xray/1 error ") and reply.endswith("\nend\n")
+        print(name, "error" if ok else "BAD:" + repr(reply[:200]))
+    # a client that connects and leaves at once, one that sends half a line
+    for _ in range(20):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.close()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.sendall(b"xray/1 pa")
+        s.close()
+    print("hello", ask(path, b"xray/1 hello\n").split("\n")[1])
+
+
+def loop(path, rounds):
+    steps = (("patch alpha;beta", "xray/1 ok\n2\nend\n"),
+             ("start profiling no_flush=true",
+              "xray/1 ok\nxray-profiling initialized\nend\n"),
+             ("status", None),
+             ("stop", "xray/1 ok\nend\n"),
+             ("unpatch alpha;beta", "xray/1 ok\n2\nend\n"))
+    bad = 0
+    for i in range(rounds):
+        for line, want in steps:
+            got = ask(path, ("xray/1 " + line + "\n").encode())
+            if want is None:
+                good = got.startswith("xray/1 ok\n") and "state: initialized" in got
+            else:
+                good = got == want
+            if not good:
+                bad += 1
+                if bad < 5:
+                    print(i, line, repr(got[:200]), file=sys.stderr)
+    print(rounds * len(steps), "commands,", bad, "unexpected")
+
+
+if __name__ == "__main__":
+    if sys.argv[2] == "malformed":
+        malformed(sys.argv[1])
+    else:
+        loop(sys.argv[1], int(sys.argv[3]))
