@@ -39,7 +39,8 @@ static int listen_fd = -1;
 static dev_t listen_dev;
 static ino_t listen_ino;
 static pid_t owner_pid;
-static char socket_path[XR_CTL_PATH_MAX];
+static char socket_path[XR_CTL_PATH_MAX]; /* written before the thread starts */
+static bool socket_live; /* atomic: the file is ours to remove, once */
 static uint64_t served, refused, malformed;
 
 void xr_ctl_counters(uint64_t *s, uint64_t *r, uint64_t *m) {
@@ -174,8 +175,10 @@ static bool still_ours(void) {
          st.st_dev == listen_dev && st.st_ino == listen_ino;
 }
 
+/* At exit (main thread) or when the program closed the socket (control
+ * thread): whichever comes first removes the file. */
 static void remove_socket_file(void) {
-  if (getpid() == owner_pid && socket_path[0])
+  if (getpid() == owner_pid && __atomic_exchange_n(&socket_live, false, __ATOMIC_ACQ_REL))
     unlink(socket_path);
 }
 
@@ -220,6 +223,7 @@ bool xr_ctl_wait(int client, uint32_t ms) {
 
 static void *control_thread(void *arg) {
   (void)arg;
+  pthread_setname_np(pthread_self(), "xray-control"); /* for ps -L, top -H */
   while (!listener_lost) {
     struct pollfd p = {listen_fd, POLLIN, 0};
     if (poll(&p, 1, -1) < 0 && errno == EINTR)
@@ -230,7 +234,6 @@ static void *control_thread(void *arg) {
   xr_report(XR_INFO, "control: the program closed the control socket's "
             "descriptor; control ends (socket '%s' removed)", socket_path);
   remove_socket_file();
-  socket_path[0] = '\0';
   return NULL;
 }
 
@@ -241,7 +244,7 @@ static void after_fork_child(void) {
   if (listen_fd >= 0 && still_ours())
     close(listen_fd);
   listen_fd = -1;
-  socket_path[0] = '\0';
+  __atomic_store_n(&socket_live, false, __ATOMIC_RELAXED); /* the parent's */
 }
 
 static const char *choose_dir(char out[XR_CTL_PATH_MAX]) {
@@ -292,6 +295,7 @@ static int make_socket(void) {
   listen_dev = st.st_dev;
   listen_ino = st.st_ino;
   memcpy(socket_path, path, sizeof socket_path);
+  __atomic_store_n(&socket_live, true, __ATOMIC_RELEASE);
   return fd;
 }
 

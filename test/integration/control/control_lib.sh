@@ -46,6 +46,14 @@ tell() {
   DONE_COUNT=$((DONE_COUNT + 1))
   wait_for "$OUT" done "$DONE_COUNT"
 }
+# control_tid PID: the control thread's id (named xray-control), or "".
+control_tid() {
+  local t
+  for t in /proc/$1/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = xray-control ] && echo "${t##*/}"
+  done
+  return 0
+}
 # wait_list LINE: until `xrayctl list` prints exactly LINE (60 s at most),
 # then checks it (a session starting or ending in the program).
 wait_list() {

@@ -4,7 +4,6 @@
 # on and control ends cleanly; one that drops root keeps answering root.
 source "$TEST_SRC_DIR/control_lib.sh"
 build_driven
-threads() { ls "/proc/$1/task" | wc -l; }
 socket_fds() { for fd in /proc/$1/fd/*; do readlink "$fd"; done | grep -c '^socket:' || true; }
 
 note "fork: the child has no listener, the parent keeps its own"
@@ -13,7 +12,7 @@ expect_eq "parent's socket descriptors" 1 "$(socket_fds $PID)"
 tell fork
 child=$(awk '/^child / { print $2 }' p.out)
 [ -n "$child" ] || fail "no child pid"
-expect_eq "child threads" 1 "$(threads $child)"
+expect_eq "no control thread in the child" "" "$(control_tid $child)"
 expect_eq "child socket descriptors" 0 "$(socket_fds $child)"
 [ ! -e "$CTL_DIR/$child.sock" ] || fail "the child made a socket"
 ctl_rc 3 status $child >/dev/null
@@ -31,12 +30,13 @@ ctl_rc 3 status $PID >/dev/null
 
 note "closing every descriptor: the program runs on, control ends"
 start_driven c
+[ -n "$(control_tid $PID)" ] || fail "no control thread"
 tell closefds
 # The first request wakes the thread, which finds its descriptor gone:
 # that request gets no answer (exit 1), the socket file is removed.
 ctl_rc 1 status $PID >/dev/null
 grep -q "reply cut short" ctl.err || fail "$(cat ctl.err)"
-expect_eq "control thread gone" 1 "$(threads $PID)"
+expect_eq "control thread gone" "" "$(control_tid $PID)"
 [ ! -e "$CTL_DIR/$PID.sock" ] || fail "socket file left"
 ctl_rc 3 status $PID >/dev/null
 tell "run 10"
