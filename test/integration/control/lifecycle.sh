@@ -1,7 +1,8 @@
 # What control does across the program's life: a fork child gets no
 # listener; a process killed with -9 leaves a socket that `xrayctl list`
 # removes; a program that closes all its descriptors (as daemons do) runs
-# on and control ends cleanly; one that drops root keeps answering root.
+# on and control ends cleanly; one that drops root keeps answering root;
+# one that exits during a record exits normally and writes basic's log.
 source "$TEST_SRC_DIR/control_lib.sh"
 build_driven
 socket_fds() { for fd in /proc/$1/fd/*; do readlink "$fd"; done | grep -c '^socket:' || true; }
@@ -41,6 +42,22 @@ expect_eq "control thread gone" "" "$(control_tid $PID)"
 ctl_rc 3 status $PID >/dev/null
 tell "run 10"
 quit_driven
+
+note "the program exits during a record: it exits normally, basic is written"
+need_llvm_xray
+start_driven e
+"$XRAYCTL" record $PID --seconds 3600 --mode basic --patch 'alpha;beta' >rec.out 2>rec.err &
+client=$!
+wait_list "$PID driven xray-basic initialized"
+expect_eq "patched" "patched by control: 2" "$(ctl status $PID | grep '^patched')"
+tell "run 100"
+quit_driven # checks exit status 0
+rc=0; wait $client || rc=$?
+expect_eq "xrayctl record when the program is gone: exit" 1 "$rc"
+# the exit policy finalizes and flushes basic mode, however it was started
+log=$(only_file "xray-log.driven.*")
+expect_eq "counts written at exit" "alpha 800
+beta 400" "$(account_counts driven "$log")"
 
 if [ "$(id -u)" -eq 0 ]; then
   note "dropping root: root still controls it, the directory stays root's"
