@@ -360,10 +360,21 @@ static void cmd_top(uint32_t ms, uint32_t rows, int client, struct xr_ctl_reply 
 
 /* ---- status ------------------------------------------------------------- */
 
+/* The program's name as one word of a line: blanks and control bytes
+ * become '_'. */
+static const char *name_word(void) {
+  static char word[256];
+  snprintf(word, sizeof word, "%s", xr_program_name());
+  for (char *p = word; *p; p++)
+    if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+      *p = '_';
+  return word;
+}
+
 static void cmd_hello(struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *mode = xr_registry_current(&s);
-  xr_ctl_say(r, "%ld %s %s %s\n", (long)getpid(), xr_program_name(),
+  xr_ctl_say(r, "%ld %s %s %s\n", (long)getpid(), name_word(),
              mode ? mode : "-", mode ? state_word(s) : "-");
 }
 
@@ -375,7 +386,7 @@ static void cmd_status(struct xr_ctl_reply *r) {
   count_functions(&objects, &total, &by_control);
   xr_ctl_counters(&served, &refused, &malformed);
   xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
-             xr_program_name(), mode ? mode : "none", mode ? state_word(s) : "-");
+             name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
   xr_ctl_say(r, "objects: %zu\nfunctions: %zu\npatched by control: %zu\n",
              objects, total, by_control);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",

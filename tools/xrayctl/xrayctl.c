@@ -261,6 +261,14 @@ static void end_early(int sig) {
     shutdown(early_fd, SHUT_WR);
 }
 
+/* What the program sends is printed: control bytes (terminal escapes from
+ * a hostile program's name, say) become '?'. */
+static void printable(char *s) {
+  for (; *s; s++)
+    if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f)
+      *s = '?';
+}
+
 /* Runs one request against pid: prints the body (or hands it back) and
  * exits on failure with the documented status. */
 static char *call(long pid, const char *fmt, ...) {
@@ -289,6 +297,8 @@ static char *call(long pid, const char *fmt, ...) {
   if (rc != 0 || nl == NULL)
     die(EXIT_REFUSED, "process %ld: reply cut short (did the program exit?)", pid);
   *nl = '\0';
+  printable(r.text);
+  printable(nl + 1);
   const char *head = r.text;
   if (strcmp(head, XR_CTL_MAGIC " ok") == 0) {
     r.text[r.len - 4] = '\0'; /* drop "end\n" */
@@ -339,6 +349,7 @@ static void cmd_list(void) {
       if (exchange(fd, XR_CTL_MAGIC " hello\n", &r) == 0 &&
           strncmp(r.text, XR_CTL_MAGIC " ok\n", 10) == 0) {
         r.text[r.len - 4] = '\0';
+        printable(r.text + 10);
         fputs(r.text + 10, stdout);
       }
       if (r.text != no_reply)
@@ -349,11 +360,18 @@ static void cmd_list(void) {
   }
 }
 
-/* Copies src to dst (the user's own file: created or truncated). */
-static void copy_file(const char *src, const char *dst) {
-  int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+/* Copies src, a file the program named, to dst (the user's own file:
+ * created or truncated). The program is trusted no further than its uid:
+ * src must be a regular file that uid owns, not a symlink, so a program of
+ * another user cannot make root's xrayctl copy out a file it could not
+ * read itself. */
+static void copy_file(const char *src, const char *dst, long uid) {
+  int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
   if (in < 0)
     die(EXIT_REFUSED, "cannot read '%s': %s", src, strerror(errno));
+  if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || (long)st.st_uid != uid)
+    die(EXIT_REFUSED, "'%s' is not a regular file of uid %ld: not copied", src, uid);
   int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     die(EXIT_USAGE, "cannot create '%s': %s", dst, strerror(errno));
@@ -409,7 +427,7 @@ static void cmd_record(long pid, int argc, char **argv) {
     die(EXIT_REFUSED, "the program wrote no file (nothing recorded?)");
   if (chrome)
     strcat(first, ".json");
-  copy_file(first, output);
+  copy_file(first, output, process_uid(pid));
   printf("%s\n", output);
 }
 

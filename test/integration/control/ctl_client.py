@@ -4,7 +4,12 @@ without xrayctl (docs/control.md "Protocol").
 usage: ctl_client.py SOCKET malformed      one bad request of each kind,
                                            then a good one: a line each
        ctl_client.py SOCKET loop ROUNDS    patch, start profiling, status,
-                                           stop, unpatch, ROUNDS times"""
+                                           stop, unpatch, ROUNDS times
+       ctl_client.py DIR hostile FILE      plays a hostile program: listens
+                                           on DIR/<its pid>.sock, answers
+                                           hello with a terminal escape in
+                                           its name and record with FILE;
+                                           prints "ready PID", serves 2"""
 import os
 import socket
 import sys
@@ -78,8 +83,27 @@ def loop(path, rounds):
     print(rounds * len(steps), "commands,", bad, "unexpected")
 
 
+def hostile(directory, file):
+    path = os.path.join(directory, "%d.sock" % os.getpid())
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(4)
+    print("ready", os.getpid(), flush=True)
+    for _ in range(2):
+        c, _ = s.accept()
+        request = c.recv(4096).decode()
+        if " hello" in request:
+            c.sendall(b"xray/1 ok\n%d evil\x1b[2J - -\nend\n" % os.getpid())
+        else:
+            c.sendall(("xray/1 ok\n%s\nend\n" % file).encode())
+        c.close()
+    os.unlink(path)
+
+
 if __name__ == "__main__":
-    if sys.argv[2] == "malformed":
+    if sys.argv[2] == "hostile":
+        hostile(sys.argv[1], sys.argv[3])
+    elif sys.argv[2] == "malformed":
         malformed(sys.argv[1])
     else:
         loop(sys.argv[1], int(sys.argv[3]))

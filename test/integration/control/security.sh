@@ -99,6 +99,30 @@ else
 fi
 quit_driven
 
+note "a hostile program: its escapes are not printed, its files not copied"
+mkdir -m 700 fake
+echo secret >notmine
+python3 "$CTL_CLIENT" "$PWD/fake" hostile "$PWD/notmine" >fake.out &
+FAKE=$!
+wait_for fake.out "ready $FAKE"
+expect_eq "escape neutralised" "$FAKE evil?[2J - -" "$(XRAYCTL_DIR=$PWD/fake ctl list)"
+if [ "$(id -u)" -eq 0 ]; then
+  chown 65534 notmine # not the (fake) program's uid: root must not copy it out
+  XRAYCTL_DIR=$PWD/fake ctl_rc 1 record $FAKE --seconds 1 -o copied >/dev/null
+  grep -q "is not a regular file of uid 0: not copied" ctl.err || fail "$(cat ctl.err)"
+  [ ! -e copied ] || fail "the file was copied"
+else
+  ln -s /etc/passwd notmine.link # a symlink is never followed
+  kill $FAKE; wait $FAKE 2>/dev/null || true
+  python3 "$CTL_CLIENT" "$PWD/fake" hostile "$PWD/notmine.link" >fake2.out &
+  FAKE=$!
+  wait_for fake2.out "ready $FAKE"
+  XRAYCTL_DIR=$PWD/fake ctl list >/dev/null
+  XRAYCTL_DIR=$PWD/fake ctl_rc 1 record $FAKE --seconds 1 -o copied >/dev/null
+  [ ! -e copied ] || fail "the link was followed"
+fi
+wait $FAKE
+
 note "hostile directories: refused, said at verbosity 1, the program runs on"
 hostile() { # NAME DIR WHY
   rm -f h.in; mkfifo h.in
