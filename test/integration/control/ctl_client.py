@@ -5,6 +5,9 @@ usage: ctl_client.py SOCKET malformed      one bad request of each kind,
                                            then a good one: a line each
        ctl_client.py SOCKET loop ROUNDS    patch, start profiling, status,
                                            stop, unpatch, ROUNDS times
+       ctl_client.py SOCKET race ROUNDS    ROUNDS commands picked at random
+                                           (two of these run at once): every
+                                           reply whole, ok or error
        ctl_client.py DIR hostile FILE      plays a hostile program: listens
                                            on DIR/<its pid>.sock, answers
                                            hello with a terminal escape in
@@ -83,6 +86,20 @@ def loop(path, rounds):
     print(rounds * len(steps), "commands,", bad, "unexpected")
 
 
+def race(path, rounds):
+    import random
+    lines = ["patch alpha;beta", "unpatch *", "start profiling no_flush=true",
+             "stop", "status", "hello", "snapshot", "flush", "patch *"]
+    bad = 0
+    for _ in range(rounds):
+        got = ask(path, ("xray/1 " + random.choice(lines) + "\n").encode())
+        if not ((got.startswith("xray/1 ok\n") or got.startswith("xray/1 error "))
+                and got.endswith("\nend\n")):
+            bad += 1
+            print(repr(got[:200]), file=sys.stderr)
+    print(rounds, "commands,", bad, "malformed replies")
+
+
 def hostile(directory, file):
     path = os.path.join(directory, "%d.sock" % os.getpid())
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -103,6 +120,8 @@ def hostile(directory, file):
 if __name__ == "__main__":
     if sys.argv[2] == "hostile":
         hostile(sys.argv[1], sys.argv[3])
+    elif sys.argv[2] == "race":
+        race(sys.argv[1], int(sys.argv[3]))
     elif sys.argv[2] == "malformed":
         malformed(sys.argv[1])
     else:
