@@ -533,7 +533,7 @@ static const struct xr_option flag_rows[] = {
              "listen on a private socket for xrayctl (docs/control.md); "
              "nothing is patched or started until it asks"),
     ROW(xray_control_dir, XR_OPT_STRING, sizeof xr_flags.xray_control_dir, "", 0, 0,
-        "directory of the control socket, private to the user (default: "
+        "absolute directory of the control socket, private to the user (default: "
         "$XDG_RUNTIME_DIR/xray, else /tmp/xray-<uid>)"),
 };
 
