@@ -225,6 +225,14 @@ XR_API const char *__xray_log_get_current_mode(void) {
   return name;
 }
 
+const char *xr_registry_current(XRayLogInitStatus *state) {
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
+  const char *name = has_impl ? current_name : NULL;
+  *state = has_impl ? current_state : XRAY_LOG_UNINITIALIZED;
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
+  return name;
+}
+
 XR_API void __xray_set_log_impl(XRayLogImpl impl) {
   xr_fork_lock_take(XR_LOCK_REGISTRY);
   if (!impl_complete(&impl)) {

@@ -38,4 +38,9 @@ XR_HIDDEN void xr_registry_flush_at_exit(const struct XRayLogImpl *impl);
  * hook in log_registry.c then flushes it). */
 XR_HIDDEN bool xr_registry_env_started(void);
 
+/* The current mode's name (NULL: none, or removed by
+ * __xray_remove_log_impl) and the state its last init,
+ * finalize or flush reported, read together (the control socket's status). */
+XR_HIDDEN const char *xr_registry_current(XRayLogInitStatus *state);
+
 #endif
