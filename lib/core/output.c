@@ -10,6 +10,7 @@
 #include "options.h"
 #include "report.h"
 #include "thread.h"
+#include "written_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +134,7 @@ int xr_open_log_file(char *path, size_t cap) {
       snprintf(path, cap, "%s%s.%s-%u", base, program, suffix, (unsigned)k);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
+      xr_written_note(path);
       xr_report(XR_INFO, "Log file in '%s'", path);
       return fd;
     }
@@ -170,8 +172,10 @@ static int open_sibling(const char *path, const char *suffix, char *out,
               strerror(errno));
     return -1;
   }
-  if (announce)
+  if (announce) {
+    xr_written_note(out);
     xr_report(XR_INFO, "File in '%s'", out);
+  }
   return fd;
 }
 

@@ -21,9 +21,21 @@ static int first_object_bias(struct dl_phdr_info *info, size_t size, void *ctx) 
   return 1; /* the first object is the main program */
 }
 
+/* Read once, at start-up (init.c): the bias never changes, and a fork child
+ * must not call dl_iterate_phdr. glibc's fork resets the loader's main lock
+ * in the child but not the lock dl_iterate_phdr takes (dl_load_write_lock),
+ * which a parent thread inside dlclose may hold at the fork: the child's
+ * first dl_iterate_phdr would wait for ever (docs/reliability.md, Fork). */
+static uintptr_t self_bias;
+static bool self_bias_known;
+
 uintptr_t xr_symbols_self_bias(void) {
+  if (__atomic_load_n(&self_bias_known, __ATOMIC_ACQUIRE))
+    return __atomic_load_n(&self_bias, __ATOMIC_RELAXED);
   uintptr_t bias = 0;
   dl_iterate_phdr(first_object_bias, &bias);
+  __atomic_store_n(&self_bias, bias, __ATOMIC_RELAXED); /* same for all */
+  __atomic_store_n(&self_bias_known, true, __ATOMIC_RELEASE);
   return bias;
 }
 
