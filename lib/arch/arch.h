@@ -1,8 +1,8 @@
 /* What a CPU port provides: everything the runtime knows about one
  * instruction set lives under lib/arch/<cpu>/, behind this header, so that
  * lib/core/ and the modes hold no inline assembly, no CPU feature query, no
- * opcode and no register name (test/unit/core_control/arch_corner.sh greps
- * for them). Dependencies run one way: modes -> core -> arch; a port uses
+ * opcode and no register name (test/integration/house/arch_corner.py
+ * looks for them). Dependencies run one way: modes -> core -> arch; a port uses
  * only libc and core/common.h's compiler helpers.
  *
  * A port provides:
