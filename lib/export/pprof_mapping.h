@@ -4,9 +4,11 @@
 
 #include "export/pprof.h"
 
+#include <limits.h>
+
 /* Room for the strings a mapping points to. */
 struct xr_pprof_mapping_text {
-  char path[1024];
+  char path[PATH_MAX];
   char build_id[2 * 64 + 1]; /* hex */
 };
 

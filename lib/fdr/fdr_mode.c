@@ -21,6 +21,7 @@
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -479,7 +480,7 @@ static uint64_t file_limit(void) {
  * whole block, so what is there stays readable; with none it is removed.
  * Then the JSON beside it, when asked for. */
 static void write_file(void) {
-  char path[1024];
+  char path[PATH_MAX];
   int fd = xr_open_log_file(path, sizeof path);
   if (fd < 0)
     return; /* reported by xr_open_log_file */

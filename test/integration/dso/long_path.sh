@@ -1,0 +1,103 @@
+# Paths longer than 1,100 bytes (up to PATH_MAX, 4,096 on Linux) are kept
+# whole: a dlopen'd instrumented shared object deep in nested directories
+# keeps its symbols' names (the .map, the folded stacks, the report) and its
+# whole path (the .map's object line, the pprof mapping's file name); an
+# xray_logfile_base that long still names every log and sibling file.
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/dso_lib.sh"
+need_llvm_xray
+command -v python3 >/dev/null || skip "no python3"
+xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
+xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_exe "$XRAY_CLANG" modes "$TEST_SRC_DIR/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+
+# 12 nested directories of 99 characters: the plugin's path is > 1,200 bytes.
+deep=$PWD
+for i in $(seq 12); do deep=$deep/$(printf 'd%.0s' $(seq 98))$((i % 10)); done
+mkdir -p "$deep"
+xr_so "$XRAY_CLANG" "$deep/plugin.so" "$TEST_SRC_DIR/plugin.c"
+plugin=$deep/plugin.so
+[ ${#plugin} -gt 1100 ] || fail "the test's path is only ${#plugin} bytes"
+
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "basic run exited $?"; }
+log=$(only_file "xray-log.modes.??????")
+awk '$1 == "object" && $NF ~ /plugin.so$/ { print $NF }' "$log.map" >map_path.txt
+expect_eq "the plugin's path in the .map" "$plugin" "$(cat map_path.txt)"
+grep -E '^function ' "$log.map" | awk '{ print $5 }' | grep -E '^plugin_' | sort >map_names.txt
+expect_eq "the plugin's names in the .map" "plugin_fn plugin_leaf" "$(tr '\n' ' ' <map_names.txt | sed 's/ $//')"
+
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
+  XRAY_PROFILING_OPTIONS="profiling_output=folded+report+pprof folded_value=calls" \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
+cat >expected.folded <<'END'
+exe_leaf 3
+first_add 5
+first_add;second_mul 5
+plugin_fn 4
+plugin_fn;plugin_leaf 4
+END
+expect_file_eq "folded stacks" expected.folded "$(only_file 'xray-log.modes.*.folded')"
+report=$(only_file 'xray-log.modes.*.txt')
+for f in plugin_fn:4 plugin_leaf:4; do
+  grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
+    fail "report: no line for ${f%:*} with ${f#*:} calls"
+done
+# The pprof profile's mapping file names (profile.proto: Profile.mapping = 3,
+# Profile.string_table = 6, Mapping.filename = 5), read without pprof.
+python3 - "$(only_file 'xray-log.modes.*.pb')" >pprof_files.txt <<'PY'
+import gzip, sys
+data = open(sys.argv[1], 'rb').read()
+if data[:2] == b'\x1f\x8b':
+    data = gzip.decompress(data)
+def fields(b):
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        kind = key & 7
+        if kind == 0:
+            v, i = varint(b, i)
+        elif kind == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif kind == 1:
+            v, i = b[i:i + 8], i + 8
+        elif kind == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            sys.exit('bad wire type %d' % kind)
+        yield key >> 3, v
+def varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]; i += 1
+        r |= (c & 0x7f) << s; s += 7
+        if c < 0x80:
+            return r, i
+strings, files = [], []
+for f, v in fields(data):
+    if f == 6:
+        strings.append(v.decode())
+    elif f == 3:
+        files += [x for g, x in fields(v) if g == 5]
+for k in files:
+    print(strings[k])
+PY
+grep -qxF "$plugin" pprof_files.txt || { cat pprof_files.txt >&2; fail "no pprof mapping named the plugin's whole path"; }
+
+# A logfile base as long: the log, its .map and the profiling siblings.
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$deep/x-" \
+  XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "long base run exited $?"; }
+log=$(only_file "$deep/x-modes.??????")
+[ -s "$log.map" ] || fail "no $log.map"
+xr_log_counts "$log" >counts.txt || fail "reading $log"
+grep -qx "plugin_leaf enter 4 exit 4" counts.txt || { cat counts.txt >&2; fail "plugin_leaf's counts in $log"; }
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$deep/y-" \
+  XRAY_PROFILING_OPTIONS="profiling_output=folded folded_value=calls" \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "long base profiling run exited $?"; }
+expect_file_eq "folded stacks, long base" expected.folded "$(only_file "$deep/y-modes.*.folded")"
+echo "long_path: ok"
