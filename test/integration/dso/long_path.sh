@@ -2,7 +2,8 @@
 # whole: a dlopen'd instrumented shared object deep in nested directories
 # keeps its symbols' names (the .map, the folded stacks, the report) and its
 # whole path (the .map's object line, the pprof mapping's file name); an
-# xray_logfile_base that long still names every log and sibling file.
+# xray_logfile_base that long still names every log and sibling file. Past
+# PATH_MAX a base is refused and a log name not made, each said once.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
@@ -100,4 +101,19 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$dee
   XRAY_PROFILING_OPTIONS="profiling_output=folded folded_value=calls" \
   ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "long base profiling run exited $?"; }
 expect_file_eq "folded stacks, long base" expected.folded "$(only_file "$deep/y-modes.*.folded")"
+
+# Past PATH_MAX: a base of 4,100 bytes is refused (the default kept); one
+# of 4,090 leaves no room for the name: no log, one error line.
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$(printf 'b%.0s' $(seq 4100))" \
+  XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "4,100-byte base run exited $?"; }
+grep -q "too long (4100 bytes, at most 4095); keeping 'xray-log.'" err.txt || { cat err.txt >&2; fail "no word on the 4,100-byte base"; }
+only_file "xray-log.modes.??????" >/dev/null
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$(printf 'c%.0s' $(seq 4090))" \
+  XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
+  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "4,090-byte base run exited $?"; }
+grep -q "log file name too long" err.txt || { cat err.txt >&2; fail "no word on the 4,090-byte base"; }
+[ -z "$(ls | grep '^ccc')" ] || fail "a file was created with the 4,090-byte base"
 echo "long_path: ok"
