@@ -46,46 +46,8 @@ for f in plugin_fn:4 plugin_leaf:4; do
   grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
     fail "report: no line for ${f%:*} with ${f#*:} calls"
 done
-# The pprof profile's mapping file names (profile.proto: Profile.mapping = 3,
-# Profile.string_table = 6, Mapping.filename = 5), read without pprof.
-python3 - "$(only_file 'xray-log.modes.*.pb')" >pprof_files.txt <<'PY'
-import gzip, sys
-data = open(sys.argv[1], 'rb').read()
-if data[:2] == b'\x1f\x8b':
-    data = gzip.decompress(data)
-def fields(b):
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        kind = key & 7
-        if kind == 0:
-            v, i = varint(b, i)
-        elif kind == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif kind == 1:
-            v, i = b[i:i + 8], i + 8
-        elif kind == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            sys.exit('bad wire type %d' % kind)
-        yield key >> 3, v
-def varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]; i += 1
-        r |= (c & 0x7f) << s; s += 7
-        if c < 0x80:
-            return r, i
-strings, files = [], []
-for f, v in fields(data):
-    if f == 6:
-        strings.append(v.decode())
-    elif f == 3:
-        files += [x for g, x in fields(v) if g == 5]
-for k in files:
-    print(strings[k])
-PY
+python3 "$XRAY_SRC/test/integration/profiling/pprof_mappings.py" \
+  "$(only_file 'xray-log.modes.*.pb')" | awk '{ print $1 }' >pprof_files.txt
 grep -qxF "$plugin" pprof_files.txt || { cat pprof_files.txt >&2; fail "no pprof mapping named the plugin's whole path"; }
 
 # A logfile base as long: the log, its .map and the profiling siblings.
