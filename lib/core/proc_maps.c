@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static uint64_t hex(const char **s) {
@@ -37,8 +38,8 @@ static bool parse(const char *s, struct xr_maps_entry *e) {
   e->end = (uintptr_t)hex(&s);
   if (*s++ != ' ' || strlen(s) < 5)
     return false;
-  e->readable = s[0] == 'r';
-  e->executable = s[2] == 'x';
+  e->prot = (s[0] == 'r' ? PROT_READ : 0) | (s[1] == 'w' ? PROT_WRITE : 0) |
+            (s[2] == 'x' ? PROT_EXEC : 0);
   s += 4;
   if (*s++ != ' ')
     return false;

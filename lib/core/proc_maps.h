@@ -9,7 +9,7 @@
 struct xr_maps_entry {
   uintptr_t start, end; /* [start, end) */
   uint64_t offset;      /* in the file */
-  bool readable, executable;
+  int prot;             /* PROT_READ | PROT_WRITE | PROT_EXEC */
   const char *path;     /* "" for an anonymous mapping; valid during fn only */
 };
 

@@ -13,6 +13,7 @@
 #include <elf.h>
 #include <link.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct search {
@@ -97,7 +98,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg) {
 /* The executable mapping holding s->addr: range, offset and path. */
 static int code_mapping(const struct xr_maps_entry *e, void *arg) {
   struct search *s = arg;
-  if (!e->executable || s->addr < e->start || s->addr >= e->end)
+  if (!(e->prot & PROT_EXEC) || s->addr < e->start || s->addr >= e->end)
     return 0;
   s->m->memory_start = e->start;
   s->m->memory_limit = e->end;
@@ -118,7 +119,7 @@ static int code_mapping(const struct xr_maps_entry *e, void *arg) {
  * where it lies inside that mapping. */
 static int header_mapping(const struct xr_maps_entry *e, void *arg) {
   struct search *s = arg;
-  if (e->offset != 0 || !e->readable || strcmp(e->path, s->text->path) != 0)
+  if (e->offset != 0 || !(e->prot & PROT_READ) || strcmp(e->path, s->text->path) != 0)
     return 0;
   uintptr_t lo = e->start, hi = e->end;
   const ElfW(Ehdr) *h = (const ElfW(Ehdr) *)lo;
