@@ -29,23 +29,7 @@ expect_eq "the plugin's path in the .map" "$plugin" "$(cat map_path.txt)"
 grep -E '^function ' "$log.map" | awk '{ print $5 }' | grep -E '^plugin_' | sort >map_names.txt
 expect_eq "the plugin's names in the .map" "plugin_fn plugin_leaf" "$(tr '\n' ' ' <map_names.txt | sed 's/ $//')"
 
-rm -f xray-log.*
-XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
-  XRAY_PROFILING_OPTIONS="profiling_output=folded+report+pprof folded_value=calls" \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
-cat >expected.folded <<'END'
-exe_leaf 3
-first_add 5
-first_add;second_mul 5
-plugin_fn 4
-plugin_fn;plugin_leaf 4
-END
-expect_file_eq "folded stacks" expected.folded "$(only_file 'xray-log.modes.*.folded')"
-report=$(only_file 'xray-log.modes.*.txt')
-for f in plugin_fn:4 plugin_leaf:4; do
-  grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
-    fail "report: no line for ${f%:*} with ${f#*:} calls"
-done
+xr_modes_profile "$plugin" folded+report+pprof
 python3 "$XRAY_SRC/test/integration/profiling/pprof_mappings.py" \
   "$(only_file 'xray-log.modes.*.pb')" | awk '{ print $1 }' >pprof_files.txt
 grep -qxF "$plugin" pprof_files.txt || { cat pprof_files.txt >&2; fail "no pprof mapping named the plugin's whole path"; }
