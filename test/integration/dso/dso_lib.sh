@@ -63,6 +63,13 @@ for name in sorted(counts):
     print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
 PY
 }
+# xr_modes_build: modes.c's program and its linked chain libfirst.so ->
+# libsecond.so (the plugin it dlopens is the caller's).
+xr_modes_build() {
+  xr_so "$XRAY_CLANG" libsecond.so "$XRAY_SRC/test/integration/dso/second.c"
+  xr_so "$XRAY_CLANG" libfirst.so "$XRAY_SRC/test/integration/dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+  xr_exe "$XRAY_CLANG" modes "$XRAY_SRC/test/integration/dso/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+}
 # xr_modes_profile PLUGIN OUTPUTS: ./modes (modes.c) with PLUGIN in profiling
 # mode, profiling_output=OUTPUTS (folded and report among them): the exact
 # folded stacks (written to expected.folded) and a report line with each

@@ -8,9 +8,7 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
-xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
-xr_exe "$XRAY_CLANG" modes "$TEST_SRC_DIR/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+xr_modes_build
 
 # 12 nested directories of 99 characters: the plugin's path is > 1,200 bytes.
 deep=$PWD

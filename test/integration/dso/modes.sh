@@ -7,10 +7,8 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
-xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_modes_build
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
-xr_exe "$XRAY_CLANG" modes "$TEST_SRC_DIR/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
 
 cat >expected.txt <<'END'
 exe_leaf enter 3 exit 3
