@@ -6,6 +6,7 @@
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -20,6 +20,8 @@
 #include "export/thread_names.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_snapshot_names.h"
+#include "fdr/fdr_state.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -80,8 +82,6 @@ static const struct xr_option fdr_option_rows[] = {
 XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
     "XRAY_FDR_OPTIONS", fdr_option_rows, XR_ARRAY_SIZE(fdr_option_rows)};
 
-struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
-
 /* Moves the epoch by `by` and the fast path's copy with it (see
  * xr_fdr_hot_config). When the epoch closes, both change before
  * xr_fdr_writers_quiesce's membarrier, so a fast-path writer either is seen
@@ -93,10 +93,7 @@ static void advance_epoch(uint64_t by) {
   __atomic_store_n(&xr_fdr_hot.fast_epoch, fast ? e : XR_FDR_NO_FAST,
                    __ATOMIC_SEQ_CST);
 }
-struct xr_fdr_queue xr_fdr_queue;
 
-static int state = XRAY_LOG_UNINITIALIZED; /* atomic */
-static int snapshots_inside;               /* atomic: see snapshot_enter */
 static struct fdr_trigger_options triggers;
 static int flushing;                       /* atomic */
 static struct fdr_options options;
@@ -112,8 +109,8 @@ static size_t empty_buffer_size;
 
 enum { CONFIG_MAX = 4096 };
 
-static int load_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
-static void set_state(int s) { __atomic_store_n(&state, s, __ATOMIC_RELEASE); }
+static int load_state(void) { return __atomic_load_n(&xr_fdr_state, __ATOMIC_ACQUIRE); }
+static void set_state(int s) { __atomic_store_n(&xr_fdr_state, s, __ATOMIC_RELEASE); }
 
 /* Defaults -> XRAY_FDR_OPTIONS (or, when that is unset or empty, the legacy
  * xray_fdr_log_* flags) -> the deprecated log_init sizes -> the config
@@ -198,24 +195,9 @@ static void thread_exit(void) {
   xr_fdr_thread_exit();
 }
 
-/* A snapshot counts itself in before it looks at the state, and init
- * moves the state before it looks at the count (both sequentially
- * consistent): so either init sees the snapshot and keeps the old buffers
- * mapped, or the snapshot sees that FDR is not recording and leaves. */
-bool xr_fdr_snapshot_enter(void) {
-  __atomic_add_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&state, __ATOMIC_SEQ_CST) == XRAY_LOG_INITIALIZED)
-    return true;
-  __atomic_sub_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
-  return false;
-}
-void xr_fdr_snapshot_leave(void) {
-  __atomic_sub_fetch(&snapshots_inside, 1, __ATOMIC_SEQ_CST);
-}
-
 static void fork_child(void) {
   /* A snapshot being written by another thread stays the parent's. */
-  __atomic_store_n(&snapshots_inside, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_fdr_snapshots_inside, 0, __ATOMIC_RELAXED);
   xr_fdr_snapshot_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
@@ -232,7 +214,7 @@ static XRayBuffer fdr_iterator(XRayBuffer previous);
 static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
                                   void *args, size_t args_size) {
   int expected = XRAY_LOG_UNINITIALIZED;
-  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_INITIALIZING,
+  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_INITIALIZING,
                                    false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
     xr_report(XR_ERROR, "xray-fdr: cannot initialise: already initialised "
@@ -274,7 +256,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * may still be inside) and only their address is forgotten. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (queue_quiescent &&
-      __atomic_load_n(&snapshots_inside, __ATOMIC_SEQ_CST) == 0)
+      __atomic_load_n(&xr_fdr_snapshots_inside, __ATOMIC_SEQ_CST) == 0)
     xr_fdr_queue_destroy(&xr_fdr_queue);
   if (xr_fdr_queue_init(&xr_fdr_queue, (size_t)options.buffer_size,
                         (size_t)options.buffer_max) != 0) {
@@ -350,7 +332,7 @@ static void build_empty_buffer(void) {
 
 static XRayLogInitStatus fdr_finalize(void) {
   int expected = XRAY_LOG_INITIALIZED;
-  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
+  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_FINALIZING,
                                    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return (XRayLogInitStatus)expected;
   xr_fdr_triggers_remove(); /* no snapshot once recording stops */

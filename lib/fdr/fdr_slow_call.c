@@ -14,6 +14,7 @@
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

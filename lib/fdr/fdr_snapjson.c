@@ -24,6 +24,7 @@
 #include "export/thread_names.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_snapshot_names.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -25,10 +25,6 @@ struct xr_fdr_snapshot_why {
  * write while another snapshot is half done: the crash uses its own. */
 enum xr_fdr_snapshot_slot { XR_SNAP_SLOT_NORMAL, XR_SNAP_SLOT_CRASH };
 
-/* Control path (fdr_init, not a signal handler): computes the file name
- * prefix `<base><program>.<suffix>.snap` once per process. */
-XR_HIDDEN void xr_fdr_snapshot_prepare(void);
-
 /* Writes one snapshot. Async-signal-safe: system calls only (open, writev,
  * lseek, ftruncate, getrlimit, clock_gettime), no allocation, no lock, no
  * stdio (messages are formatted by hand and written raw). The caller owns
@@ -49,14 +45,6 @@ XR_HIDDEN int xr_fdr_snapshot_finish(int fd, uint64_t size, const char *name,
                                      int version, uint64_t largest,
                                      uint8_t *scratch, size_t max_spans,
                                      uint64_t limit);
-
-/* Control path (the JSON helper thread, or flush once it is joined: one
- * caller at a time): calls fn with the name of every file of a normal
- * snapshot (API, signal, slow call) this process finished since the last
- * call (none twice), in the order taken. Never a crash snapshot's file. */
-XR_HIDDEN void xr_fdr_snapshot_each_new(void (*fn)(const char *path));
-/* Fork child: new names (suffix and numbers) for the child's snapshots. */
-XR_HIDDEN void xr_fdr_snapshot_names_fork_child(void);
 
 /* The JSON of snapshots (fdr_snapjson.c), with trace_output=chrome: a
  * helper thread converts each new snapshot soon after it. start at init,
@@ -80,10 +68,6 @@ XR_HIDDEN void xr_fdr_snapshot_defer_signal(int signo);
 /* Takes every deferred signal snapshot; called with the lock not held. */
 XR_HIDDEN void xr_fdr_snapshot_drain(void);
 
-/* Entered around every snapshot (fdr_mode.c): true when FDR is recording;
- * while any snapshot is inside, init does not unmap the old buffers. */
-XR_HIDDEN bool xr_fdr_snapshot_enter(void);
-XR_HIDDEN void xr_fdr_snapshot_leave(void);
 /* Fork child: no snapshot runs here (its thread does not exist). */
 XR_HIDDEN void xr_fdr_snapshot_fork_child(void);
 

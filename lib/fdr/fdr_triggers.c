@@ -9,6 +9,8 @@
 #include "core/report.h"
 #include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_snapshot_names.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -102,18 +104,6 @@ static const struct {
     {"SEGV", SIGSEGV}, {"BUS", SIGBUS},     {"ILL", SIGILL},
     {"FPE", SIGFPE},   {"ABRT", SIGABRT},   {"TRAP", SIGTRAP},
 };
-
-const char *xr_fdr_signal_name(int signo) {
-  switch (signo) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGBUS: return "SIGBUS";
-  case SIGILL: return "SIGILL";
-  case SIGFPE: return "SIGFPE";
-  case SIGABRT: return "SIGABRT";
-  case SIGTRAP: return "SIGTRAP";
-  default: return "signal";
-  }
-}
 
 int xr_fdr_parse_signal(const char *text) {
   const char *s = text;
