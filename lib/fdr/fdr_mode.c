@@ -13,15 +13,17 @@
 #include "core/output.h"
 #include "core/report.h"
 #include "core/thread.h"
+#include "export/thread_names.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_log.h"
-#include "export/thread_names.h"
 #include "fdr/fdr_records.h"
-#include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_slow_call.h"
+#include "fdr/fdr_snapjson.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_triggers.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -198,7 +200,7 @@ static void thread_exit(void) {
 static void fork_child(void) {
   /* A snapshot being written by another thread stays the parent's. */
   __atomic_store_n(&xr_fdr_snapshots_inside, 0, __ATOMIC_RELAXED);
-  xr_fdr_snapshot_fork_child();
+  xr_fdr_triggers_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
   if (load_state() == XRAY_LOG_INITIALIZED) {

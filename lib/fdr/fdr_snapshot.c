@@ -40,7 +40,9 @@
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_snapjson.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_snapshot_log.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
 

@@ -3,8 +3,8 @@
  * snapshots inside. Only data and the snapshot's way in, so that the mode
  * (fdr_mode.c), the controller, the snapshot and the triggers all depend on
  * this file and none on another's globals. */
-#include "fdr/fdr_state.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_state.h"
 #include "xray/xray_log_interface.h"
 
 struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
