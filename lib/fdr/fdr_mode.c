@@ -98,8 +98,6 @@ static int flushing;                       /* atomic */
 static struct fdr_options options;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
-enum { CONFIG_MAX = 4096 };
-
 static int load_state(void) { return __atomic_load_n(&xr_fdr_state, __ATOMIC_ACQUIRE); }
 static void set_state(int s) { __atomic_store_n(&xr_fdr_state, s, __ATOMIC_RELEASE); }
 
@@ -107,7 +105,7 @@ static void set_state(int s) { __atomic_store_n(&xr_fdr_state, s, __ATOMIC_RELEA
  * xray_fdr_log_* flags) -> the deprecated log_init sizes -> the config
  * string. Returns the number of bad values (each already reported). */
 static int load_options(size_t sizes_buffer, size_t sizes_max,
-                        const char *config) {
+                        const void *config, size_t config_size) {
   xr_options_set_defaults(&xr_fdr_options_table, &options);
   int bad = 0;
   const char *env = xr_getenv("XRAY_FDR_OPTIONS");
@@ -132,9 +130,8 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
       options.buffer_max = (int32_t)sizes_max;
     }
   }
-  if (config)
-    bad += xr_options_parse(&xr_fdr_options_table, &options, config,
-                            "xray-fdr config");
+  bad += xr_options_parse_config(&xr_fdr_options_table, &options, config,
+                                 config_size, "xray-fdr config");
   triggers = (struct fdr_trigger_options){0, options.snapshot_on_crash,
                                           options.snapshot_if_slower_than_us,
                                           0, options.snapshot_min_interval_ms};
@@ -212,29 +209,14 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   }
   /* A deprecated call passes sizes (and an old options struct we ignore);
    * a current one passes a config string in args. */
-  char config[CONFIG_MAX];
-  const char *config_text = NULL;
-  if (buffer_size == 0 && buffer_max == 0 && args != NULL) {
-    const char *text = args;
-    size_t limit = args_size ? args_size : SIZE_MAX;
-    size_t n = 0;
-    while (n < limit && n < CONFIG_MAX && text[n] != '\0')
-      n++;
-    if (n == CONFIG_MAX) {
-      xr_report(XR_ERROR, "xray-fdr: config string longer than %d bytes",
-                CONFIG_MAX - 1);
-      set_state(XRAY_LOG_UNINITIALIZED);
-      return XRAY_LOG_UNINITIALIZED;
-    }
-    memcpy(config, text, n);
-    config[n] = '\0';
-    config_text = config;
-  } else if (buffer_size == 0 && buffer_max == 0) {
+  bool sizes = buffer_size != 0 || buffer_max != 0;
+  if (!sizes && args == NULL) {
     xr_report(XR_ERROR, "xray-fdr: no configuration given to log_init");
     set_state(XRAY_LOG_UNINITIALIZED);
     return XRAY_LOG_UNINITIALIZED;
   }
-  if (load_options(buffer_size, buffer_max, config_text) != 0) {
+  if (load_options(buffer_size, buffer_max, sizes ? NULL : args,
+                   args_size) != 0) {
     xr_report(XR_ERROR, "xray-fdr: bad configuration; not initialised");
     set_state(XRAY_LOG_UNINITIALIZED);
     return XRAY_LOG_UNINITIALIZED;
