@@ -19,12 +19,6 @@ XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
 /* The executable's own trampolines, in XR_TRAMP_* order. */
 XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]);
 
-/* Pure encoder for unit tests: the 11 bytes of an enabled entry/exit/tail
- * sled at `sled_address` calling `target`. Returns 0 or -1 (out of range). */
-XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
-                                  int32_t function_id, uintptr_t sled_address,
-                                  uintptr_t target);
-
 /* patching.c: rewrites the sleds of functions first_id..last_id of object o
  * (ids local to o; the sleds get packed ids), or only those with
  * selected[id - 1] set when selected is not NULL. Call with the registry
