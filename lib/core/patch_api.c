@@ -61,9 +61,9 @@ void xr_patch_match_options(struct xr_options_scope *out) {
   xr_objects_unlock();
 }
 
-
+/* ---- all, one object, one function, a range ------------------------------------ */
 /* Opens a patching call: NOT_INITIALIZED, ONGOING, or SUCCESS with the flag
- * set and the lock held (close() undoes both). */
+ * set and the lock held (close_call() undoes both). */
 static XRayPatchingStatus open_call(void) {
   if (!xr_runtime_initialized())
     return NOT_INITIALIZED;
