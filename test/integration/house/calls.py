@@ -41,21 +41,6 @@ ALLOWED = {frozenset(p) for p in [
     # path: left alone by issue 22, its own issue).
     ("basic/basic_mode.c", "basic/basic_log_lean.c"),
     ("profiling/profiling_collector.c", "profiling/profiling_lean.c"),
-    ("fdr/fdr_mode.c", "fdr/fdr_controller_lean.c"),
-    ("fdr/fdr_controller_slow.c", "fdr/fdr_controller_lean.c"),
-    ("fdr/fdr_slow_call.c", "fdr/fdr_controller_lean.c"),
-    # hfdr (issue 22: FDR's snapshot knot), being removed in parallel.
-    ("fdr/fdr_mode.c", "fdr/fdr_snapshot.c"),
-    ("fdr/fdr_mode.c", "fdr/fdr_triggers.c"),
-    ("fdr/fdr_mode.c", "fdr/fdr_slow_call.c"),
-    ("fdr/fdr_mode.c", "fdr/fdr_controller_slow.c"),
-    ("fdr/fdr_mode.c", "fdr/fdr_snapjson.c"),
-    ("fdr/fdr_snapshot.c", "fdr/fdr_snapjson.c"),
-    ("fdr/fdr_snapshot.c", "fdr/fdr_triggers.c"),
-    ("fdr/fdr_snapshot.c", "fdr/fdr_slow_call.c"),
-    ("fdr/fdr_triggers.c", "fdr/fdr_sigfront.c"),
-    ("fdr/fdr_triggers.c", "fdr/fdr_slow_call.c"),
-    ("fdr/fdr_triggers.c", "fdr/fdr_controller_slow.c"),
     # The control socket (lib/control): the server runs the commands, which
     # read the server's counters and wait on its client; the commands' reply
     # helpers serve top too. Nobody's in issue 22: its own issue.
