@@ -33,8 +33,6 @@
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_test_points.h"
 
-XR_TLS struct xr_fdr_thread xr_fdr_thread;
-
 #define BARRIER() xr_compiler_barrier()
 
 /* Named test points (fdr/fdr_test_points.h). */

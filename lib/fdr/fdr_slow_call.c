@@ -13,8 +13,11 @@
 #include "core/report.h"
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
 #include "fdr/fdr_test_points.h"
+#include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -123,8 +126,9 @@ static void slow_call(int32_t id, uint64_t ticks) {
   xr_fdr_snapshot_drain();
 }
 
-/* Test points (fdr/fdr_test_points.h; the unit test fdr_signal_window
- * runs a signal handler's events there). */
+/* Test points (the unit test fdr_signal_window compiles this file again
+ * with XR_FDR_TEST_POINTS to run a signal handler's events there); nothing
+ * in the library. */
 #ifdef XR_FDR_TEST_POINTS
 void (*xr_fdr_test_watch_head)(void);
 void (*xr_fdr_test_watch_tail)(void);
