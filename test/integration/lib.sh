@@ -12,6 +12,15 @@ note() { echo "--- $*" >&2; }
 rm -rf "$TEST_WORK_DIR"
 mkdir -p "$TEST_WORK_DIR"
 cd "$TEST_WORK_DIR"
+# A cross build (cmake/aarch64-linux-gnu.cmake): programs for the target,
+# run under the emulator (cross.sh).
+if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
+  source "$(dirname "${BASH_SOURCE[0]}")/cross.sh"
+fi
+# The CPU test programs are built for, as compiler-rt names its archives
+# (libclang_rt.xray-<arch>.a).
+XRAY_TEST_ARCH=${XRAY_TEST_TARGET:-$(uname -m)}
+XRAY_TEST_ARCH=${XRAY_TEST_ARCH%%-*}
 
 # xr_no_link_deps_flag CLANG: the spelling of "do not link compiler-rt's XRay
 # runtime" that CLANG accepts: clang 13-16 know only -fnoxray-link-deps,
