@@ -41,7 +41,7 @@
  * Event sleds (clang 19 emits them for AArch64; clang 14 and 16 do not)
  * are in a function's body: any register may be live. The sled itself
  * saves x0-x1 (typed: x0-x2) and the compiler treats x30 as clobbered;
- * both event paths keep x3-x18 and NZCV, the full one also q0-q31, FPCR
+ * both event paths keep x2-x18 and NZCV, the full one also q0-q31, FPCR
  * and FPSR.
  *
  * Unwinding. The entry-like paths describe the sled's push as the
@@ -377,20 +377,21 @@ __xray_ArgLoggerEntry:
 
 /* Event trampolines: `bl` from a function body, any register live. The
  * sled pushed x0-x1 (custom, 16 bytes) or x0-x2 (typed, 32 bytes) and
- * restores them. Frame: x29/x30 at 0, x3-x18 at 16..143, NZCV at 144;
+ * restores them. Frame: x29/x30 at 0, x2-x17 at 16..143, x18 and NZCV at
+ * 144 (x2 too: a custom event's sled does not keep it);
  * the full path adds FPCR/FPSR at 160 and q0-q31 at 176..687. */
 #define EVENT_LEAN_FRAME 160
 #define EVENT_FULL_FRAME 688
 .macro EVENT_SAVE size
         FRAME_OPEN \size
-        GPR_PAIRS stp, 16, 3, 18
+        GPR_PAIRS stp, 16, 2, 17
         mrs x9, nzcv
-        str x9, [sp, #144]
+        stp x18, x9, [sp, #144]
 .endm
 .macro EVENT_RESTORE size
-        ldr x9, [sp, #144]
+        ldp x18, x9, [sp, #144]
         msr nzcv, x9
-        GPR_PAIRS ldp, 16, 3, 18
+        GPR_PAIRS ldp, 16, 2, 17
         FRAME_CLOSE \size
 .endm
 /* q0-q31 in pairs at off(sp) upwards; `op` is stp or ldp. */
