@@ -19,11 +19,11 @@
  *         .word <id>
  * Event sleds: on, the first word is a nop; off, the compiler's branch.
  *
- * Why the first word toggles between `b` and `nop`: the Arm ARM (B2.2.5,
- * "Concurrent modification and execution of instructions") lets one thread
- * rewrite an instruction another may be executing, with no synchronization
- * on the executing side, only when both the old and the new instruction
- * are among B, BL, BRK, HVC, ISB, NOP, SMC, SVC (more with some
+ * Why the first word toggles between `b` and `nop`: the Arm ARM (its
+ * section "Concurrent modification and execution of instructions") lets one
+ * thread rewrite an instruction another may be executing, with no
+ * synchronization on the executing side, only when both the old and the new
+ * instruction are among B, BL, BRK, HVC, ISB, NOP, SMC, SVC (more with some
  * extensions); for any other pair what a concurrent thread executes is
  * CONSTRAINED UNPREDICTABLE. compiler-rt's sled puts `stp` in that word,
  * outside the list; ours keeps B <-> NOP, so a thread running the sled
