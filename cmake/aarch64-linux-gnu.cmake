@@ -45,7 +45,13 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
+# LD_LIBRARY_PATH keeps the target's loader with the sysroot's own libc:
+# with arm64 packages installed beside it (dpkg --add-architecture arm64, as
+# for compiler-rt's AArch64 runtime), the host's /etc/ld.so.cache points at
+# /lib/aarch64-linux-gnu/libc.so.6, a different build of glibc than the
+# sysroot's loader, and the two together hang in pthread_create.
 find_program(XRAY_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static)
 if(XRAY_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${XRAY_QEMU_AARCH64} -L ${XRAY_AARCH64_SYSROOT})
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${XRAY_QEMU_AARCH64} -L ${XRAY_AARCH64_SYSROOT}
+      -E LD_LIBRARY_PATH=${XRAY_AARCH64_SYSROOT}/lib)
 endif()

@@ -127,7 +127,7 @@ unset xr_t xr_real
 xr_cross_skip() {
   case "$1" in
   core_patch.avx512 | stress.fp_args) echo "x86-64 only: AVX-512 and x87 registers" ;;
-  core_patch.regs) echo "x86-64 only: its probe is x86 assembly (AArch64 registers: not yet tested)" ;;
+  core_patch.regs) echo "x86-64 only: its probe is x86 assembly (AArch64: aarch64.regs)" ;;
   core_patch.sled_order) echo "x86-64 only: hand-written x86 sleds" ;;
   fdr.signal_order) echo "x86-64 only: x86 inline assembly in the program" ;;
   bench.*) echo "timings under emulation mean nothing" ;;
@@ -138,16 +138,19 @@ xr_cross_skip() {
   core_patch.protection) echo "checks the kernel loader's layout of text pages and re-executes /proc/self/exe: qemu-user lays them out differently and cannot exec a target binary" ;;
   # Not yet passing on AArch64 under emulation (issue 25), each for a
   # reason found but not yet handled:
-  core_patch.threads | core_patch.patch_race | core_patch.exceptions)
+  core_patch.custom_events) echo "its leaves are built -fomit-frame-pointer: clang 19's AArch64 event sled then does bl in a function that did not save x30, which returns into its own sled (a compiler bug; framed functions' events work: fdr.events, dso.events)" ;;
+  core_patch.threads | core_patch.patch_race | core_patch.exceptions | core_patch.events)
     echo "not yet: clang records AArch64 tail-call sleds as function-exit (llvm-xray extract says so); the expected counts are x86-64's" ;;
   fdr.counts) echo "not yet: asserts the x86-64 CPU-id reader (rdpid/rdtscp) when rseq is off" ;;
   trace_json.*) echo "not yet: at a 62.5 MHz counter a child call's end rounds past its parent's in the Chrome JSON (equal ticks)" ;;
   core_control.bad_options | core_control.exit_flush | fdr.v1 | fdr.snapshot_api | dso.llvm20)
     echo "not yet: fails under qemu-aarch64, cause not yet found" ;;
-  core_patch.events | core_patch.custom_events | core_patch.typed_handlers | fdr.events | dso.events)
-    "$XRAY_CLANG" -dM -E -x c /dev/null | grep -q '__clang_major__ \(1[0-8]\|[0-9]\)$' &&
-      echo "clang before 19 emits no custom/typed event sleds for AArch64" ;;
+  core_patch.typed_handlers | fdr.events | dso.events)
+    local major
+    major=$("$XRAY_CLANG" -dM -E -x c /dev/null | sed -n 's/^#define __clang_major__ //p')
+    [ "${major:-0}" -ge 19 ] || echo "clang $major emits no custom/typed event sleds for AArch64 (clang 19 does)" ;;
   esac
+  return 0
 }
 xr_cross_reason=$(xr_cross_skip "$(basename "$TEST_WORK_DIR")")
 [ -z "$xr_cross_reason" ] || skip "$XRAY_TEST_TARGET under emulation: $xr_cross_reason"
