@@ -143,7 +143,6 @@ xr_cross_skip() {
   # reason found but not yet handled:
   core_patch.threads | core_patch.patch_race | core_patch.exceptions | core_patch.events)
     echo "not yet: clang records AArch64 tail-call sleds as function-exit (llvm-xray extract says so); the expected counts are x86-64's" ;;
-  fdr.counts) echo "not yet: asserts the x86-64 CPU-id reader (rdpid/rdtscp) when rseq is off" ;;
   trace_json.*) echo "not yet: at a 62.5 MHz counter a child call's end rounds past its parent's in the Chrome JSON (equal ticks)" ;;
   fdr.v1) echo "not yet: 600 records fill 6 one-KiB buffers under qemu-aarch64, not 5 (cause not yet found)" ;;
   core_patch.typed_handlers | fdr.events | dso.events)
