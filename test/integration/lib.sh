@@ -80,6 +80,14 @@ xr_pinned() {
 expect_eq() {
   [ "$2" == "$3" ] || fail "$1: expected [$2], got [$3]"
 }
+# xr_expected NAME: the expected-output file NAME.expected of the test's
+# directory, or NAME.<cpu>.expected where the target differs (AArch64: clang
+# records tail calls' sleds as function-exit).
+xr_expected() {
+  local f="$TEST_SRC_DIR/$1.$XRAY_TEST_ARCH.expected"
+  [ -f "$f" ] || f="$TEST_SRC_DIR/$1.expected"
+  echo "$f"
+}
 # expect_file_eq WHAT EXPECTED_FILE ACTUAL_FILE
 expect_file_eq() {
   diff -u "$2" "$3" >&2 || fail "$1 differs"
