@@ -20,8 +20,9 @@ static inline size_t xr_arch_sled_size(uint8_t kind) {
   return kind == 4 ? 24 : kind == 5 ? 36 : 32;
 }
 
-/* No full-path variants: NONE, LEAN, FULL (arch.h) only. */
-enum { XR_ARCH_PATH_COUNT = 3 };
+/* After arch.h's NONE, LEAN, FULL: the full path for CPUs with SVE (z0-z31,
+ * p0-p15 and FFR whole, not q0-q7). */
+enum { XR_PATH_FULL_SVE = 3, XR_ARCH_PATH_COUNT = 4 };
 
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 

@@ -23,20 +23,20 @@
  *     entry, before its `ret` and before its tail branch, where these sleds
  *     sit.
  *   - FULL (users' handlers, any C code): x1-x15 and x17 (the id), q0-q7
- *     (whole 128 bits: arguments and results, HFA/HVA included), FPCR,
- *     FPSR and NZCV. At those call boundaries v8-v31 hold nothing the
+ *     (whole 128 bits: arguments and results, HFA/HVA included; with SVE,
+ *     z0-z31, p0-p15 and FFR), FPCR, FPSR and NZCV. At those call boundaries v8-v31 hold nothing the
  *     caller may rely on beyond d8-d15, which the handler preserves
  *     (AAPCS64).
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL).
  *
  * SVE. Functions with SVE arguments or results (marked .variant_pcs) pass
- * them in z0-z7 and p0-p3. Writing a q register zeroes the z register's
- * bits above 128, so the full path's restore of q0-q7 would cut such
- * arguments to their low 128 bits; the lean and none paths touch no
- * vector register and keep them whole. Not yet handled: instrument no
- * function with SVE arguments when a user's (full-path) handler is set
- * (docs/design.md, "The AArch64 port").
+ * them in z0-z7 and p0-p3, and keep z8-z23 and p4-p15 for their callers;
+ * writing a q register zeroes the z register's bits above 128. So on CPUs
+ * with SVE (xr_cpu_sve, from AT_HWCAP) the full paths are the FULL_SVE
+ * copies, which keep z0-z31, p0-p15 and FFR whole instead of q0-q7, and
+ * xr_call_preserving_vectors does the same. The lean and none paths touch
+ * no vector register and keep everything.
  *
  * Event sleds (clang 19 emits them for AArch64; clang 14 and 16 do not)
  * are in a function's body: any register may be live. The sled itself
@@ -52,210 +52,10 @@
  * x30 the return address into the function body.
  * SPDX-License-Identifier: MIT */
 
-#define SLOT_ARG0 0
-#define SLOT_ARG1 8
-#define SLOT_CUSTOM 16
-#define SLOT_TYPED 24
+#include "trampoline_macros_aarch64.inc"
 
-/* Trampoline indexes of xr_trampoline_dispatch (arch.h). */
-#define T_ENTRY 0
-#define T_TAIL 1
-#define T_EXIT 2
-#define T_ARG 3
-#define T_CUSTOM 4
-#define T_TYPED 5
-
-#define TYPE_ENTRY 0
-#define TYPE_EXIT 1
-#define TYPE_TAIL 2
-#define TYPE_LOG_ARGS_ENTRY 3
-
+        .arch_extension sve /* the FULL_SVE paths; run only where AT_HWCAP has SVE */
         .text
-
-.macro DISPATCH index
-        adrp x16, xr_trampoline_dispatch
-        ldr x16, [x16, #:lo12:xr_trampoline_dispatch+8*\index]
-        br x16
-.endm
-
-/* x16 = slot `off` of handler table `table` (xr_handler_lean/_full). */
-.macro LOAD_HANDLER table, off
-        adrp x16, \table
-        ldr x16, [x16, #:lo12:\table+\off]
-.endm
-
-/* CFI at the start of an entry-like path: see "Unwinding" above. */
-.macro SLED_FRAME_CFI
-        .cfi_def_cfa sp, 16
-        .cfi_offset x30, -8
-        .cfi_offset x0, -16
-.endm
-
-/* Opens a frame of `size` bytes (x29, x30 at its bottom) and closes it.
- * Pre/post-indexed pairs reach 504 bytes; larger frames move sp first. */
-.macro FRAME_OPEN size
-        .if \size <= 504
-        stp x29, x30, [sp, #-\size]!
-        .cfi_adjust_cfa_offset \size
-        .else
-        sub sp, sp, #\size
-        .cfi_adjust_cfa_offset \size
-        stp x29, x30, [sp]
-        .endif
-        .cfi_rel_offset x29, 0
-        mov x29, sp
-.endm
-.macro FRAME_CLOSE size
-        .if \size <= 504
-        ldp x29, x30, [sp], #\size
-        .else
-        ldp x29, x30, [sp]
-        add sp, sp, #\size
-        .endif
-        .cfi_adjust_cfa_offset -\size
-        .cfi_restore x29
-.endm
-
-/* Pairs of general registers x`first`.. x`last` (an even count) at
- * off(sp) upwards; `op` is stp or ldp. */
-.macro GPR_PAIRS op, off, first, last
-        .set .Lgp_off, \off
-        .if \first <= 0 && 0 < \last && (0 - \first) % 2 == 0
-        \op x0, x1, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 1 && 1 < \last && (1 - \first) % 2 == 0
-        \op x1, x2, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 2 && 2 < \last && (2 - \first) % 2 == 0
-        \op x2, x3, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 3 && 3 < \last && (3 - \first) % 2 == 0
-        \op x3, x4, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 4 && 4 < \last && (4 - \first) % 2 == 0
-        \op x4, x5, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 5 && 5 < \last && (5 - \first) % 2 == 0
-        \op x5, x6, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 6 && 6 < \last && (6 - \first) % 2 == 0
-        \op x6, x7, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 7 && 7 < \last && (7 - \first) % 2 == 0
-        \op x7, x8, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 8 && 8 < \last && (8 - \first) % 2 == 0
-        \op x8, x9, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 9 && 9 < \last && (9 - \first) % 2 == 0
-        \op x9, x10, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 10 && 10 < \last && (10 - \first) % 2 == 0
-        \op x10, x11, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 11 && 11 < \last && (11 - \first) % 2 == 0
-        \op x11, x12, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 12 && 12 < \last && (12 - \first) % 2 == 0
-        \op x12, x13, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 13 && 13 < \last && (13 - \first) % 2 == 0
-        \op x13, x14, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 14 && 14 < \last && (14 - \first) % 2 == 0
-        \op x14, x15, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 15 && 15 < \last && (15 - \first) % 2 == 0
-        \op x15, x16, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 16 && 16 < \last && (16 - \first) % 2 == 0
-        \op x16, x17, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-        .if \first <= 17 && 17 < \last && (17 - \first) % 2 == 0
-        \op x17, x18, [sp, #.Lgp_off]
-        .set .Lgp_off, .Lgp_off + 16
-        .endif
-.endm
-
-/* The full paths' state besides the general registers, at 144(sp): NZCV,
- * FPCR, FPSR at 144..167, q0-q7 at 176..303 (x9-x11 are saved first). */
-.macro SAVE_FULL_EXTRA
-        mrs x9, nzcv
-        mrs x10, fpcr
-        mrs x11, fpsr
-        stp x9, x10, [sp, #144]
-        str x11, [sp, #160]
-        stp q0, q1, [sp, #176]
-        stp q2, q3, [sp, #208]
-        stp q4, q5, [sp, #240]
-        stp q6, q7, [sp, #272]
-.endm
-.macro RESTORE_FULL_EXTRA
-        ldp q0, q1, [sp, #176]
-        ldp q2, q3, [sp, #208]
-        ldp q4, q5, [sp, #240]
-        ldp q6, q7, [sp, #272]
-        ldp x9, x10, [sp, #144]
-        ldr x11, [sp, #160]
-        msr fpcr, x10
-        msr fpsr, x11
-        msr nzcv, x9
-.endm
-
-/* The full frame, shared by entry, tail, exit and arg-logger: x29/x30 at
- * 0, x1-x15 and x17 at 16..143, then SAVE_FULL_EXTRA's 160 bytes. */
-#define FULL_FRAME 304
-.macro FULL_SAVE
-        FRAME_OPEN FULL_FRAME
-        stp x1, x2, [sp, #16]
-        stp x3, x4, [sp, #32]
-        stp x5, x6, [sp, #48]
-        stp x7, x8, [sp, #64]
-        stp x9, x10, [sp, #80]
-        stp x11, x12, [sp, #96]
-        stp x13, x14, [sp, #112]
-        stp x15, x17, [sp, #128]
-        SAVE_FULL_EXTRA
-.endm
-.macro FULL_RESTORE
-        RESTORE_FULL_EXTRA
-        ldp x1, x2, [sp, #16]
-        ldp x3, x4, [sp, #32]
-        ldp x5, x6, [sp, #48]
-        ldp x7, x8, [sp, #64]
-        ldp x9, x10, [sp, #80]
-        ldp x11, x12, [sp, #96]
-        ldp x13, x14, [sp, #112]
-        ldp x15, x17, [sp, #128]
-        FRAME_CLOSE FULL_FRAME
-.endm
-
-/* Calls handler slot ARG0 of `table` with (w17 = id, type). */
-.macro CALL_ARG0 table, type
-        LOAD_HANDLER \table, SLOT_ARG0
-        cbz x16, 9f
-        mov w0, w17
-        mov w1, #\type
-        blr x16
-9:
-.endm
 
 /* Entry-like trampolines (entry, tail exit).
  *   none: adrp, ldr, br, ret.
@@ -292,9 +92,15 @@
         ret
 
 .L\name\()_full:
-        FULL_SAVE
+        FULL_SAVE q
         CALL_ARG0 xr_handler_full, \type
-        FULL_RESTORE
+        FULL_RESTORE q
+        ret
+
+.L\name\()_full_sve:
+        FULL_SAVE sve
+        CALL_ARG0 xr_handler_full, \type
+        FULL_RESTORE sve
         ret
         .cfi_endproc
         .size \name, .-\name
@@ -324,9 +130,15 @@ __xray_FunctionExit:
         ret
 
 .Lexit_full:
-        FULL_SAVE
+        FULL_SAVE q
         CALL_ARG0 xr_handler_full, TYPE_EXIT
-        FULL_RESTORE
+        FULL_RESTORE q
+        ret
+
+.Lexit_full_sve:
+        FULL_SAVE sve
+        CALL_ARG0 xr_handler_full, TYPE_EXIT
+        FULL_RESTORE sve
         ret
         .cfi_endproc
         .size __xray_FunctionExit, .-__xray_FunctionExit
@@ -368,9 +180,15 @@ __xray_ArgLoggerEntry:
         ret
 
 .Larg_full:
-        FULL_SAVE
+        FULL_SAVE q
         ARG_CALL xr_handler_full
-        FULL_RESTORE
+        FULL_RESTORE q
+        ret
+
+.Larg_full_sve:
+        FULL_SAVE sve
+        ARG_CALL xr_handler_full
+        FULL_RESTORE sve
         ret
         .cfi_endproc
         .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
@@ -448,6 +266,22 @@ __xray_ArgLoggerEntry:
         msr fpsr, x10
         EVENT_RESTORE EVENT_FULL_FRAME
         ret
+
+.L\name\()_full_sve:
+        EVENT_SAVE EVENT_FULL_FRAME
+        mrs x9, fpcr
+        mrs x10, fpsr
+        stp x9, x10, [sp, #160]
+        SVE_SAVE \pushed+EVENT_FULL_FRAME
+        LOAD_HANDLER xr_handler_full, \slot
+        cbz x16, 9f
+        blr x16
+9:      SVE_RESTORE \pushed+EVENT_FULL_FRAME
+        ldp x9, x10, [sp, #160]
+        msr fpcr, x9
+        msr fpsr, x10
+        EVENT_RESTORE EVENT_FULL_FRAME
+        ret
         .cfi_endproc
         .size \name, .-\name
 .endm
@@ -458,32 +292,47 @@ EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, T_CUSTOM, 16
 EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, T_TYPED, 32
 
 /* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
- * Slow-path helper for lean handlers: saves q0-q31, FPCR and FPSR around
- * fn(arg). */
+ * Slow-path helper for lean handlers: saves q0-q31 (with SVE: z0-z31,
+ * p0-p15, FFR), FPCR and FPSR around fn(arg). */
         .globl xr_call_preserving_vectors
         .hidden xr_call_preserving_vectors
         .type xr_call_preserving_vectors,@function
         .p2align 4
 xr_call_preserving_vectors:
         .cfi_startproc
-        FRAME_OPEN 544
-        Q_PAIRS stp, 32
+        FRAME_OPEN 560
         mrs x9, fpcr
         mrs x10, fpsr
         stp x9, x10, [sp, #16]
-        mov x9, x0
-        mov x0, x1
-        blr x9
-        ldp x9, x10, [sp, #16]
+        stp x19, x20, [sp, #32]
+        .cfi_rel_offset x19, 32
+        .cfi_rel_offset x20, 40
+        mov x19, x0
+        mov x20, x1
+        adrp x9, xr_cpu_sve
+        ldrb w9, [x9, #:lo12:xr_cpu_sve]
+        cbnz w9, 1f
+        Q_PAIRS stp, 48
+        mov x0, x20
+        blr x19
+        Q_PAIRS ldp, 48
+        b 2f
+1:      SVE_SAVE 560
+        mov x0, x20
+        blr x19
+        SVE_RESTORE 560
+2:      ldp x9, x10, [sp, #16]
         msr fpcr, x9
         msr fpsr, x10
-        Q_PAIRS ldp, 32
-        FRAME_CLOSE 544
+        ldp x19, x20, [sp, #32]
+        .cfi_restore x19
+        .cfi_restore x20
+        FRAME_CLOSE 560
         ret
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL] (read-only), and the
+/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_SVE] (read-only), and the
  * current one of each, xr_trampoline_dispatch, written only by
  * xr_handler_install (core/handlers.c), under its lock. */
         .section .data.rel.ro,"aw"
@@ -493,13 +342,13 @@ xr_call_preserving_vectors:
         .type xr_trampoline_paths,@object
 xr_trampoline_paths:
         .irp t, __xray_FunctionEntry, __xray_FunctionTailExit
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
         .endr
         .irp t, exit, arg
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
         .endr
         .irp t, __xray_CustomEvent, __xray_TypedEvent
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full
+        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
         .endr
         .size xr_trampoline_paths, .-xr_trampoline_paths
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <xray/xray_interface.h>
 
 struct state {
@@ -19,6 +20,17 @@ struct state st_in, st_out;
 uint64_t lean_args[5]; /* x0-x3 at the lean handler's entry, its call count */
 
 extern void run_probe(void (*)(void));
+/* SVE state as run_probe_sve lays it out at vector length vl: z0-z31 at
+ * k * vl, then p0-p15 and FFR at 32 * vl + k * vl / 8. Room for the
+ * longest vector length, 256 bytes. */
+#define MAX_VL 256
+uint8_t sve_in[32 * MAX_VL + 17 * MAX_VL / 8], sve_out[sizeof sve_in];
+static uint8_t *z_reg(uint8_t *st, size_t vl, int k) { return st + (size_t)k * vl; }
+static uint8_t *p_reg(uint8_t *st, size_t vl, int k) { return st + 32 * vl + (size_t)k * (vl / 8); }
+extern void run_probe_sve(void (*)(void));
+extern void clobber_sve(void);
+extern uint64_t sve_vl(void);
+static int have_sve;
 extern void probe_entry(void), probe_exit(void), probe_tail(void), probe_log_args(void);
 extern void probe_custom(void), probe_typed(void);
 extern void clobber_everything(void);
@@ -28,9 +40,17 @@ enum { SLOT_ARG0, SLOT_ARG1, SLOT_CUSTOM, SLOT_TYPED, LEAN = 1 };
 
 static uint64_t full_args[4];
 static int full_calls;
+static void clobber_all(void) {
+  if (have_sve)
+    clobber_sve();
+  clobber_everything();
+}
+void cpv_clobber(void *arg) { (void)arg, clobber_all(); }
+extern void probe_cpv(void);
+
 static void full_arg0(int32_t id, XRayEntryType type) {
   full_calls++, full_args[0] = (uint32_t)id, full_args[1] = type;
-  clobber_everything();
+  clobber_all();
 }
 static void full_arg1(int32_t id, XRayEntryType type, uint64_t arg) {
   full_args[2] = arg;
@@ -38,11 +58,11 @@ static void full_arg1(int32_t id, XRayEntryType type, uint64_t arg) {
 }
 static void full_custom(void *p, size_t n) {
   full_calls++, full_args[0] = (uintptr_t)p, full_args[1] = n;
-  clobber_everything();
+  clobber_all();
 }
 static void full_typed(size_t type, const void *p, size_t n) {
   full_calls++, full_args[0] = type, full_args[1] = (uintptr_t)p, full_args[2] = n;
-  clobber_everything();
+  clobber_all();
 }
 
 enum handler { NONE, FULL, LEAN_STYLE };
@@ -125,6 +145,18 @@ static void check(const struct probe *p, enum handler h, const char *what) {
     }
 }
 
+/* With SVE every path keeps z0-z31, p0-p15 and FFR whole: the none and
+ * lean paths touch none of them, the full path (FULL_SVE) saves them. */
+static void check_sve(const char *what, size_t vl) {
+  char reg[16];
+  for (int z = 0; z < 32; z++)
+    if (memcmp(z_reg(sve_out, vl, z), z_reg(sve_in, vl, z), vl))
+      snprintf(reg, sizeof reg, "z%d", z), mismatch(what, reg);
+  for (int p = 0; p < 17; p++)
+    if (memcmp(p_reg(sve_out, vl, p), p_reg(sve_in, vl, p), vl / 8))
+      snprintf(reg, sizeof reg, p < 16 ? "p%d" : "ffr", p), mismatch(what, reg);
+}
+
 static void install(const struct probe *p, enum handler h) {
   void *fn = NULL;
   unsigned flags = 0;
@@ -145,6 +177,19 @@ static void install(const struct probe *p, enum handler h) {
 int main(void) {
   static const char *const names[] = {"no handler", "full handler", "lean handler"};
   fill_input();
+  have_sve = (getauxval(AT_HWCAP) & (1ul << 22)) != 0; /* HWCAP_SVE */
+  size_t vl = have_sve ? (size_t)sve_vl() : 0;
+  if (vl > MAX_VL)
+    return printf("vector length %zu > %d\n", vl, MAX_VL), 1;
+  for (int z = 0; z < 32; z++)
+    for (size_t b = 0; b < vl; b++)
+      z_reg(sve_in, vl, z)[b] = (uint8_t)(z * 7 + b * 13 + 5);
+  for (int p = 0; p < 17; p++)
+    for (size_t b = 0; b < vl / 8; b++)
+      p_reg(sve_in, vl, p)[b] = (uint8_t)(p * 29 + b * 3 + 1);
+  /* FFR must be monotonic (true elements first) to be written back */
+  for (size_t b = 0; b < vl / 8; b++)
+    p_reg(sve_in, vl, 16)[b] = b < vl / 16 ? 0xff : 0;
   for (int h = NONE; h <= LEAN_STYLE; h++)
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
       const struct probe *p = &probes[i];
@@ -158,7 +203,28 @@ int main(void) {
       int before = failures;
       run_probe(p->fn);
       check(p, (enum handler)h, what);
+      if (have_sve) {
+        memset(sve_out, 0, sizeof sve_out);
+        run_probe_sve(p->fn);
+        check_sve(what, vl);
+      }
       printf("%s: %s\n", what, failures == before ? "ok" : "FAILED");
     }
+  /* The lean handlers' slow-path helper keeps every vector register (the
+   * z/p registers and FFR with SVE), FPCR and FPSR. */
+  int before = failures;
+  memset(&st_out, 0, sizeof st_out);
+  run_probe(probe_cpv);
+  for (int q = 0; q < 32; q++)
+    if (memcmp(st_out.q[q], st_in.q[q], 16))
+      printf("  MISMATCH call_preserving_vectors: q%d\n", q), failures++;
+  if (st_out.fpcr != st_in.fpcr || st_out.fpsr != st_in.fpsr)
+    printf("  MISMATCH call_preserving_vectors: fpcr/fpsr\n"), failures++;
+  if (have_sve) {
+    memset(sve_out, 0, sizeof sve_out);
+    run_probe_sve(probe_cpv);
+    check_sve("call_preserving_vectors", vl);
+  }
+  printf("call_preserving_vectors: %s\n", failures == before ? "ok" : "FAILED");
   return failures != 0;
 }
