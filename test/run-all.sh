@@ -45,7 +45,7 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # the fork: docs/reliability.md); nor
 # basic.concurrent (under TSan's timing its threads' chunks interleave so
 # that llvm-xray account, which wants time order, sometimes rejects the log).
-TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|fdr\.(buffers|fork_signal|counts|snapshot_api)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|faults|signals|threads))$'
+TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)|basic\.(flush|fork|signal)|dso\.fork_start|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.exit_flush|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs))$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS
@@ -169,7 +169,7 @@ phase_release() {
 # integration tests, which need nothing else: the trampolines and the lean
 # handlers as that compiler built them, through real instrumented programs
 # (compiled by the default clang) read back by llvm-xray.
-SMOKE_DEFAULT='^(core_patch\.(events|regs|avx512|protection)|basic\.counts|fdr\.counts|profiling\.calltree|stress\.fp_args)$'
+SMOKE_DEFAULT='^(core_patch\.(events|regs|avx512|x87|protection)|basic\.counts|fdr\.counts|profiling\.calltree|stress\.fp_args)$'
 SMOKE_TESTS=${XRAY_SMOKE_TESTS:-$SMOKE_DEFAULT}
 phase_compilers() {
   local cc tried=0 bad=()
@@ -259,7 +259,7 @@ phase_fuzz() {
 # clang 14 runs a test of every area; clang 19, the first to emit AArch64
 # event sleds, the event and register tests. compiler-rt's AArch64 runtime
 # (libclang-rt-14-dev:arm64) is the reference the comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message)|profiling\.(calltree|report|pprof_dso|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|objects\.clang-14)|names\.(api|profiling|select_c)|core_control\.(options_env|function_coverage|registry_statuses|log_file_line)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers)|fuzz_corpus\.sled_map)$'
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message)|profiling\.(calltree|report|pprof_dso|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|objects\.clang-14)|names\.(api|profiling|select_c)|core_control\.(options_env|function_coverage|registry_statuses|log_file_line)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers)|control\.(lifecycle|record|modes)|fuzz_corpus\.sled_map)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
 AARCH64_EVENTS='^(aarch64\.regs|core_patch\.events|fdr\.events|dso\.events|core_patch\.typed_handlers|core_patch\.matrix\.clang-19|dso\.objects\.clang-19)$'
 phase_aarch64() {

@@ -5,7 +5,9 @@
 #   3. traces it in FDR mode and prints `llvm-xray account`'s top functions,
 #   4. converts the trace to a Chrome trace (open it in Perfetto),
 #   5. profiles it in profiling mode and prints our report, with a
-#      flame-graph-ready folded file and a pprof profile.
+#      flame-graph-ready folded file and a pprof profile,
+#   7. starts calc in the background with xray_control=true (nothing traced)
+#      and records two seconds of it from outside with `xrayctl record`.
 # Everything goes to build/demo/ (override with XRAY_DEMO_DIR).
 # Needs: cmake, make, a C compiler, clang and llvm-xray (Debian: apt-get
 # install cmake build-essential clang llvm).
@@ -15,7 +17,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${XRAY_DEMO_DIR:-$ROOT/build/demo}
 RESULTS=$OUT/results
 START=$SECONDS
-STEPS=6
+STEPS=7
 step() { printf '\n[%d/%d %3ds] %s\n' "$1" $STEPS $((SECONDS - START)) "$2"; }
 die() { echo "demo: $*" >&2; exit 1; }
 # first_tool NAME...: the first of these commands found on PATH
@@ -107,6 +109,26 @@ PPROF=$(ls "$RESULTS"/profile-calc.*.pb 2>/dev/null | head -1 || true)
   die "the profile's report, folded or pprof file is missing"
 cat "$REPORT"
 
+step 7 "Steering a running calc from outside (xrayctl record, docs/control.md)"
+# xray_control=true: nothing is patched and no mode runs until xrayctl asks.
+XRAYCTL=$OUT/prefix/bin/xrayctl
+CTL_DIR=$OUT/control
+rm -rf "$CTL_DIR"
+XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR xray_logfile_base=$RESULTS/record-" \
+  "$OUT/calc" 100000000 2 >/dev/null &
+CALC=$!
+for _ in $(seq 100); do [ -S "$CTL_DIR/$CALC.sock" ] && break; sleep 0.1; done
+echo "  \$ xrayctl list"
+XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
+echo "  \$ xrayctl record $CALC --seconds 2 --mode fdr -o $RESULTS/record.json"
+XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" record "$CALC" --seconds 2 --mode fdr -o "$RESULTS/record.json" |
+  sed 's/^/  /' || { kill "$CALC"; die "xrayctl record failed"; }
+echo "  \$ xrayctl list    (calc runs on, unpatched, as before)"
+XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
+kill "$CALC"; wait "$CALC" 2>/dev/null || true
+RECORD_LOG=$(ls "$RESULTS"/record-calc.* 2>/dev/null | grep -v '\.json$' | head -1)
+[ -n "$RECORD_LOG" ] || die "xrayctl record wrote no log"
+
 cat <<EOF
 
 Done in $((SECONDS - START)) s. Your files, in $RESULTS:
@@ -136,4 +158,7 @@ cat <<EOF
       the same profile for pprof (calls and local time per call path):
         go tool pprof -http=localhost:8080 $PPROF   (View > Flame Graph)
         go tool pprof -top $PPROF
+  $(basename "$RECORD_LOG"), record.json
+      two seconds of the running calc, recorded from outside by xrayctl
+      (FDR log, and its Chrome trace for Perfetto).
 EOF

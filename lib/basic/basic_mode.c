@@ -300,6 +300,11 @@ static XRayLogFlushStatus basic_flush(void) {
     xr_lock_release(&control_lock);
     return XRAY_LOG_NOT_FLUSHING;
   }
+  /* Inside the tracer while it holds the locks: a signal handler's events
+   * are dropped, and its _exit skips the exit flush (exit_hook.c), which
+   * would wait for them. */
+  uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   xr_quiesce_fence(XR_QUIESCE_PAUSE_NS); /* the epoch was stopped at finalize */
   uint64_t deadline = xr_quiesce_deadline(2000000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
@@ -331,7 +336,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
     xr_basic_write_chrome(path);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
-    xr_objects_write_map(path); /* only when shared objects registered */
+    xr_objects_write_map(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
@@ -344,6 +349,7 @@ static XRayLogFlushStatus basic_flush(void) {
               "their buffers were not written", (unsigned long long)stuck);
   state = XRAY_LOG_UNINITIALIZED;
   xr_lock_release(&control_lock);
+  __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
   return XRAY_LOG_FLUSHED;
 }
 

@@ -5,9 +5,11 @@
  *
  * The file is created when the mode starts (xr_basic_writer_open, from init:
  * "Log file in '<path>'" at verbosity >= 1, when compiler-rt says it), so
- * whether and when it is created never depends on how long calls take. A run
- * that recorded nothing ends with the file removed (said at verbosity >= 1):
- * llvm-xray rejects a file with only a header.
+ * whether and when it is created never depends on how long calls take. It
+ * stays empty until the first append, which writes the header before the
+ * records: a process killed before it leaves an empty file, never a
+ * header-only one. A run that recorded nothing ends with the file removed
+ * (said at verbosity >= 1): llvm-xray rejects a file with only a header.
  *
  * fork: the child keeps the parent's descriptor and appends to the same file,
  * as compiler-rt's does; records carry their pid. The file is opened with
@@ -46,6 +48,7 @@ static struct {
   bool failed;       /* a write failed: drop everything until reset */
   bool inherited;    /* a fork child writing to its parent's file */
   bool shared;       /* a fork happened while open: another process appends */
+  bool has_header;   /* the header is in the file (ours or a fork relative's) */
   uint64_t size;     /* bytes this process put in the file (header included) */
   uint64_t records;  /* records this process wrote */
   /* The appended chunk whose first record is the earliest of the file
@@ -53,7 +56,7 @@ static struct {
    * is its earliest). */
   uint64_t earliest_tsc, earliest_offset, earliest_bytes;
   char path[1024];
-} writer = {{0}, -1, false, false, false, 0, 0, 0, 0, 0, ""};
+} writer = {{0}, -1, false, false, false, false, 0, 0, 0, 0, 0, ""};
 
 /* The file's real size: after a fork, two processes append to it. */
 static uint64_t file_size(void) {
@@ -122,6 +125,7 @@ static int open_file(void) {
   writer.fd = fd;
   writer.inherited = false;
   writer.shared = false;
+  writer.has_header = false;
   writer.size = 0;
   writer.records = 0;
   /* O_APPEND: a fork child's appends and ours each land whole at the end. */
@@ -130,17 +134,49 @@ static int open_file(void) {
     fail("cannot set O_APPEND on", errno);
     return -1;
   }
-  struct xr_file_header h;
-  xr_file_header_init(&h, 3, 0);
   if (room_under_limit() < HEADER_SIZE + RECORD_SIZE) {
     fail("file size limit (RLIMIT_FSIZE) leaves no room for", 0);
     return -1;
   }
-  if (xr_write_all(fd, &h, sizeof(h)) != 0) {
-    fail("cannot write", errno);
+  return 0;
+}
+
+/* Writes the header if the file has none yet, before the first records.
+ * Once per file and process. A fork parent and child may both find the
+ * file empty (a fork can come at any moment, even during this), so the
+ * check and the write are made under a POSIX record lock, which excludes
+ * other processes (it is per process, unlike flock's, which a fork child
+ * shares); if locking is not supported the check still runs unlocked.
+ * Called with the writer's lock held. */
+static int ensure_header(void) {
+  if (writer.has_header)
+    return 0;
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+  int rc;
+  while ((rc = fcntl(writer.fd, F_SETLKW, &fl)) != 0 && errno == EINTR) {
+  }
+  bool locked = rc == 0;
+  const char *what = NULL;
+  int err = 0;
+  if (file_size() == 0) {
+    struct xr_file_header h;
+    xr_file_header_init(&h, 3, 0);
+    if (room_under_limit() < HEADER_SIZE + RECORD_SIZE)
+      what = "file size limit (RLIMIT_FSIZE) leaves no room for";
+    else if (xr_write_all(writer.fd, &h, sizeof(h)) != 0)
+      what = "cannot write", err = errno;
+    else
+      writer.size += HEADER_SIZE;
+  }
+  if (locked) {
+    fl.l_type = F_UNLCK;
+    fcntl(writer.fd, F_SETLK, &fl);
+  }
+  if (what != NULL) {
+    fail(what, err);
     return -1;
   }
-  writer.size = HEADER_SIZE;
+  writer.has_header = true;
   return 0;
 }
 
@@ -170,6 +206,8 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
   if (writer.fd < 0 && open_file() != 0)
     goto out;
   for (int attempt = 0;; attempt++) {
+    if (ensure_header() != 0)
+      goto out;
     size_t fit = count;
     uint64_t room = room_under_limit();
     if (room / RECORD_SIZE < fit)

@@ -35,4 +35,18 @@ bool __xray_deregister_dso(int32_t object_id);
  * trampolines jump straight to the right path, as the executable's do. */
 void __xray_dso_dispatch(int32_t object_id, void *volatile *slots);
 
+/* Our extension, second step (objects built with a libxray-dso.a that has
+ * dense paths call this instead of __xray_dso_dispatch): as
+ * __xray_dso_dispatch, plus what a mode that records dense ids (FDR) needs.
+ * The runtime writes *id_offset (id base - object << 24) once, keeps
+ * handlers[2] (the arg0 and arg1 handlers that take dense ids, or NULL) in
+ * step, and points slots at paths[k] while such a mode runs. */
+struct xr_dso_dense {
+  void *volatile *slots;
+  void *volatile *handlers;
+  int32_t *id_offset;
+  void (*paths[4])(void); /* entry, exit, tail exit, log-args */
+};
+void __xray_dso_dense_dispatch(int32_t object_id, const struct xr_dso_dense *dense);
+
 #endif

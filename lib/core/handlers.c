@@ -25,26 +25,54 @@ XR_API void *volatile xr_llvm_custom_event __asm__("_ZN6__xray22XRayPatchedCusto
 XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedEventE");
 
 /* Shared objects' copies of the dispatch (xr_handler_dso_dispatch), in
- * XR_TRAMP_* order; guarded by XR_LOCK_INSTALL. */
-static void *volatile *dso_dispatch[XR_MAX_OBJECTS];
+ * XR_TRAMP_* order, with their dense paths; guarded by XR_LOCK_INSTALL. */
+struct dso_copy {
+  void *volatile *slots;
+  void *volatile *dense_handlers; /* NULL: the object has no dense paths */
+  void *dense_paths[XR_TRAMP_COUNT];
+};
+static struct dso_copy dso_copies[XR_MAX_OBJECTS];
+/* Which lean handlers take dense ids (XR_HANDLER_DENSE), and so which
+ * trampolines currently lead to a dense handler (refresh_dispatch). */
+static bool lean_dense[XR_SLOT_COUNT];
+static bool dispatch_dense[XR_T_COUNT];
+void *volatile xr_dense_handlers[2];
 
-static void copy_dispatch(void *volatile *slots) {
+/* Ordering: the dense handler copy first, then the slots. The copy only
+ * ever holds dense handlers (or NULL), so a thread inside a dense path
+ * never calls a handler that wants packed ids, whatever it finds. */
+static void copy_dispatch(const struct dso_copy *c) {
   static const int from[XR_TRAMP_COUNT] = {[XR_TRAMP_ENTRY] = XR_T_ENTRY,
                                            [XR_TRAMP_EXIT] = XR_T_EXIT,
                                            [XR_TRAMP_TAIL] = XR_T_TAIL,
                                            [XR_TRAMP_ARGS] = XR_T_ARG};
-  for (int k = 0; k < XR_TRAMP_COUNT; k++)
-    __atomic_store_n(&slots[k], xr_trampoline_dispatch[from[k]], __ATOMIC_RELEASE);
+  if (c->dense_handlers != NULL)
+    for (int k = 0; k < 2; k++)
+      __atomic_store_n(&c->dense_handlers[k], xr_dense_handlers[k], __ATOMIC_RELEASE);
+  for (int k = 0; k < XR_TRAMP_COUNT; k++) {
+    int t = from[k];
+    void *path = xr_trampoline_dispatch[t];
+    if (dispatch_dense[t]) /* no dense path: not traced while it lasts */
+      path = c->dense_handlers != NULL ? c->dense_paths[k] : xr_trampoline_paths[t][XR_PATH_NONE];
+    __atomic_store_n(&c->slots[k], path, __ATOMIC_RELEASE);
+  }
 }
 
-void xr_handler_dso_dispatch(int32_t id, void *volatile *slots) {
+void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
+                             const struct xr_dso_dense *dense) {
   if (id <= 0 || id >= XR_MAX_OBJECTS)
     return;
   xr_vector_state_init(); /* the full paths may be chosen below */
   xr_fork_lock_take(XR_LOCK_INSTALL);
-  dso_dispatch[id] = slots;
+  struct dso_copy *c = &dso_copies[id];
+  *c = (struct dso_copy){slots, NULL, {NULL}};
+  if (slots != NULL && dense != NULL) {
+    c->dense_handlers = dense->handlers;
+    for (int k = 0; k < XR_TRAMP_COUNT; k++)
+      c->dense_paths[k] = (void *)dense->paths[k];
+  }
   if (slots != NULL)
-    copy_dispatch(slots);
+    copy_dispatch(c);
   xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
@@ -68,6 +96,15 @@ static void refresh_dispatch(void) {
       [XR_T_ARG] = arg1 != XR_PATH_NONE ? arg1 : arg0,
       [XR_T_CUSTOM] = path_of(XR_SLOT_CUSTOM),
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
+  /* The handler each lean path would call first takes dense ids. */
+  bool arg1_first = xr_handler_lean[XR_SLOT_ARG1] != NULL;
+  for (int k = 0; k < 2; k++)
+    __atomic_store_n(&xr_dense_handlers[k], lean_dense[k] ? xr_handler_lean[k] : NULL,
+                     __ATOMIC_RELEASE);
+  dispatch_dense[XR_T_ENTRY] = dispatch_dense[XR_T_TAIL] = dispatch_dense[XR_T_EXIT] =
+      arg0 == XR_PATH_LEAN && lean_dense[XR_SLOT_ARG0];
+  dispatch_dense[XR_T_ARG] =
+      want[XR_T_ARG] == XR_PATH_LEAN && lean_dense[arg1_first ? XR_SLOT_ARG1 : XR_SLOT_ARG0];
   for (int t = 0; t < XR_T_COUNT; t++) {
     unsigned path = want[t];
     if (path == XR_PATH_FULL)
@@ -76,10 +113,16 @@ static void refresh_dispatch(void) {
                      __ATOMIC_RELEASE);
   }
   for (int i = 1; i < XR_MAX_OBJECTS; i++)
-    if (dso_dispatch[i] != NULL)
-      copy_dispatch(dso_dispatch[i]);
-  __atomic_store_n(&xr_llvm_patched_function, handler_of(XR_SLOT_ARG0), __ATOMIC_RELEASE);
-  __atomic_store_n(&xr_llvm_arg_logger, handler_of(XR_SLOT_ARG1), __ATOMIC_RELEASE);
+    if (dso_copies[i].slots != NULL)
+      copy_dispatch(&dso_copies[i]);
+  /* LLVM 20's objects call these with packed ids: a dense handler gets
+   * them through a wrapper that adds the object's id base. */
+  __atomic_store_n(&xr_llvm_patched_function,
+                   xr_dense_handlers[0] ? (void *)xr_dense_wrap_arg0 : handler_of(XR_SLOT_ARG0),
+                   __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_arg_logger,
+                   xr_dense_handlers[1] ? (void *)xr_dense_wrap_arg1 : handler_of(XR_SLOT_ARG1),
+                   __ATOMIC_RELEASE);
   __atomic_store_n(&xr_llvm_custom_event, handler_of(XR_SLOT_CUSTOM), __ATOMIC_RELEASE);
   __atomic_store_n(&xr_llvm_typed_event, handler_of(XR_SLOT_TYPED), __ATOMIC_RELEASE);
 }
@@ -98,6 +141,8 @@ void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
   void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
   xr_fork_lock_take(XR_LOCK_INSTALL);
+  if (flags & XR_HANDLER_LEAN)
+    lean_dense[slot] = (flags & XR_HANDLER_DENSE) && slot <= XR_SLOT_ARG1;
   __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
   __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
   refresh_dispatch();

@@ -10,6 +10,7 @@
 #include "report.h"
 #include "sled_map.h"
 #include "start.h"
+#include "symbols.h"
 #include "thread.h"
 #include "xray/xray_interface.h"
 
@@ -31,6 +32,7 @@ XR_API void __xray_init(void) {
     return;
   }
   init_on_this_thread = true;
+  xr_program_name(); /* copied now, before the program can rewrite argv */
   xr_flags_load();
   xr_clock_init();
   xr_vector_state_init();
@@ -41,6 +43,8 @@ XR_API void __xray_init(void) {
     /* Object 0 with its map, or with zero functions in a host built
      * without -fxray-instrument, whose shared objects register later. */
     xr_objects_register_self();
+    xr_symbols_self_bias(); /* cached now: fork children never look it up */
+    xr_pid(); /* cached now: _exit tells a vfork child by it (exit_hook.c) */
     xr_runtime_set_initialized();
     xr_registry_hook_exit(); /* now, so it runs after the program's own */
     if (self == XR_SELF_MAP_NONE) {

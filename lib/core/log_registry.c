@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Our installs are always full handlers (users' code; built-in modes
  * install their own lean ones). */
@@ -224,6 +225,14 @@ XR_API const char *__xray_log_get_current_mode(void) {
   return name;
 }
 
+const char *xr_registry_current(XRayLogInitStatus *state) {
+  xr_fork_lock_take(XR_LOCK_REGISTRY);
+  const char *name = has_impl ? current_name : NULL;
+  *state = has_impl ? current_state : XRAY_LOG_UNINITIALIZED;
+  xr_fork_lock_release(XR_LOCK_REGISTRY);
+  return name;
+}
+
 XR_API void __xray_set_log_impl(XRayLogImpl impl) {
   xr_fork_lock_take(XR_LOCK_REGISTRY);
   if (!impl_complete(&impl)) {
@@ -372,7 +381,15 @@ bool xr_registry_env_started(void) {
  * FINALIZED only for a session it has (running, or finalized and not yet
  * flushed), so an idle mode is left alone. */
 static void report_unknown_mode(const char *mode);
-static void flush_at_exit(void) {
+static void flush_at_exit(void) { xr_registry_exit_policy(); }
+
+void xr_registry_exit_policy(void) {
+  /* Once per process: after exit() has run it, a static libc's exit ends in
+   * our _exit, and a fork child inherits the parent's mark. */
+  static pid_t ran_in;
+  pid_t me = getpid();
+  if (__atomic_exchange_n(&ran_in, me, __ATOMIC_ACQ_REL) == me)
+    return;
   /* A host's first shared object may start the mode after the runtime's
    * constructors checked: an unknown name is said here then. */
   xr_fork_lock_take(XR_LOCK_REGISTRY);
@@ -440,6 +457,16 @@ void xr_registry_start_from_flags(void) {
   }
   bool init_now = strcmp(mode, "xray-basic") == 0 || xr_flags.patch_premain;
   xr_fork_lock_take(XR_LOCK_REGISTRY);
+  /* Once per process tree: a fork child runs this again when another
+   * thread of its parent was inside it at the fork (start.c); that thread
+   * selected and initialised (or was initialising) the mode the child
+   * inherits, which must not be initialised a second time. */
+  static bool done;
+  if (done) {
+    xr_fork_lock_release(XR_LOCK_REGISTRY);
+    return;
+  }
+  done = true;
   const char *name;
   struct XRayLogImpl impl;
   bool builtin;

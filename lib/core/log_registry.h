@@ -19,6 +19,10 @@ XR_HIDDEN extern const struct XRayLogImpl xr_profiling_impl XR_WEAK; /* lib/prof
  * even when the mode starts later (a host's first shared object). */
 XR_HIDDEN void xr_registry_hook_exit(void);
 
+/* The exit policy itself, run by the exit hook and by _exit (exit_hook.c):
+ * once per process (a fork child runs its own). */
+XR_HIDDEN void xr_registry_exit_policy(void);
+
 /* Called once at the first instrumentation map (lib/core/start.c), after
  * the flags are loaded: registers the exit hook, selects the mode named by xray_mode (or
  * the legacy xray_naive_log / xray_fdr_log) and initialises it when it is
@@ -33,5 +37,10 @@ XR_HIDDEN void xr_registry_flush_at_exit(const struct XRayLogImpl *impl);
 /* True when the current mode was started by the environment (the exit
  * hook in log_registry.c then flushes it). */
 XR_HIDDEN bool xr_registry_env_started(void);
+
+/* The current mode's name (NULL: none, or removed by
+ * __xray_remove_log_impl) and the state its last init,
+ * finalize or flush reported, read together (the control socket's status). */
+XR_HIDDEN const char *xr_registry_current(XRayLogInitStatus *state);
 
 #endif

@@ -1,7 +1,8 @@
 /* The sidecar `<log>.map` beside a basic or FDR log of a process that
  * registered shared objects: every object (id, state, load address, build
- * id, path) and every function id of every object with its name, so that
- * traces whose packed ids cross objects can be read (llvm-xray's
+ * id, dense id base, path) and every function of every object with its
+ * name under the id the log holds (packed; dense in an FDR log), so that
+ * traces across objects can be read (llvm-xray's
  * -instr_map knows only the executable). Format: docs/formats.md. */
 #include "objects.h"
 
@@ -33,12 +34,15 @@ static void put_object(struct out *o, const struct xr_object_info *info) {
   char build_id[2 * XR_BUILD_ID_MAX + 1] = "-";
   for (size_t i = 0; i < info->build_id_size; i++)
     snprintf(build_id + 2 * i, 3, "%02x", info->build_id[i]);
-  put(o, "object %d %s base 0x%llx functions %zu build-id %s path %s\n", (int)info->id,
-      info->loaded ? "loaded" : "unloaded", (unsigned long long)info->base,
-      info->function_count, build_id, info->path[0] ? info->path : "-");
+  char id_base[16] = "-";
+  if (info->id_base != XR_NO_ID_BASE)
+    snprintf(id_base, sizeof id_base, "%u", (unsigned)info->id_base);
+  put(o, "object %d %s base 0x%llx functions %zu build-id %s id-base %s path %s\n",
+      (int)info->id, info->loaded ? "loaded" : "unloaded", (unsigned long long)info->base,
+      info->function_count, build_id, id_base, info->path[0] ? info->path : "-");
 }
 
-int xr_objects_write_map(const char *log_path) {
+int xr_objects_write_map(const char *log_path, bool dense) {
   size_t count = xr_objects_count();
   if (count <= 1)
     return 0; /* the executable alone: llvm-xray -instr_map says it all */
@@ -48,18 +52,20 @@ int xr_objects_write_map(const char *log_path) {
   if (o.fd < 0)
     return -1; /* reported */
   xr_text_init(&o.text, xr_text_fd_sink, &o.fd);
-  put(&o, "# XRay object map of %s: function <packed id> <object> <function> <name>\n",
-      log_path);
+  put(&o, "# XRay object map of %s: function <%s> <object> <function> <name>\n", log_path,
+      dense ? "dense id = id-base + function" : "packed id");
   struct xr_object_info info;
   for (size_t id = 0; id < count; id++)
     if (xr_object_info((int32_t)id, &info))
       put_object(&o, &info);
   for (size_t id = 0; id < count; id++) {
-    if (!xr_object_info((int32_t)id, &info))
-      continue;
+    if (!xr_object_info((int32_t)id, &info) || (dense && info.id_base == XR_NO_ID_BASE))
+      continue; /* no dense id: none in the log */
     for (size_t f = 1; f <= info.function_count; f++) {
       int32_t packed = xr_pack_id((int32_t)f, (int32_t)id);
-      put(&o, "function %d %zu %zu %s\n", (int)packed, id, f, xr_names_get_name(NULL, packed));
+      int32_t log_id = dense ? (int32_t)(info.id_base + (uint32_t)f) : packed;
+      put(&o, "function %d %zu %zu %s\n", (int)log_id, id, f,
+          xr_names_get_name(NULL, packed));
     }
   }
   int rc = xr_text_flush(&o.text);

@@ -40,10 +40,11 @@ static struct xr_object objects[XR_MAX_OBJECTS];
 static uint32_t object_count; /* ids 0..object_count-1 were handed out */
 static int patching_busy; /* a patching API call runs: others get ONGOING */
 static XR_TLS bool patching_here; /* this thread's call set patching_busy */
-/* Objects with ids >= record_limit are not patched: the mode that set it
- * (FDR: 28-bit function ids) could not record their ids unambiguously. */
-static int32_t record_limit = XR_MAX_OBJECTS;
-static const char *record_limit_by;
+/* The mode whose handlers take dense ids (FDR), NULL when none runs. */
+static const char *dense_by;
+uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
+uint32_t xr_objects_next_id_base; /* the first dense id base not given */
+static uint32_t objects_without_base; /* ids the dense space had no room for */
 static uint32_t registrations; /* successful __xray_register_dso calls */
 
 void xr_objects_lock(void) { xr_fork_lock_take(XR_LOCK_OBJECTS); }
@@ -138,6 +139,10 @@ void xr_objects_register_self(void) {
     xr_self_trampolines(o->trampolines);
     o->used = o->loaded = true;
     o->generation = 1;
+    for (int i = 1; i < XR_MAX_OBJECTS; i++)
+      xr_objects_id_base[i] = XR_NO_ID_BASE;
+    o->id_base = 0; /* dense ids of the executable = its packed ids */
+    xr_objects_next_id_base = (uint32_t)xr_self_map.function_count;
     /* Without a map (a host built without -fxray-instrument) any address
      * of the runtime, which the executable links, finds the executable. */
     describe(o, xr_self_map.function_count ? xr_self_map.min_sled
@@ -200,6 +205,34 @@ void xr_objects_match_options(struct xr_options_scope *out) {
   xr_objects_unlock();
 }
 
+/* Why object o (lock held) is not traced by the dense mode, at verbosity 1. */
+static void say_not_dense(const struct xr_object *o) {
+  if (o->map->function_count == 0)
+    return;
+  if (o->id_base == XR_NO_ID_BASE)
+    xr_report(XR_INFO, "%s: object %d ('%s') is not traced: its %zu functions do not "
+              "fit in the %u dense ids (objects without ids so far: %u)", dense_by, o->id,
+              o->path, o->map->function_count, XR_DENSE_ID_LIMIT - 1, objects_without_base);
+  else
+    xr_report(XR_INFO, "%s: object %d ('%s') is not traced: it was built with a "
+              "libxray-dso.a without dense paths (link it with this one)", dense_by,
+              o->id, o->path);
+}
+
+/* The dense id base of a new object id (lock held): the next free run of
+ * its function count, or XR_NO_ID_BASE (counted; said now when a dense mode
+ * runs, else when one starts) when the ids would reach XR_DENSE_ID_LIMIT. */
+static uint32_t new_id_base(const struct xr_object *fresh) {
+  size_t count = fresh->map->function_count;
+  if (count >= XR_DENSE_ID_LIMIT - xr_objects_next_id_base) {
+    objects_without_base++;
+    return XR_NO_ID_BASE;
+  }
+  uint32_t base = xr_objects_next_id_base;
+  xr_objects_next_id_base += (uint32_t)count;
+  return base;
+}
+
 static int32_t register_locked(struct xr_object *fresh) {
   int32_t id = pick_id(fresh);
   if (id < 0) {
@@ -213,11 +246,14 @@ static int32_t register_locked(struct xr_object *fresh) {
     xr_names_forget_object(id); /* and its names are read afresh */
   }
   uint32_t generation = o->generation;
+  uint32_t id_base = o->used ? o->id_base : new_id_base(fresh);
   dso_maps[id] = *fresh->map;
   *o = *fresh;
   o->id = id;
   o->map = &dso_maps[id];
   o->generation = generation + 1;
+  o->id_base = id_base;
+  __atomic_store_n(&xr_objects_id_base[id], id_base, __ATOMIC_RELAXED);
   o->used = o->loaded = o->from_dso = true;
   if ((uint32_t)id == object_count)
     object_count++;
@@ -278,11 +314,10 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
    * xray_skip like the executable. */
   int status = XR_NAMES_OK;
   const uint8_t *selected = NULL;
-  if (id >= record_limit)
-    xr_report(XR_ERROR, "object %d ('%s') is not traced: %s records only objects "
-              "0..%d", id, objects[id].path, record_limit_by, record_limit - 1);
-  else if (xr_flags.patch_premain && (selected = option_selection(&objects[id], &status),
-                                      status != XR_NAMES_OK))
+  if (dense_by != NULL && objects[id].id_base == XR_NO_ID_BASE)
+    say_not_dense(&objects[id]);
+  if (xr_flags.patch_premain && (selected = option_selection(&objects[id], &status),
+                                 status != XR_NAMES_OK))
     xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
               "it is not patched", id, objects[id].path, status);
   else if (xr_flags.patch_premain &&
@@ -304,7 +339,7 @@ XR_API bool __xray_deregister_dso(int32_t id) {
     /* Nothing is unpatched: the pages go away with the object. The decoded
      * map stays (names and maps of traces that name it). */
     o->loaded = false;
-    xr_handler_dso_dispatch(id, NULL); /* no store reaches its pages after this */
+    xr_handler_dso_dispatch(id, NULL, NULL); /* no store reaches its pages after this */
     xr_patch_state_free(o);
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
@@ -312,14 +347,32 @@ XR_API bool __xray_deregister_dso(int32_t id) {
   return ok;
 }
 
-XR_API void __xray_dso_dispatch(int32_t id, void *volatile *slots) {
+/* The object's dispatch copy (both ABI calls), with its dense paths when
+ * it has an id base to give them (the offset is written before any slot
+ * can lead to them). */
+static void dispatch(int32_t id, void *volatile *slots, const struct xr_dso_dense *dense) {
   if (slots == NULL || !xr_runtime_initialized())
     return;
   xr_objects_lock();
   struct xr_object *o = xr_object_get(id);
-  if (o != NULL && o->loaded && o->from_dso)
-    xr_handler_dso_dispatch(id, slots);
+  if (o != NULL && o->loaded && o->from_dso) {
+    if (dense != NULL && (o->id_base == XR_NO_ID_BASE || dense->id_offset == NULL ||
+                          dense->handlers == NULL))
+      dense = NULL;
+    if (dense != NULL)
+      __atomic_store_n(dense->id_offset,
+                       (int32_t)(o->id_base - ((uint32_t)id << XR_OBJECT_SHIFT)), __ATOMIC_RELAXED);
+    o->packed_dispatch = dense == NULL;
+    xr_handler_dso_dispatch(id, slots, dense);
+    if (dense_by != NULL && o->packed_dispatch && o->id_base != XR_NO_ID_BASE)
+      say_not_dense(o);
+  }
   xr_objects_unlock();
+}
+XR_API void __xray_dso_dispatch(int32_t id, void *volatile *slots) { dispatch(id, slots, NULL); }
+XR_API void __xray_dso_dense_dispatch(int32_t id, const struct xr_dso_dense *dense) {
+  if (dense != NULL)
+    dispatch(id, dense->slots, dense);
 }
 
 /* ---- the patching API ------------------------------------------------------ */
@@ -350,23 +403,11 @@ static struct xr_object *loaded_object(int32_t id) {
   return o;
 }
 
-/* loaded_object, and NULL (said) when enabling an object the mode does not
- * record. */
-static struct xr_object *object_to_patch(int32_t obj, bool enable) {
-  struct xr_object *o = loaded_object(obj);
-  if (o != NULL && enable && obj >= record_limit) {
-    xr_report(XR_INFO, "object %d is not patched: %s records only objects 0..%d", obj,
-              record_limit_by, record_limit - 1);
-    return NULL;
-  }
-  return o;
-}
-
 static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
     return s;
-  struct xr_object *o = object_to_patch(obj, enable);
+  struct xr_object *o = loaded_object(obj);
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
                                      : xr_patch_object_functions(o, first, last, NULL, enable);
@@ -379,8 +420,6 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
  * selection once per object). Lock held. */
 static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
   const uint8_t *selected = NULL;
-  if (enable && o->id >= record_limit)
-    return SUCCESS; /* said once by xr_objects_limit_recording */
   if (enable) {
     int status;
     selected = option_selection(o, &status);
@@ -419,7 +458,7 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
     return s;
-  struct xr_object *o = object_to_patch(obj, enable);
+  struct xr_object *o = loaded_object(obj);
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED
                                      : patch_whole(o, enable);
@@ -493,22 +532,32 @@ XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t
   return packed_range(FirstId, LastId, false);
 }
 
-void xr_objects_limit_recording(int32_t limit, const char *who) {
+void xr_objects_dense_recording(const char *who) {
   xr_objects_lock();
-  record_limit = limit;
-  record_limit_by = who;
-  size_t dropped = 0;
-  for (uint32_t i = (uint32_t)limit; i < object_count; i++) {
-    struct xr_object *o = &objects[i];
-    if (o->loaded && o->map->function_count > 0) {
-      xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, false);
-      dropped++;
-    }
+  dense_by = who;
+  for (uint32_t i = 1; who != NULL && i < object_count; i++) {
+    const struct xr_object *o = &objects[i];
+    if (o->loaded && (o->id_base == XR_NO_ID_BASE || o->packed_dispatch))
+      say_not_dense(o);
   }
-  if (dropped)
-    xr_report(XR_ERROR, "%s records only objects 0..%d: %zu loaded shared object(s) "
-              "with higher ids are not traced while it runs", who, limit - 1, dropped);
   xr_objects_unlock();
+}
+
+int32_t xr_objects_packed_of_dense(int32_t dense) {
+  if (dense <= 0)
+    return -1;
+  if ((size_t)dense <= xr_self_map.function_count)
+    return dense; /* the executable: base 0, never changes */
+  int32_t packed = -1;
+  xr_objects_lock();
+  for (uint32_t i = 1; i < object_count && packed < 0; i++) {
+    const struct xr_object *o = &objects[i];
+    if (o->used && o->id_base != XR_NO_ID_BASE && (uint32_t)dense > o->id_base &&
+        (uint32_t)dense - o->id_base <= o->map->function_count)
+      packed = xr_pack_id((int32_t)((uint32_t)dense - o->id_base), (int32_t)i);
+  }
+  xr_objects_unlock();
+  return packed;
 }
 
 /* ---- queries ----------------------------------------------------------------- */
@@ -555,8 +604,9 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
   xr_objects_lock();
   const struct xr_object *o = xr_object_get(id);
   if (o != NULL)
-    *out = (struct xr_object_info){id, o->loaded, o->base, o->path, o->build_id,
-                                   o->build_id_size, o->map->function_count, o->map};
+    *out = (struct xr_object_info){id,       o->loaded,          o->base,
+                                   o->path,  o->build_id,        o->build_id_size,
+                                   o->map->function_count, o->id_base, o->map};
   xr_objects_unlock();
   return o != NULL;
 }

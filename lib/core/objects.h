@@ -26,6 +26,22 @@ static inline int32_t xr_id_function(int32_t packed) {
   return (int32_t)((uint32_t)packed & XR_FUNCTION_MASK);
 }
 
+/* Dense ids: every object's functions laid end to end, for a mode whose
+ * records hold fewer than 32 bits of id (FDR: 28). An object's id base is
+ * given once, when its id is first handed out (the executable's is 0, so its
+ * dense ids are its packed ids); dense id = id base + function. A file
+ * loaded again gets its object id, and so its base, back; bases are never
+ * reused, so a dense id names one function for the whole process. Objects
+ * whose functions do not fit below XR_DENSE_ID_LIMIT get XR_NO_ID_BASE. */
+#define XR_DENSE_ID_LIMIT (1u << 28)
+#define XR_NO_ID_BASE 0xFFFFFFFFu
+/* Each object's id base, indexed by object id (XR_NO_ID_BASE when none):
+ * read without the lock by dense_ids_lean.c. */
+XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
+/* The base the next new object gets if its functions fit (lock held; a
+ * unit test starts it near the limit). */
+XR_HIDDEN extern uint32_t xr_objects_next_id_base;
+
 /* The trampolines an object's sleds call, in XRayTrampolines order. */
 enum { XR_TRAMP_ENTRY, XR_TRAMP_EXIT, XR_TRAMP_TAIL, XR_TRAMP_ARGS, XR_TRAMP_COUNT };
 
@@ -41,6 +57,8 @@ struct xr_object {
   uint8_t build_id[XR_BUILD_ID_MAX];
   uint8_t build_id_size;
   uint32_t generation;      /* times this id was registered */
+  uint32_t id_base;         /* dense ids (above), or XR_NO_ID_BASE */
+  bool packed_dispatch;     /* a dispatch copy without dense paths */
   bool used;                /* the id was handed out (stays set) */
   bool loaded;              /* registered and not yet deregistered */
   bool from_dso;
@@ -60,13 +78,15 @@ XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
  * loaded; with zero functions when the executable has no map). */
 XR_HIDDEN void xr_objects_register_self(void);
 
-/* A mode that can record only object ids below `limit` (FDR: its function
- * records keep 28 bits, so objects 16+ would collide with 0..15) calls this
- * when it starts (XR_MAX_OBJECTS: no limit, when it stops). Loaded objects
- * at or above the limit are unpatched now (reported once) and are not
- * patched while it holds: their events are never recorded under a wrong id.
- * `who` names the mode in messages. */
-XR_HIDDEN void xr_objects_limit_recording(int32_t limit, const char *who);
+/* A mode whose handlers take dense ids (FDR) calls this when it starts
+ * (who: its name in messages) and with NULL when it stops. Objects it cannot
+ * trace (no id base, or a dispatch copy without dense paths: handlers.c
+ * sends their events to the none path while it runs) are said at verbosity
+ * 1, now and as they register, and counted in the message. */
+XR_HIDDEN void xr_objects_dense_recording(const char *who);
+
+/* The packed id of dense id `dense`, or -1 when no object has it. */
+XR_HIDDEN int32_t xr_objects_packed_of_dense(int32_t dense);
 
 /* ---- read-only view for names, maps and modes (takes the lock) ---------- */
 struct xr_object_info {
@@ -77,6 +97,7 @@ struct xr_object_info {
   const uint8_t *build_id;
   size_t build_id_size;
   size_t function_count;
+  uint32_t id_base;              /* XR_NO_ID_BASE: none */
   const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
 };
 /* One more than the highest object id ever handed out (1 with only the
@@ -86,7 +107,9 @@ XR_HIDDEN size_t xr_objects_count(void);
 XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
 
 /* object_map.c: writes `<log_path>.map` when shared objects were
- * registered (nothing otherwise). Returns 0, or -1 (reported). */
-XR_HIDDEN int xr_objects_write_map(const char *log_path);
+ * registered (nothing otherwise), naming each function by the id the log
+ * holds: its dense id when `dense` (FDR), else its packed id. Returns 0, or
+ * -1 (reported). */
+XR_HIDDEN int xr_objects_write_map(const char *log_path, bool dense);
 
 #endif

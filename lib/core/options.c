@@ -529,6 +529,12 @@ static const struct xr_option flag_rows[] = {
     ROW(xray_skip, XR_OPT_STRING, sizeof xr_flags.xray_skip, "", 0, 0,
         "never patch the functions whose names match one of these globs "
         "(';'-separated) in patch_premain and __xray_patch()"),
+    BOOL_ROW(xray_control, "false",
+             "listen on a private socket for xrayctl (docs/control.md); "
+             "nothing is patched or started until it asks"),
+    ROW(xray_control_dir, XR_OPT_STRING, sizeof xr_flags.xray_control_dir, "", 0, 0,
+        "absolute directory of the control socket, private to the user (default: "
+        "$XDG_RUNTIME_DIR/xray, else /tmp/xray-<uid>)"),
 };
 
 const struct xr_option_table xr_flags_table = {"XRAY_OPTIONS", flag_rows,

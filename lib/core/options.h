@@ -69,6 +69,8 @@ struct xr_flags {
   int32_t verbosity;
   char xray_patch[4096]; /* ';'-separated globs: patch only these (names.c) */
   char xray_skip[4096];  /* ';'-separated globs: never patch these */
+  bool xray_control;          /* lib/control: listen for xrayctl */
+  char xray_control_dir[108]; /* its private directory ("" = defaults) */
 };
 XR_HIDDEN extern struct xr_flags xr_flags;
 XR_HIDDEN extern const struct xr_option_table xr_flags_table;

@@ -2,13 +2,15 @@
  *
  * Names follow compiler-rt: `<xray_logfile_base><program>.XXXXXX`, where the
  * base is a plain prefix ("xray-log." by default, "out/run-" works too) and
- * XXXXXX are six random letters/digits. Files are created with
- * O_CREAT|O_EXCL, mode 0600, retrying another name on EEXIST. */
+ * XXXXXX are six random letters/digits, here one set per process (see
+ * xr_process_suffix). Files are created with O_CREAT|O_EXCL, mode 0600,
+ * retrying the next name on EEXIST. */
 #include "output.h"
 #include "clock.h"
 #include "options.h"
 #include "report.h"
 #include "thread.h"
+#include "written_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,24 +20,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-static const char *argv0;
+/* The name is copied once, at start: a program may rewrite its argv memory
+ * later to set a process title ("server: worker 3"), and every file of
+ * the run must carry the same name. */
 static char program_name[256];
 static pthread_once_t name_once = PTHREAD_ONCE_INIT;
 
-void xr_set_argv0(const char *a) { argv0 = a; }
-
-static void decide_program_name(void) {
-  char cmdline[sizeof program_name];
-  const char *full = argv0;
-  if (!full || !*full) {
-    /* argv[0] is the first NUL-terminated string of /proc/self/cmdline. */
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
-    if (fd >= 0)
-      close(fd);
-    cmdline[n > 0 ? n : 0] = 0;
-    full = cmdline;
-  }
+static void set_from(const char *full) {
   const char *slash = strrchr(full, '/');
   const char *base = slash ? slash + 1 : full;
   if (!*base)
@@ -43,51 +34,107 @@ static void decide_program_name(void) {
   snprintf(program_name, sizeof program_name, "%s", base);
 }
 
+/* Without argv (a libc that does not pass it to .preinit_array): argv[0] is
+ * the first NUL-terminated string of /proc/self/cmdline, read at start. */
+static void from_cmdline(void) {
+  if (program_name[0])
+    return;
+  char cmdline[sizeof program_name];
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
+  if (fd >= 0)
+    close(fd);
+  cmdline[n > 0 ? n : 0] = 0;
+  set_from(cmdline);
+}
+
+void xr_set_argv0(const char *a) {
+  if (a && *a)
+    set_from(a);
+}
+
 const char *xr_program_name(void) {
-  pthread_once(&name_once, decide_program_name);
+  pthread_once(&name_once, from_cmdline);
   return program_name;
 }
 
-/* Six name characters from a splitmix64 stream seeded by the TSC, the pid
- * and a counter: unpredictable enough for names; O_EXCL guarantees safety. */
-static void random_suffix(char out[6]) {
-  static const char alphabet[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  static uint64_t counter;
-  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32) ^
-               __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ull,
-                                  __ATOMIC_RELAXED);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  for (int i = 0; i < 6; i++) {
-    out[i] = alphabet[x % (sizeof alphabet - 1)];
-    x /= sizeof alphabet - 1;
+/* One suffix per process: six letters/digits that every file of the
+ * process carries (its logs, their siblings, the FDR snapshots), so they
+ * sort together; a fork child gets its own. Packed with the pid it belongs
+ * to in one word (36^6 < 2^32, pids < 2^31), so the first caller in a
+ * process, whichever thread, publishes it once with a CAS; async-signal-
+ * safe. The letters come from a splitmix64 stream seeded by the TSC and the
+ * pid: unpredictable enough for names; O_EXCL guarantees safety. */
+static const char suffix_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+enum { SUFFIX_BASE = sizeof suffix_alphabet - 1 };
+static uint64_t suffix_word; /* atomic: pid << 32 | suffix number */
+
+void xr_process_suffix(char out[7]) {
+  uint64_t pid = (uint64_t)(uint32_t)getpid();
+  uint64_t w = __atomic_load_n(&suffix_word, __ATOMIC_ACQUIRE);
+  if (w >> 32 != pid) {
+    uint64_t x = xr_arch_ticks() ^ (pid << 32);
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    uint64_t mine = pid << 32 | (x % 2176782336u); /* 36^6 */
+    if (__atomic_compare_exchange_n(&suffix_word, &w, mine, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+        w >> 32 != pid)
+      w = mine; /* ours, or a parent's word in a child racing: still ours */
   }
+  uint32_t n = (uint32_t)w;
+  for (int i = 0; i < 6; i++) {
+    out[i] = suffix_alphabet[n % SUFFIX_BASE];
+    n /= SUFFIX_BASE;
+  }
+  out[6] = 0;
 }
 
 enum { XR_NAME_TRIES = 100 };
 
+/* Log files of this process so far: the first is `<suffix>`, the next
+ * (a new init/flush cycle) `<suffix>-2`, and so on. */
+static uint64_t logs_word; /* atomic: pid << 32 | count */
+
+static uint32_t next_log_number(void) {
+  uint64_t pid = (uint64_t)(uint32_t)getpid();
+  uint64_t w = __atomic_load_n(&logs_word, __ATOMIC_RELAXED);
+  for (;;) {
+    uint64_t next = w >> 32 == pid ? w + 1 : (pid << 32 | 1);
+    if (__atomic_compare_exchange_n(&logs_word, &w, next, false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      return (uint32_t)next;
+  }
+}
+
 int xr_open_log_file(char *path, size_t cap) {
   const char *base = xr_flags.xray_logfile_base;
   const char *program = xr_program_name();
-  int n = snprintf(path, cap, "%s%s.XXXXXX", base, program);
+  char suffix[7];
+  xr_process_suffix(suffix);
+  int n = snprintf(path, cap, "%s%s.%s-%u", base, program, suffix,
+                   (unsigned)UINT32_MAX);
   if (n < 0 || (size_t)n >= cap) {
     xr_report(XR_ERROR,
-              "log file name too long ('%s' + '%s' + 7 bytes, at most %zu); "
+              "log file name too long ('%s' + '%s' + 18 bytes, at most %zu); "
               "not logging events. Use a shorter xray_logfile_base.",
               base, program, cap ? cap - 1 : 0);
     if (cap)
       path[0] = 0;
     return -1;
   }
-  char *x = path + n - 6;
   for (int i = 0; i < XR_NAME_TRIES; i++) {
-    random_suffix(x);
+    uint32_t k = next_log_number();
+    if (k == 1)
+      snprintf(path, cap, "%s%s.%s", base, program, suffix);
+    else
+      snprintf(path, cap, "%s%s.%s-%u", base, program, suffix, (unsigned)k);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
+      xr_written_note(path);
       xr_report(XR_INFO, "Log file in '%s'", path);
       return fd;
     }
@@ -125,8 +172,10 @@ static int open_sibling(const char *path, const char *suffix, char *out,
               strerror(errno));
     return -1;
   }
-  if (announce)
+  if (announce) {
+    xr_written_note(out);
     xr_report(XR_INFO, "File in '%s'", out);
+  }
   return fd;
 }
 

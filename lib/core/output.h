@@ -4,12 +4,20 @@
 
 #include "common.h"
 
-/* basename of argv[0] (from the preinit arguments or /proc/self/cmdline). */
+/* basename of argv[0] (from the preinit arguments or /proc/self/cmdline),
+ * copied once at start (__xray_init): a process title written over argv
+ * later does not change it. */
 XR_HIDDEN const char *xr_program_name(void);
 XR_HIDDEN void xr_set_argv0(const char *argv0);
 
-/* Creates `<xray_logfile_base><program>.XXXXXX` exclusively (mode 0600). The
- * base is a prefix: "out/x-" gives "out/x-prog.abc123". Writes the chosen path
+/* The process's six-letter file suffix (NUL-terminated), the same for
+ * every file it writes; a fork child has its own. Async-signal-safe. */
+XR_HIDDEN void xr_process_suffix(char out[7]);
+
+/* Creates `<xray_logfile_base><program>.XXXXXX` exclusively (mode 0600),
+ * XXXXXX the process suffix; the process's next logs (a new init/flush
+ * cycle) are `XXXXXX-2`, `XXXXXX-3`... The base is a prefix: "out/x-" gives
+ * "out/x-prog.abc123". Writes the chosen path
  * to path[cap]. Returns an fd, or -1 after reporting why (XR_ERROR: the user
  * asked for a log and cannot have it). At verbosity >= 1 reports the path. */
 XR_HIDDEN int xr_open_log_file(char *path, size_t cap);

@@ -26,6 +26,7 @@
 #include "objects.h"
 #include "options.h"
 #include "report.h"
+#include "thread.h"
 #include "xray/xray_interface.h"
 
 #include <errno.h>
@@ -213,7 +214,13 @@ static bool load_protections(uintptr_t lo, uintptr_t hi) {
   struct phdr_search q = {lo, hi, m->min_sled, m->max_sled, (size_t)sysconf(_SC_PAGESIZE),
                           false, false};
   cur_segments()->count = 0;
-  if (q.page && !(q.page & (q.page - 1)))
+  /* Not in a fork child: a parent thread inside dlopen or dlclose at the
+   * fork leaves the lock dl_iterate_phdr takes held there for ever (glibc
+   * resets only the loader's other locks; docs/reliability.md, Fork). The
+   * maps say the same, as no patching call was in progress at the fork
+   * (fork_locks.c). */
+  if (q.page && !(q.page & (q.page - 1)) &&
+      !__atomic_load_n(&xr_process_forked, __ATOMIC_RELAXED))
     dl_iterate_phdr(phdr_module, &q);
   if (q.exact)
     return true;

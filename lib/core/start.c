@@ -15,8 +15,9 @@
 #include "options.h"
 #include "patching.h"
 #include "report.h"
+#include "thread.h"
 
-#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -44,21 +45,64 @@ static void say_if_nothing_was_patched(void) {
             mode);
 }
 
-static bool started;
-
+/* Each step is done once per process tree: a fork child whose parent had
+ * another thread in here at the fork runs start() again (see below) and
+ * keeps what that thread did before the fork (the mode it selected and
+ * initialised is not initialised again: dso.fork_start). */
 static void start(void) {
+  static bool hint_registered;
   xr_registry_start_from_flags();
-  if (!xr_flags.patch_premain && tracing_asked_by() != NULL) {
+  if (!xr_flags.patch_premain && tracing_asked_by() != NULL &&
+      !hint_registered) {
+    hint_registered = true;
     hint_pid = getpid();
     atexit(say_if_nothing_was_patched);
   }
-  __atomic_store_n(&started, true, __ATOMIC_RELEASE);
+}
+
+/* start()'s once, by hand rather than pthread_once, for fork: in a child
+ * whose parent had another thread inside start() at the fork, glibc's
+ * pthread_once runs it again but TSan's waits for ever for the thread that
+ * is not there. Here the child's fork hook makes it NOT_STARTED again,
+ * unless the forking thread is the one inside (it returns into start() in
+ * the child and finishes it). The thread inside may come back here (its
+ * mode's init loads an instrumented object): it returns at once. */
+enum { START_NOT, START_RUNNING, START_DONE };
+static int start_state;
+static XR_TLS bool starting_here;
+
+static bool started(void) {
+  return __atomic_load_n(&start_state, __ATOMIC_ACQUIRE) == START_DONE;
+}
+
+static void start_after_fork(void) {
+  if (!starting_here &&
+      __atomic_load_n(&start_state, __ATOMIC_RELAXED) == START_RUNNING)
+    __atomic_store_n(&start_state, START_NOT, __ATOMIC_RELAXED);
 }
 
 void xr_start_tracing(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
-    pthread_once(&once, start);
+  while (!started()) {
+    /* Before taking it: a fork right after the take must find the hook
+     * (registering is idempotent, and done only until started). */
+    static int no_hook_said;
+    if (xr_thread_on_fork_child(start_after_fork) != 0)
+      xr_report_once(&no_hook_said, XR_ERROR, "no fork hook left: a child "
+                     "forked while the trace starts may never start it");
+    int expected = START_NOT;
+    if (__atomic_compare_exchange_n(&start_state, &expected, START_RUNNING,
+                                    false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      starting_here = true;
+      start();
+      starting_here = false;
+      __atomic_store_n(&start_state, START_DONE, __ATOMIC_RELEASE);
+      return;
+    }
+    if (starting_here)
+      return;
+    sched_yield(); /* another thread starts it: a few microseconds */
+  }
 }
 
 static void say_no_map(const char *why) {
@@ -76,7 +120,7 @@ void xr_start_never(void) { say_no_map(""); }
 
 /* At exit: no sled anywhere, and XRAY_OPTIONS asked for a trace. */
 static void say_if_no_object_came(void) {
-  if (getpid() != hint_pid || __atomic_load_n(&started, __ATOMIC_ACQUIRE))
+  if (getpid() != hint_pid || started())
     return;
   say_no_map(" and loaded no instrumented shared object");
 }

@@ -4,6 +4,7 @@
  * the file is mapped read-only and stays mapped while names are in use. */
 #define _GNU_SOURCE
 #include "symbols.h"
+#include "core/heap_sort.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -20,9 +21,21 @@ static int first_object_bias(struct dl_phdr_info *info, size_t size, void *ctx) 
   return 1; /* the first object is the main program */
 }
 
+/* Read once, at start-up (init.c): the bias never changes, and a fork child
+ * must not call dl_iterate_phdr. glibc's fork resets the loader's main lock
+ * in the child but not the lock dl_iterate_phdr takes (dl_load_write_lock),
+ * which a parent thread inside dlclose may hold at the fork: the child's
+ * first dl_iterate_phdr would wait for ever (docs/reliability.md, Fork). */
+static uintptr_t self_bias;
+static bool self_bias_known;
+
 uintptr_t xr_symbols_self_bias(void) {
+  if (__atomic_load_n(&self_bias_known, __ATOMIC_ACQUIRE))
+    return __atomic_load_n(&self_bias, __ATOMIC_RELAXED);
   uintptr_t bias = 0;
   dl_iterate_phdr(first_object_bias, &bias);
+  __atomic_store_n(&self_bias, bias, __ATOMIC_RELAXED); /* same for all */
+  __atomic_store_n(&self_bias_known, true, __ATOMIC_RELEASE);
   return bias;
 }
 
@@ -38,32 +51,6 @@ static int by_address(const void *a, const void *b) {
   if (x->size != y->size)
     return x->size > y->size ? -1 : 1;
   return strcmp(x->name, y->name);
-}
-
-/* Heapsort in place: qsort may malloc a buffer as large as the array, and
- * names load wherever a handler or a fork child first asks for them (a
- * child can inherit an allocator lock another thread held, e.g. ASan's). */
-static void sift_down(struct xr_symbol *a, size_t root, size_t n) {
-  for (size_t child; (child = 2 * root + 1) < n; root = child) {
-    if (child + 1 < n && by_address(&a[child], &a[child + 1]) < 0)
-      child++;
-    if (by_address(&a[root], &a[child]) >= 0)
-      return;
-    struct xr_symbol t = a[root];
-    a[root] = a[child];
-    a[child] = t;
-  }
-}
-
-static void sort_by_address(struct xr_symbol *a, size_t n) {
-  for (size_t i = n / 2; i-- > 0;)
-    sift_down(a, i, n);
-  for (size_t end = n; end-- > 1;) {
-    struct xr_symbol t = a[0];
-    a[0] = a[end];
-    a[end] = t;
-    sift_down(a, 0, end);
-  }
 }
 
 /* Collects the function symbols of one SHT_SYMTAB/SHT_DYNSYM section. */
@@ -108,7 +95,9 @@ static int load_table(struct xr_symbols *s, const Elf64_Shdr *sh,
     }
   }
   s->count = count;
-  sort_by_address(s->symbols, count);
+  /* Not qsort: it may malloc, and names load wherever a handler or a fork
+   * child first asks for them (heap_sort.h). */
+  xr_heap_sort(s->symbols, count, sizeof *s->symbols, by_address);
   return 0;
 }
 

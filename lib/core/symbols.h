@@ -21,7 +21,8 @@ struct xr_symbols {
   uintptr_t bias; /* run-time address - link-time address */
 };
 
-/* Load bias of the main executable (0 for non-PIE), from dl_iterate_phdr. */
+/* Load bias of the main executable (0 for non-PIE), from dl_iterate_phdr at
+ * the first call (made at start-up), then cached. */
 XR_HIDDEN uintptr_t xr_symbols_self_bias(void);
 
 /* Opens an ELF file (NULL: /proc/self/exe) whose code runs at link-time

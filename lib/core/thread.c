@@ -23,6 +23,7 @@
 
 XR_TLS int32_t xr_thread_tid_cache;
 int32_t xr_process_pid_cache;
+bool xr_process_forked;
 XR_TLS uint8_t xr_in_handler;
 
 enum { XR_THREAD_HOOKS_MAX = 8 };
@@ -69,6 +70,7 @@ static void run_exit_hooks(void *unused) {
 /* Child of fork: only the forking thread exists; its caches and the pid
  * belong to the parent. Refresh them before any hook looks at them. */
 static void on_fork_child(void) {
+  __atomic_store_n(&xr_process_forked, true, __ATOMIC_RELAXED);
   xr_process_pid_slow();
   xr_thread_tid_slow();
   unsigned n = __atomic_load_n(&fork_hook_count, __ATOMIC_ACQUIRE);

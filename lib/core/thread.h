@@ -21,6 +21,10 @@ static XR_ALWAYS_INLINE int32_t xr_pid(void) {
   return XR_LIKELY(p != 0) ? p : xr_process_pid_slow();
 }
 
+/* Set in a fork child (and its children): what the parent's other threads
+ * held at the fork may still be held here. */
+XR_HIDDEN extern bool xr_process_forked;
+
 /* Per-thread re-entrancy guard shared by all handlers: a handler that finds it
  * set drops the event (a signal handler running instrumented code while the
  * thread is inside a handler, or a handler calling instrumented code). */

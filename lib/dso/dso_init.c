@@ -31,12 +31,24 @@ extern void __xray_ArgLoggerEntry(void) __attribute__((weak));
 #pragma weak __xray_register_dso
 #pragma weak __xray_deregister_dso
 #pragma weak __xray_dso_dispatch
+#pragma weak __xray_dso_dense_dispatch
+
+/* This object's copies of the lean paths for modes that take dense ids
+ * (same file as its trampolines). */
+extern void xr_dso_entry_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_exit_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_tail_exit_dense(void) __attribute__((visibility("hidden")));
+extern void xr_dso_log_args_dense(void) __attribute__((visibility("hidden")));
 
 /* Where this object's trampolines jump (entry, exit, tail exit, log-args):
  * our runtime keeps the paths its own trampolines would take here
  * (__xray_dso_dispatch), so an event costs what one from the executable
  * does; a runtime without that call leaves the executable's trampolines. */
 __attribute__((visibility("hidden"))) void *volatile xr_dso_dispatch_slots[4];
+/* What the dense paths call (arg0, arg1 handlers) and add to the packed id;
+ * written by the runtime (__xray_dso_dense_dispatch). */
+__attribute__((visibility("hidden"))) void *volatile xr_dso_dense_handlers[2];
+__attribute__((visibility("hidden"))) int32_t xr_dso_id_offset;
 
 static int32_t object_id = -1;
 
@@ -47,15 +59,27 @@ xr_dso_register(void) {
   const void *begin = __start_xray_instr_map, *end = __stop_xray_instr_map;
   if (__xray_register_dso == 0 || begin == 0 || begin == end)
     return;
-  xr_dso_dispatch_slots[0] = (void *)__xray_FunctionEntry;
-  xr_dso_dispatch_slots[1] = (void *)__xray_FunctionExit;
-  xr_dso_dispatch_slots[2] = (void *)__xray_FunctionTailExit;
-  xr_dso_dispatch_slots[3] = (void *)__xray_ArgLoggerEntry;
+  /* Registration patches the object before its dispatch copy is given:
+   * meanwhile a runtime with dense paths finds them here with no handler
+   * (events dropped, never a packed id to a mode that wants dense ones);
+   * any other runtime, its own trampolines. */
+  bool dense = __xray_dso_dense_dispatch != 0;
+  xr_dso_dispatch_slots[0] = dense ? (void *)xr_dso_entry_dense : (void *)__xray_FunctionEntry;
+  xr_dso_dispatch_slots[1] = dense ? (void *)xr_dso_exit_dense : (void *)__xray_FunctionExit;
+  xr_dso_dispatch_slots[2] =
+      dense ? (void *)xr_dso_tail_exit_dense : (void *)__xray_FunctionTailExit;
+  xr_dso_dispatch_slots[3] = dense ? (void *)xr_dso_log_args_dense : (void *)__xray_ArgLoggerEntry;
   struct xr_dso_trampolines t = {xr_dso_entry, xr_dso_exit, xr_dso_tail_exit,
                                  xr_dso_log_args};
   object_id = __xray_register_dso(begin, end, __start_xray_fn_idx, __stop_xray_fn_idx, t);
-  if (object_id > 0 && __xray_dso_dispatch != 0)
+  if (object_id > 0 && __xray_dso_dense_dispatch != 0) {
+    struct xr_dso_dense d = {xr_dso_dispatch_slots, xr_dso_dense_handlers, &xr_dso_id_offset,
+                             {xr_dso_entry_dense, xr_dso_exit_dense, xr_dso_tail_exit_dense,
+                              xr_dso_log_args_dense}};
+    __xray_dso_dense_dispatch(object_id, &d);
+  } else if (object_id > 0 && __xray_dso_dispatch != 0) {
     __xray_dso_dispatch(object_id, xr_dso_dispatch_slots);
+  }
 }
 
 __attribute__((destructor(101))) static void

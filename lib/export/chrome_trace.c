@@ -10,6 +10,7 @@
 #include "core/output.h"
 #include "core/report.h"
 #include "core/names.h"
+#include "core/objects.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
@@ -496,6 +497,11 @@ const char *xr_chrome_self_name(void *ctx, int32_t fid) {
     return xr_names_get_name(NULL, fid);
   snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
   return fallback;
+}
+
+const char *xr_chrome_dense_name(void *ctx, int32_t fid) {
+  int32_t packed = xr_objects_packed_of_dense(fid);
+  return xr_chrome_self_name(packed < 0 ? NULL : ctx, packed < 0 ? fid : packed);
 }
 
 void xr_chrome_self_names_close(void *ctx) { (void)ctx; }

@@ -77,6 +77,8 @@ XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* Names for function ids (the name table of core/names.c), loaded on first
  * use; NULL-safe. For the modes' flush paths. */
 XR_HIDDEN const char *xr_chrome_self_name(void *ctx, int32_t fid);
+/* The same for FDR's dense ids (core/objects.h). */
+XR_HIDDEN const char *xr_chrome_dense_name(void *ctx, int32_t fid);
 XR_HIDDEN void *xr_chrome_self_names_open(void);
 XR_HIDDEN void xr_chrome_self_names_close(void *ctx);
 

@@ -25,12 +25,13 @@ int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
   size_t stride = round_up(XR_FDR_PREFIX + buffer_size, 64);
   size_t ctl = round_up(count * sizeof(struct xr_fdr_buffer), 4096);
   size_t per_buffer = stride + 2 * XR_FDR_SCRATCH_ENTRY;
+  size_t fixed = ctl + 2 * (XR_FDR_SCRATCH_ENTRY + XR_FDR_SCRATCH_LOG);
   if (stride < buffer_size || count > SIZE_MAX / sizeof(struct xr_fdr_buffer) ||
-      count > (SIZE_MAX - ctl) / per_buffer) {
+      count > (SIZE_MAX - fixed) / per_buffer) {
     errno = EINVAL;
     return -1;
   }
-  size_t total = ctl + count * per_buffer;
+  size_t total = fixed + count * per_buffer;
   void *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED)
@@ -41,8 +42,9 @@ int xr_fdr_queue_init(struct xr_fdr_queue *q, size_t buffer_size,
     b->data = (uint8_t *)m + ctl + i * stride + XR_FDR_PREFIX;
     b->index = (uint32_t)i;
   }
+  size_t slot = (count + 1) * XR_FDR_SCRATCH_ENTRY + XR_FDR_SCRATCH_LOG;
   q->scratch[0] = (uint8_t *)m + ctl + count * stride;
-  q->scratch[1] = q->scratch[0] + count * XR_FDR_SCRATCH_ENTRY;
+  q->scratch[1] = q->scratch[0] + slot;
   q->count = count;
   q->buffer_size = buffer_size;
   q->stride = stride;

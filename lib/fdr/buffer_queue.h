@@ -53,12 +53,15 @@ struct xr_fdr_queue {
   size_t mapping_size;
   uint64_t release_counter; /* atomic */
   uint64_t overwritten;     /* atomic: buffers re-acquired with old data */
-  /* Two areas of XR_FDR_SCRATCH_ENTRY bytes per buffer, for snapshots (the
-   * order they write buffers in): mapped with the buffers, committed only
-   * when a snapshot touches them, so a signal handler never allocates. */
+  /* Two scratch areas for snapshots, one per slot: XR_FDR_SCRATCH_ENTRY
+   * bytes per buffer and one more (the order they write buffers in, then
+   * the blocks read back), then XR_FDR_SCRATCH_LOG bytes for the log
+   * writer (fdr_log.h). Mapped with the buffers, committed only when a
+   * snapshot touches them, so a signal handler never allocates. */
   uint8_t *scratch[2];
 };
 #define XR_FDR_SCRATCH_ENTRY 32u
+#define XR_FDR_SCRATCH_LOG ((size_t)128 << 10)
 
 /* Maps the buffers (all free, empty). Returns 0, or -1 with errno set
  * (EINVAL for zero sizes or an overflowing total, ENOMEM from mmap). */

@@ -1,6 +1,7 @@
 /* FDR buffers -> decoded records, per thread in time order; the Chrome
  * trace entry point. See fdr_export.h. */
 #include "fdr/fdr_export.h"
+#include "core/heap_sort.h"
 #include "core/map_array.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -55,7 +56,7 @@ void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n, int version) {
       }
     }
   }
-  qsort(spans, n, sizeof *spans, by_thread_then_time);
+  xr_heap_sort(spans, n, sizeof *spans, by_thread_then_time);
 }
 
 void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
@@ -146,18 +147,38 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
 
 /* ---- Chrome trace ------------------------------------------------------- */
 
+struct to_chrome {
+  struct xr_chrome *w;
+  bool skip_sync;                 /* a joined log: leave out its sync events */
+  const struct xr_fdr_span *span; /* the span of the last record */
+};
+
+/* The log writer's sync event (fdr_log_writer.c) opens a thread's block:
+ * a custom event "xray-sync" before any other record. Not the program's. */
+static bool is_sync(struct to_chrome *c, const struct xr_fdr_span *span,
+                    const struct xr_tev *e) {
+  bool first = c->span != span;
+  c->span = span;
+  return c->skip_sync && first && e->kind == XR_TEV_CUSTOM && e->size == 9 &&
+         memcmp(e->data, "xray-sync", 9) == 0;
+}
+
 static void to_chrome(void *ctx, const struct xr_fdr_span *span,
                       const struct xr_tev *e, uint16_t cpu) {
   (void)cpu;
-  xr_chrome_add(ctx, span->pid, span->tid, e);
+  struct to_chrome *c = ctx;
+  if (!is_sync(c, span, e))
+    xr_chrome_add(c->w, span->pid, span->tid, e);
 }
 
 /* The spans through w (opened with names), then closes both. */
 static int write_spans(struct xr_chrome *w, void *names,
-                       struct xr_fdr_span *spans, size_t n, int version) {
+                       struct xr_fdr_span *spans, size_t n, int version,
+                       bool joined) {
   xr_fdr_spans_order(spans, n, version);
+  struct to_chrome c = {w, joined, NULL};
   for (size_t i = 0; i < n; i++)
-    xr_fdr_span_decode(&spans[i], version, to_chrome, w);
+    xr_fdr_span_decode(&spans[i], version, to_chrome, &c);
   int rc = xr_chrome_close(w);
   xr_chrome_self_names_close(names);
   return rc;
@@ -167,12 +188,12 @@ int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
                         size_t n, int version, uint64_t frequency_hz) {
   void *names = xr_chrome_self_names_open();
   struct xr_chrome *w =
-      xr_chrome_open(log_path, frequency_hz, xr_chrome_self_name, names);
+      xr_chrome_open(log_path, frequency_hz, xr_chrome_dense_name, names);
   if (w == NULL) {
     xr_chrome_self_names_close(names);
     return -1;
   }
-  return write_spans(w, names, spans, n, version);
+  return write_spans(w, names, spans, n, version, false);
 }
 
 /* A snapshot's JSON is written as `<snap>.json.part` and renamed when
@@ -192,14 +213,15 @@ static int write_chrome_renamed(const char *log_path,
   if (fd < 0)
     return -1; /* reported */
   void *names = xr_chrome_self_names_open();
-  struct xr_chrome *w = xr_chrome_open_fd(fd, part, frequency_hz,
-                                          xr_chrome_self_name, names);
+  /* Messages name the file the user will find, not the temporary one. */
+  struct xr_chrome *w = xr_chrome_open_fd(fd, done, frequency_hz,
+                                          xr_chrome_dense_name, names);
   int rc = -1;
   if (w == NULL) {
     close(fd);
     xr_chrome_self_names_close(names);
   } else {
-    rc = write_spans(w, names, spans, n, version);
+    rc = write_spans(w, names, spans, n, version, true);
   }
   if (rc == 0 && rename(part, done) != 0) {
     xr_report(XR_ERROR, "xray-fdr: cannot rename '%s' to '%s': %s", part,

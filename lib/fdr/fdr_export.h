@@ -19,7 +19,8 @@ struct xr_fdr_span {
 
 /* Reads each span's preamble (spans without one get tid 0) and sorts the
  * spans by process, thread, then first timestamp: each thread's buffers
- * become one run in time order, whatever order the queue held them in. */
+ * become one run in time order, whatever order the queue held them in.
+ * Async-signal-safe (snapshots call it). */
 XR_HIDDEN void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n,
                                   int version);
 

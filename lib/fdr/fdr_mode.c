@@ -179,12 +179,12 @@ static void install_handlers(bool on) {
                      !on ? NULL
                      : watch ? (void *)xr_fdr_handle_arg0_watch
                              : (void *)xr_fdr_handle_arg0,
-                     XR_HANDLER_LEAN);
+                     XR_HANDLER_LEAN | XR_HANDLER_DENSE);
   xr_handler_install(XR_SLOT_ARG1,
                      !on ? NULL
                      : watch ? (void *)xr_fdr_handle_arg1_watch
                              : (void *)xr_fdr_handle_arg1,
-                     XR_HANDLER_LEAN);
+                     XR_HANDLER_LEAN | XR_HANDLER_DENSE);
   xr_handler_install(XR_SLOT_CUSTOM, on ? (void *)xr_fdr_handle_custom : NULL,
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_TYPED, on ? (void *)xr_fdr_handle_typed : NULL,
@@ -317,8 +317,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * an older generation notice and start over), then install handlers. */
   advance_epoch(1);
   __xray_log_set_buffer_iterator(fdr_iterator);
-  /* Function records keep 28 bits of the packed id: 4 object bits. */
-  xr_objects_limit_recording(XR_FDR_MAX_OBJECTS, "xray-fdr");
+  /* Function records keep 28 bits of id: the handlers take dense ids. */
+  xr_objects_dense_recording("xray-fdr");
   install_handlers(true);
   xr_fdr_snapshot_prepare();
   if (outputs & XR_TRACE_OUT_CHROME)
@@ -358,7 +358,7 @@ static XRayLogInitStatus fdr_finalize(void) {
    * threads caught in the middle of an event. */
   advance_epoch(1);
   install_handlers(false);
-  xr_objects_limit_recording(XR_MAX_OBJECTS, NULL);
+  xr_objects_dense_recording(NULL);
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
@@ -464,6 +464,15 @@ static int write_raw(int fd, uint64_t *whole, uint64_t *buffers) {
   return 0;
 }
 
+/* RLIMIT_FSIZE in bytes: the log stops short of it (the kernel would raise
+ * SIGXFSZ, which kills the program by default). */
+static uint64_t file_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  return (uint64_t)rl.rlim_cur;
+}
+
 /* Writes the log: in version 5 one block per thread, ordered and nested
  * for llvm-xray (fdr_log_writer.c); else the buffers as they are. A write
  * that fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
@@ -481,7 +490,7 @@ static void write_file(void) {
   bool blocks = false;
   if (xr_fdr_hot.version >= 5 && spans != NULL) {
     struct xr_fdr_log_stats st;
-    rc = xr_fdr_write_log(fd, file_header, spans, n, &st);
+    rc = xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(), &st);
     whole = st.whole_bytes;
     kept = st.whole_blocks;
     blocks = kept > 0;
@@ -512,7 +521,7 @@ static void write_file(void) {
   close(fd);
   bool file_kept = kept > 0 && (rc == 0 || blocks);
   if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
-    xr_objects_write_map(path); /* only when shared objects registered */
+    xr_objects_write_map(path, true); /* only when shared objects registered */
   if (outputs & XR_TRACE_OUT_CHROME)
     xr_fdr_write_chrome(path, spans, n, xr_fdr_hot.version,
                         xr_clock.frequency_hz);

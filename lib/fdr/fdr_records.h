@@ -122,10 +122,9 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_typed_event(uint8_t *p, int32_t size,
                          ((unsigned __int128)type << 64));
 }
 
-/* The function record keeps 28 bits of the packed id (object << 24 |
- * function): objects 0..15. FDR mode keeps higher objects unpatched
- * (xr_objects_limit_recording), so no record names the wrong object. */
-#define XR_FDR_MAX_OBJECTS 16
+/* The function record keeps 28 bits of id: FDR's handlers take dense ids
+ * (core/objects.h: id base + function, all below 2^28), never packed ones,
+ * so no record names the wrong object. */
 static XR_ALWAYS_INLINE uint32_t xr_fdr_function_word(int32_t id,
                                                       unsigned kind) {
   return ((uint32_t)id << 4) | (kind << 1);

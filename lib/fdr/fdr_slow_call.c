@@ -122,15 +122,66 @@ static void slow_call(int32_t id, uint64_t ticks) {
   xr_fdr_snapshot_drain();
 }
 
+/* Test points (the unit test fdr_signal_window compiles this file again
+ * with XR_FDR_TEST_POINTS to run a signal handler's events there); nothing
+ * in the library. */
+#ifdef XR_FDR_TEST_POINTS
+void (*xr_fdr_test_watch_head)(void);
+void (*xr_fdr_test_watch_tail)(void);
+#define WATCH_TEST_POINT(hook)                                                 \
+  do {                                                                         \
+    if (hook)                                                                  \
+      hook();                                                                  \
+  } while (0)
+#else
+#define WATCH_TEST_POINT(hook) ((void)0)
+#endif
+
+/* The guard of this path, as the full path's (enter_guard in
+ * fdr_controller_lean.c): the writer's busy bit, then xr_in_handler; cleared
+ * in the other order. A signal handler landing here finds busy set, so
+ * both events of its call are dropped (the fast path checks only busy). With
+ * xr_in_handler alone, its entry passed the fast path and its exit, sent to
+ * the full path by a CPU change or a full buffer, was dropped: a split
+ * pair, an exit made up by the log writer. False (nothing set) when the
+ * thread is already inside the tracer: this event's watch is skipped, as
+ * its record was dropped. */
+static bool enter_watch(void) {
+  struct xr_fdr_writer *w = xr_fdr_thread.writer;
+  if (__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) ||
+      (w != NULL && xr_fdr_writer_busy(w)))
+    return false;
+  if (w != NULL)
+    (void)xr_fdr_writer_enter(w); /* clear: checked above */
+  xr_compiler_barrier();
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  xr_compiler_barrier();
+  return true;
+}
+
+static void leave_watch(void) {
+  xr_compiler_barrier();
+  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
+  WATCH_TEST_POINT(xr_fdr_test_watch_tail);
+  xr_compiler_barrier();
+  struct xr_fdr_writer *w = xr_fdr_thread.writer;
+  if (w != NULL) /* the cursor as it is: nothing was written here */
+    __atomic_store_n(&w->state,
+                     __atomic_load_n(&w->state, __ATOMIC_RELAXED) & ~XR_FDR_BUSY,
+                     __ATOMIC_RELEASE);
+}
+
 void xr_fdr_watch_slow(void *arg) {
   const struct xr_fdr_watch_event *e = arg;
   /* A signal handler's watched calls, nested in this path, are not timed:
    * the stack is this thread's and is being changed. */
-  if (xr_in_handler)
+  if (!enter_watch())
     return;
-  xr_in_handler = 1;
+  WATCH_TEST_POINT(xr_fdr_test_watch_head);
   uint64_t now = xr_now();
   struct watch_stack *s = &stack;
+  int32_t slow_id = 0;
+  uint64_t slow_ticks = 0;
   if (e->type == ENTRY) {
     if (s->depth < WATCH_DEPTH) {
       s->id[s->depth] = e->id;
@@ -146,9 +197,17 @@ void xr_fdr_watch_slow(void *arg) {
     if (d > 0) { /* else: entered before the watch began */
       s->depth = d - 1;
       uint64_t ticks = now - s->tsc[d - 1];
-      if (ticks >= threshold_ticks && (int64_t)ticks > 0)
-        slow_call(e->id, ticks);
+      if (ticks >= threshold_ticks && (int64_t)ticks > 0) {
+        slow_id = e->id;
+        slow_ticks = ticks;
+      }
     }
   }
-  xr_in_handler = 0;
+  leave_watch();
+  /* The snapshot outside the guard, as one the program asks for: busy held
+   * for as long as it is written would make a finalize meanwhile leave this
+   * thread's buffer out. A signal handler's events meanwhile are recorded
+   * (a snapshot it would trigger finds the snapshot lock taken). */
+  if (slow_id != 0)
+    slow_call(slow_id, slow_ticks);
 }

@@ -1,5 +1,6 @@
 /* FDR snapshots: every thread's buffers, as they are now, written to a new
- * file while the threads go on recording.
+ * file while the threads go on recording; then, in version 5, that file is
+ * joined per thread as the exit-time log (fdr_snapshot_log.c).
  *
  * Async-signal-safe throughout, so that one code path serves the API, a
  * signal handler and a crash handler: system calls only, no allocation (the
@@ -30,6 +31,7 @@
  * Free buffers are written oldest first (release_seq), then the held ones:
  * each thread's buffers in the order it wrote them, as readers need. */
 #include "core/clock.h"
+#include "core/heap_sort.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -86,7 +88,7 @@ static const char *error_text(int err) {
   case EROFS: return "read-only file system";
   case EMFILE: case ENFILE: return "too many open files";
   case ENAMETOOLONG: return "file name too long";
-  case EEXIST: return "100 names taken";
+  case EEXIST: return "file exists";
   case EIO: return "input/output error";
   default: return "error";
   }
@@ -108,17 +110,8 @@ enum { CRASH_TAKING = UINT32_MAX };
 void xr_fdr_snapshot_prepare(void) {
   if (name_prefix[0])
     return; /* once per process: the names keep sorting across re-inits */
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  uint64_t x = xr_arch_ticks() ^ ((uint64_t)xr_pid() << 32);
-  x ^= x >> 31;
-  x *= 0x9e3779b97f4a7c15ull;
-  x ^= x >> 29;
   char suffix[7];
-  for (int i = 0; i < 6; i++) {
-    suffix[i] = alphabet[x % (sizeof alphabet - 1)];
-    x /= sizeof alphabet - 1;
-  }
-  suffix[6] = 0;
+  xr_process_suffix(suffix); /* the suffix of the process's logs */
   struct text t = {name_prefix, 0, sizeof name_prefix};
   put_str(&t, xr_flags.xray_logfile_base);
   put_str(&t, xr_program_name());
@@ -137,31 +130,9 @@ struct entry {
 };
 _Static_assert(sizeof(struct entry) == XR_FDR_SCRATCH_ENTRY, "scratch entry");
 
-/* Heap sort by key: in place, no recursion, no allocation. */
-static void sift(struct entry *e, size_t root, size_t n) {
-  for (;;) {
-    size_t child = 2 * root + 1;
-    if (child >= n)
-      return;
-    if (child + 1 < n && e[child + 1].key > e[child].key)
-      child++;
-    if (e[root].key >= e[child].key)
-      return;
-    struct entry tmp = e[root];
-    e[root] = e[child];
-    e[child] = tmp;
-    root = child;
-  }
-}
-static void sort_entries(struct entry *e, size_t n) {
-  for (size_t i = n / 2; i-- > 0;)
-    sift(e, i, n);
-  for (size_t end = n; end > 1; end--) {
-    struct entry tmp = e[0];
-    e[0] = e[end - 1];
-    e[end - 1] = tmp;
-    sift(e, 0, end - 1);
-  }
+static int by_key(const void *a, const void *b) {
+  const struct entry *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /* ---- the file ------------------------------------------------------------ */
@@ -238,7 +209,7 @@ static int open_snapshot(char *name, size_t cap, uint32_t *number,
     }
     int fd;
     do
-      fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     while (fd < 0 && errno == EINTR);
     if (fd >= 0) {
       *number = n;
@@ -289,7 +260,13 @@ struct counts {
   uint64_t in_switch;  /* held buffers caught mid-switch (only a preamble) */
   int32_t block_tid;   /* thread id for the metadata block (see there) */
   bool self_written;   /* the calling thread's buffer is in the file */
+  uint64_t largest;    /* the largest block (v1: with its EndOfBuffer) */
 };
+
+static void note_block(struct counts *c, uint64_t bytes) {
+  if (bytes > c->largest)
+    c->largest = bytes;
+}
 
 static const char *kind_name(enum xr_fdr_snapshot_kind k) {
   switch (k) {
@@ -311,8 +288,7 @@ static const char *kind_name(enum xr_fdr_snapshot_kind k) {
  * llvm-xray account wants each thread's times to grow, and a block of a
  * thread of its own, taken first, would raise the bar for every record. */
 static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
-                          uint32_t number, const struct counts *c,
-                          int version) {
+                          uint32_t number, struct counts *c, int version) {
   char line[384];
   struct text t = {line, 0, sizeof line};
   put_str(&t, "xray-snapshot number=");
@@ -365,8 +341,10 @@ static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
     iov[n++] = (struct iovec){eob, sizeof eob};
   }
   uint64_t before = o->offset;
-  if (out_write(o, iov, n) == 0)
+  if (out_write(o, iov, n) == 0) {
+    note_block(c, o->offset - before - (version >= 2 ? XR_FDR_META_SIZE : 0));
     return 0;
+  }
   int err = errno;
   out_cut(o, before);
   errno = err;
@@ -453,6 +431,7 @@ static int write_buffer(struct out *o, const struct view *v,
     return out_cut(o, before);
   }
   c->buffers++;
+  note_block(c, v->version >= 2 ? n : n + XR_FDR_META_SIZE);
   c->block_tid = (int32_t)(xr_fdr_get64(data) >> 8); /* NewBuffer's tid */
   if (e->holder == (uintptr_t)xr_fdr_thread.writer && e->holder)
     c->self_written = true;
@@ -481,7 +460,7 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                      xr_clock.nonstop_tsc, xr_clock.frequency_hz,
                      (uint64_t)v->q.buffer_size);
   struct iovec hv = {header, sizeof header};
-  struct counts c = {0, 0, 0, 0, 0, false};
+  struct counts c = {0, 0, 0, 0, 0, false, 0};
   int rc = out_write(&o, &hv, 1);
 
   /* Which buffers, in which order: a scan of the holders, then the sort. */
@@ -498,11 +477,17 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     e[used++] = (struct entry){h > XR_FDR_BUFFER_HELD ? UINT64_MAX : seq, seq,
                                h, i};
   }
-  sort_entries(e, used);
+  xr_heap_sort(e, used, sizeof *e, by_key);
   for (size_t i = 0; rc == 0 && i < used; i++)
     rc = write_buffer(&o, v, &e[i], &c);
   if (rc == 0)
     rc = write_metadata(&o, why, number, &c, v->version);
+  if (rc == 0 && xr_fdr_snapshot_finish(fd, o.offset, name, v->version,
+                                        c.largest, v->q.scratch[slot],
+                                        v->q.count + 1, o.room) != 0)
+    say_raw(XR_ERROR, "xray-fdr: snapshot '", name, "' kept as the buffers are (",
+            error_text(errno), "): llvm-xray convert and fdr-dump read it, "
+            "account may not");
 
   XRaySnapshotStatus status = XRAY_SNAPSHOT_OK;
   if (rc != 0) {
@@ -559,7 +544,12 @@ XRaySnapshotStatus xr_fdr_snapshot_write(const struct xr_fdr_snapshot_why *why,
    * (the only way to a new queue) moves it, and the snapshot gives up. */
   struct view v;
   uint64_t epoch = __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE);
-  v.q = xr_fdr_queue;
+  /* Only the fields init sets: the counters change under the writers. */
+  v.q = (struct xr_fdr_queue){.buffers = xr_fdr_queue.buffers,
+                              .count = xr_fdr_queue.count,
+                              .buffer_size = xr_fdr_queue.buffer_size,
+                              .scratch = {xr_fdr_queue.scratch[0],
+                                          xr_fdr_queue.scratch[1]}};
   v.version = xr_fdr_hot.version;
   v.erasing = xr_fdr_hot.threshold_ticks != 0;
   __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -37,6 +37,19 @@ XR_HIDDEN XRaySnapshotStatus xr_fdr_snapshot_write(
     const struct xr_fdr_snapshot_why *why, enum xr_fdr_snapshot_slot slot,
     char *path, size_t path_size);
 
+/* Ends the snapshot `name` (open read-write as fd, `size` bytes, as
+ * fdr_snapshot.c wrote it: one block per buffer, the largest `largest`
+ * bytes): version 5 is joined per thread as the exit-time log
+ * (fdr_snapshot_log.c) through `<name>.tmp` renamed over it; otherwise, or
+ * when that fails, the header declares the largest block when it exceeds
+ * buffer_size. scratch: the slot's scratch area, whose first max_spans
+ * entries may hold the blocks. 0, or -1 with errno when the join failed
+ * (the file is then as written). Async-signal-safe. */
+XR_HIDDEN int xr_fdr_snapshot_finish(int fd, uint64_t size, const char *name,
+                                     int version, uint64_t largest,
+                                     uint8_t *scratch, size_t max_spans,
+                                     uint64_t limit);
+
 /* Control path (the JSON helper thread, or flush once it is joined: one
  * caller at a time): calls fn with the name of every file of a normal
  * snapshot (API, signal, slow call) this process finished since the last

@@ -7,6 +7,7 @@
  * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
 #include "core/common.h"
 #include "core/report.h"
+#include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
 
 #include <errno.h>
@@ -65,6 +66,7 @@ void xr_fdr_snapshot_drain(void) {
 void xr_fdr_snapshot_fork_child(void) {
   __atomic_store_n(&normal_slot_taken, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&deferred, 0, __ATOMIC_RELAXED);
+  xr_sigfront_fork_child();
   xr_fdr_snapshot_names_fork_child();
 }
 
@@ -100,6 +102,18 @@ static const struct {
     {"SEGV", SIGSEGV}, {"BUS", SIGBUS},     {"ILL", SIGILL},
     {"FPE", SIGFPE},   {"ABRT", SIGABRT},   {"TRAP", SIGTRAP},
 };
+
+const char *xr_fdr_signal_name(int signo) {
+  switch (signo) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGFPE: return "SIGFPE";
+  case SIGABRT: return "SIGABRT";
+  case SIGTRAP: return "SIGTRAP";
+  default: return "signal";
+  }
+}
 
 int xr_fdr_parse_signal(const char *text) {
   const char *s = text;
@@ -172,18 +186,43 @@ static void on_snapshot_signal(int signo, siginfo_t *info, void *context) {
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL,
                                     SIGFPE,  SIGABRT, SIGTRAP};
-static struct sigaction crash_old[XR_ARRAY_SIZE(crash_signals)];
 static bool crash_installed;
 static int crash_slot_taken; /* atomic: one crash snapshot at a time */
 static XR_TLS int in_crash;  /* a fault inside our own crash path */
+/* The crash this thread last took a snapshot of (signal, fault address). */
+static XR_TLS int crash_seen_signo;
+static XR_TLS uintptr_t crash_seen_addr;
 
 enum { ALT_STACK_SIZE = 64 * 1024 };
 static XR_TLS void *alt_stack; /* the one we gave this thread */
 
+/* One snapshot per crash. What follows a crash on the same thread is the
+ * same crash going on, not a new one: the program's handler re-raising the
+ * signal or calling abort() (a sent signal), or returning to the faulting
+ * instruction (the same fault again). Only a fault at another address, on
+ * a thread whose handler recovered (longjmp), is a new crash. */
+static bool new_crash(int signo, const siginfo_t *info) {
+  bool fault = info != NULL && info->si_code > 0;
+  uintptr_t addr = fault ? (uintptr_t)info->si_addr : 0;
+  if (crash_seen_signo != 0 &&
+      (!fault || (signo == crash_seen_signo && addr == crash_seen_addr)))
+    return false;
+  crash_seen_signo = signo;
+  crash_seen_addr = addr;
+  return true;
+}
+
 static void on_crash(int signo, siginfo_t *info, void *context) {
-  (void)context;
   int saved_errno = errno;
-  if (!in_crash) {
+  bool sent = info == NULL || info->si_code <= 0;
+  struct sigaction prog;
+  xr_sigfront_program(signo, &prog);
+  bool ignored = xr_sigfront_is_ignore(&prog);
+  if (ignored && sent) {
+    errno = saved_errno;
+    return; /* what the kernel would have done: nothing */
+  }
+  if (!in_crash && new_crash(signo, info)) {
     in_crash = 1;
     if (!__atomic_exchange_n(&crash_slot_taken, 1, __ATOMIC_ACQUIRE)) {
       struct xr_fdr_snapshot_why why = {XR_SNAP_CRASH, signo, 0, 0};
@@ -192,17 +231,28 @@ static void on_crash(int signo, siginfo_t *info, void *context) {
     }
     in_crash = 0;
   }
-  /* Give the signal back to what the program had, then let it happen as
-   * it would have without us. A fault (si_code > 0) repeats by itself when
-   * this handler returns: the same instruction faults again, now under the
-   * program's own disposition, with the same siginfo. A signal that was
+  if (xr_sigfront_is_function(&prog)) {
+    /* The program's handler, as the kernel would have run it. Whatever it
+     * does next (return, _exit, abort, restore SIG_DFL and re-raise, a
+     * longjmp) happens as without us: the snapshot is already written. */
+    errno = saved_errno;
+    xr_sigfront_run(signo, &prog, info, context);
+    return;
+  }
+  /* SIG_DFL (or a fault while ignored, which the kernel kills with the
+   * default action): the program's disposition goes back to the kernel,
+   * and the signal happens as it would have without us. A fault (si_code
+   * > 0) repeats by itself when this handler returns: the same
+   * instruction faults again, with the same siginfo. A signal that was
    * sent (kill, raise, abort: si_code <= 0) or a trap (the instruction
-   * after int3 does not trap again) is sent again, with its own siginfo; it
-   * stays pending while this handler runs and arrives as it returns. */
-  for (size_t i = 0; i < XR_ARRAY_SIZE(crash_signals); i++)
-    if (crash_signals[i] == signo)
-      sigaction(signo, &crash_old[i], NULL);
-  if (info == NULL || info->si_code <= 0 || signo == SIGTRAP) {
+   * after int3 does not trap again) is sent again, with its own siginfo;
+   * it stays pending while this handler runs and arrives as it returns. */
+  if (ignored)
+    prog.sa_handler = SIG_DFL;
+  xr_sigfront_give_back(signo);
+  if (ignored)
+    xr_sigfront_next(signo, &prog, NULL);
+  if (sent || signo == SIGTRAP) {
     if (info == NULL ||
         syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), signo,
                 info) != 0)
@@ -245,8 +295,8 @@ void xr_fdr_triggers_thread_exit(void) {
 
 static bool ours(int signo, void (*handler)(int, siginfo_t *, void *)) {
   struct sigaction now;
-  return sigaction(signo, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
-         now.sa_sigaction == handler;
+  return xr_sigfront_next(signo, NULL, &now) == 0 &&
+         (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == handler;
 }
 
 void xr_fdr_triggers_install(const struct fdr_trigger_options *o) {
@@ -256,16 +306,13 @@ void xr_fdr_triggers_install(const struct fdr_trigger_options *o) {
     sa.sa_sigaction = on_snapshot_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(o->signo, &sa, &snapshot_old) == 0) {
+    if (xr_sigfront_next(o->signo, &sa, &snapshot_old) == 0) {
       snapshot_signo = o->signo;
-      bool had = (snapshot_old.sa_flags & SA_SIGINFO)
-                     ? (void *)snapshot_old.sa_sigaction != (void *)SIG_DFL &&
-                           (void *)snapshot_old.sa_sigaction != (void *)SIG_IGN
-                     : snapshot_old.sa_handler != SIG_DFL &&
-                           snapshot_old.sa_handler != SIG_IGN;
       xr_report(XR_INFO,
                 "xray-fdr: signal %d takes a snapshot%s", o->signo,
-                had ? ", then runs the program's own handler" : "");
+                xr_sigfront_is_function(&snapshot_old)
+                    ? ", then runs the program's own handler"
+                    : "");
     } else {
       xr_report(XR_ERROR, "xray-fdr: cannot handle signal %d: %s", o->signo,
                 strerror(errno));
@@ -273,7 +320,7 @@ void xr_fdr_triggers_install(const struct fdr_trigger_options *o) {
   }
   if (o->on_crash && !crash_installed) {
     for (size_t i = 0; i < XR_ARRAY_SIZE(crash_signals); i++) {
-      struct sigaction sa;
+      struct sigaction sa, prog;
       memset(&sa, 0, sizeof sa);
       sa.sa_sigaction = on_crash;
       /* On the alternate stack (a stack overflow leaves no room on the
@@ -281,7 +328,16 @@ void xr_fdr_triggers_install(const struct fdr_trigger_options *o) {
        * snapshot and the program's disposition. */
       sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
       sigfillset(&sa.sa_mask);
-      sigaction(crash_signals[i], &sa, &crash_old[i]);
+      if (xr_sigfront_take(crash_signals[i], &sa, &prog) != 0)
+        xr_report(XR_ERROR, "xray-fdr: cannot handle %s: %s; no snapshot "
+                  "on that crash", xr_fdr_signal_name(crash_signals[i]),
+                  strerror(errno));
+      else if (xr_sigfront_is_function(&prog))
+        xr_report(XR_INFO,
+                  "xray-fdr: %s has the program's own handler; kept behind "
+                  "the crash snapshot (a crash writes the snapshot, then runs "
+                  "the program's handler)",
+                  xr_fdr_signal_name(crash_signals[i]));
     }
     __atomic_store_n(&crash_installed, true, __ATOMIC_RELEASE);
     xr_fdr_triggers_thread_start();
@@ -291,13 +347,12 @@ void xr_fdr_triggers_install(const struct fdr_trigger_options *o) {
 void xr_fdr_triggers_remove(void) {
   if (snapshot_signo) {
     if (ours(snapshot_signo, on_snapshot_signal))
-      sigaction(snapshot_signo, &snapshot_old, NULL);
+      xr_sigfront_next(snapshot_signo, &snapshot_old, NULL);
     snapshot_signo = 0;
   }
   if (crash_installed) {
     for (size_t i = 0; i < XR_ARRAY_SIZE(crash_signals); i++)
-      if (ours(crash_signals[i], on_crash))
-        sigaction(crash_signals[i], &crash_old[i], NULL);
+      xr_sigfront_release(crash_signals[i]);
     __atomic_store_n(&crash_installed, false, __ATOMIC_RELEASE);
   }
 }

@@ -125,7 +125,17 @@ static void scenario_unpatched(long n) {
   printf("M noxray %.3f ns/call\n", best_plain / (double)per);
 }
 
+/* Ours only (weak: compiler-rt has no such flag): BENCH_NO_AVX512=1 makes
+ * the next handler install take the full path of CPUs without AVX-512 (ymm),
+ * so that both can be measured on an AVX-512 machine. */
+extern uint8_t xr_vector_avx512 __attribute__((weak));
+static void knob_no_avx512(void) {
+  if (getenv("BENCH_NO_AVX512") && &xr_vector_avx512)
+    xr_vector_avx512 = 0;
+}
+
 static void scenario_noop(long n) {
+  knob_no_avx512();
   if (__xray_patch() != SUCCESS)
     fail("patch");
   if (!__xray_set_handler(counting_handler))
@@ -155,6 +165,7 @@ __attribute__((noinline)) static long leaf_at_offset(long n, int off) {
 }
 
 static void scenario_noop_stack(long n) {
+  knob_no_avx512();
   if (__xray_patch() != SUCCESS)
     fail("patch");
   if (!__xray_set_handler(counting_handler))

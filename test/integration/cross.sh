@@ -122,11 +122,21 @@ done
 PATH="$xr_cross_dir/bin:$PATH"
 unset xr_t xr_real
 
+# The control socket's client, built for the target with the archive: run
+# under the emulator too (control_lib.sh takes XRAYCTL as given).
+xr_ctl=$(dirname "$XRAY_LIB")/../bin/xrayctl
+if [ -z "${XRAYCTL:-}" ] && [ -x "$xr_ctl" ]; then
+  printf '#!/bin/sh\nexec %s %s "$@"\n' "$XRAY_TEST_EMULATOR" "$xr_ctl" >"$xr_cross_dir/xrayctl"
+  chmod +x "$xr_cross_dir/xrayctl"
+  export XRAYCTL="$xr_cross_dir/xrayctl"
+fi
+unset xr_ctl
+
 # Tests that cannot run on this target or under the emulator, and why
 # (exit 77, as any skip). The name is the CTest name (the work directory's).
 xr_cross_skip() {
   case "$1" in
-  core_patch.avx512 | stress.fp_args) echo "x86-64 only: AVX-512 and x87 registers" ;;
+  core_patch.avx512 | core_patch.x87 | stress.fp_args) echo "x86-64 only: AVX-512 and x87 registers" ;;
   core_patch.regs) echo "x86-64 only: its probe is x86 assembly (AArch64: aarch64.regs)" ;;
   core_patch.sled_order) echo "x86-64 only: hand-written x86 sleds" ;;
   fdr.signal_order) echo "x86-64 only: x86 inline assembly in the program" ;;
@@ -136,6 +146,7 @@ xr_cross_skip() {
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;
   core_control.quiet | core_control.bad_options | core_control.exit_flush) echo "the program (quiet_prog.c) re-executes /proc/self/exe: qemu-user (without binfmt_misc) cannot exec a target binary" ;;
   core_patch.protection) echo "checks the kernel loader's layout of text pages and re-executes /proc/self/exe: qemu-user lays them out differently and cannot exec a target binary" ;;
+  control.security) echo "counts the program's threads in /proc: qemu-user adds a thread of its own (RCU)" ;;
   dso.llvm20) echo "x86-64 only: its stand-in for LLVM 20's per-object trampolines is x86 assembly" ;;
   fdr.snapshot_api) echo "reads the helper thread's SigBlk from /proc: under qemu-user that is qemu's host mask, not the guest's" ;;
   core_patch.custom_events) echo "its leaves are built -fomit-frame-pointer: clang 19's AArch64 event sled then does bl in a function that did not save x30, which returns into its own sled (a compiler bug; framed functions' events work: fdr.events, dso.events)" ;;

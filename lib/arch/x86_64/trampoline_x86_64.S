@@ -16,7 +16,9 @@
  *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
  *     exit 0-1 (results): at those call boundaries no other vector or mask
  *     register can be live. The zmm forms are separate paths, chosen once
- *     by xr_handler_install, so the others pay nothing for them.
+ *     by xr_handler_install, so the others pay nothing for them; they store
+ *     whole zmm registers only when one has a bit above 255 set, else the
+ *     ymm halves (SAVE_ZMM).
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -79,8 +81,10 @@
  *   lean:  indirect jmp, 8 pushes, 1 load, 2 moves, call, 8 pops, ret
  *          (rflags and r10 not saved, see the head comment and
  *          SAVE_LEAN_GPRS).
- *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), 8 vector
- *          stores and loads (ymm with AVX, zmm with AVX-512), call. */
+ *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), rbx
+ *          frame for the 32-aligned vector area, 8 vector stores and loads
+ *          (ymm with AVX; with AVX-512 first a 6-instruction test of
+ *          zmm0-7's upper halves, then ymm, or zmm when one is set), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, type, index
         .globl \name
         .type \name,@function
@@ -182,15 +186,17 @@ __xray_ArgLoggerEntry:
         PUSH_CFI %rax
         PUSH_CFI %rdx
         SAVE_FLAGS \how
-        VEC_ALLOC \vec, 2
+        VEC_ALLOC \vec, 2, 176           /* x87 area: 176 bytes below rbx */
         SAVE_VEC \vec, 2
+        X87_EXIT_SPILL
         movq xr_handler_full+SLOT_ARG0(%rip), %rax
         testq %rax, %rax
         jz 3f
         movl %r10d, %edi
         movl $TYPE_EXIT, %esi
         call *%rax
-3:      RESTORE_VEC \vec, 2
+3:      X87_EXIT_RELOAD
+        RESTORE_VEC \vec, 2
         VEC_FREE \vec, 2
         RESTORE_FLAGS \how
         POP_CFI %rdx
@@ -204,14 +210,16 @@ __xray_ArgLoggerEntry:
  * (long double returns).
  *   none: indirect jmp, ret.
  *   lean: indirect jmp, 3 pushes, 1 load, 2 moves, call, 3 pops, ret.
- *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), ymm0-1
- *         (zmm0-1 with AVX-512), call.
- * The x87 stack is left alone: a long double return value stays in st0
- * (st0-st1 for a complex one) while the handler runs, leaving it 6 free x87
- * registers. Spilling it would need `fnstsw` to learn the depth, about half
- * the cost of the whole full path (docs/performance.md);
- * compiler-rt does not spill either. The event trampolines, where up to 8
- * values may be live, do spill. */
+ *   full: indirect jmp, 2 pushes, lahf/seto + add/sahf (1 push), rbx
+ *         frame, ymm0-1 (with AVX-512 first a 3-instruction test of the
+ *         upper halves, then ymm0-1 or zmm0-1), a 5-instruction look-up of
+ *         the id among those known to return nothing in x87
+ *         (X87_EXIT_SPILL), call.
+ * A long double result (st0; st0-st1 for a complex one) is popped to memory
+ * around the handler and pushed back, the status word with it
+ * (X87_EXIT_SPILL): the handler may use the whole x87 stack, as the ABI
+ * allows any callee. compiler-rt leaves the values in place and loses them
+ * to such a handler. */
         .globl __xray_FunctionExit
         .type __xray_FunctionExit,@function
         .p2align 4
@@ -349,18 +357,18 @@ __xray_FunctionExit:
         .cfi_def_cfa_offset 8+8*\pushed
         EVENT_SAVE_GPRS
         andq $-32, %rsp
-        subq $672, %rsp                  /* ymm0-15 at 0, x87 at 512..656 */
+        subq $704, %rsp                  /* ymm0-15 at 0, x87 at 512..688 */
         SAVE_VECTORS 0, 16
-        X87_SPILL 512
+        X87_SPILL 512, %rsp
         EVENT_CALL xr_handler_full, \slot, \zext, 1
-        X87_RELOAD 512
+        X87_RELOAD 512, %rsp
         RESTORE_VECTORS 0, 16
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
         /* AVX-512 (xr_vector_avx512): zmm0-31 and k0-7 may be live too.
          * Explicit moves into a 64-aligned area: zmm0-31 at 0, k0-7 at 2048
          * (kmovq, all 64 bits, with AVX512BW; kmovw keeps the 16 bits that
-         * exist without it), the x87 stack at 2112 as above, MXCSR at 2248.
+         * exist without it), the x87 stack at 2112 as above, MXCSR at 2288.
          * XSAVE/XRSTOR of the same state cost 304 TSC ticks per event with
          * a no-op handler here, this path 55 (the ymm one 31). */
 .L\name\()_full_zmm:
@@ -381,11 +389,11 @@ __xray_FunctionExit:
         .irp k, 0,1,2,3,4,5,6,7
         kmovw %k\k, 2048+8*\k(%rsp)
         .endr
-2:      stmxcsr 2248(%rsp)
-        X87_SPILL 2112
+2:      stmxcsr 2288(%rsp)
+        X87_SPILL 2112, %rsp
         EVENT_CALL xr_handler_full, \slot, \zext, 1
-        X87_RELOAD 2112
-        ldmxcsr 2248(%rsp)
+        X87_RELOAD 2112, %rsp
+        ldmxcsr 2288(%rsp)
         cmpb $0, xr_cpu_avx512bw(%rip)
         je 1f
         .irp k, 0,1,2,3,4,5,6,7
@@ -502,6 +510,17 @@ xr_trampoline_paths:
         .quad .L\t\()_full_zmm, .L\t\()_full_zmm
         .endr
         .size xr_trampoline_paths, .-xr_trampoline_paths
+
+/* Ids whose exit found the x87 stack empty (X87_EXIT_SPILL), by the id's
+ * low bits; 0 is no id. Written by the exit full paths only. */
+        .bss
+        .p2align 6
+        .globl xr_x87_free_exits
+        .hidden xr_x87_free_exits
+        .type xr_x87_free_exits,@object
+xr_x87_free_exits:
+        .zero 4*XR_X87_FREE_SLOTS
+        .size xr_x87_free_exits, .-xr_x87_free_exits
 
         .data
         .p2align 6

@@ -4,7 +4,8 @@
  *    tail-exit and log-args sleds, compared bit for bit with the unpatched
  *    run, while the handler calls libm (sin, exp: glibc picks AVX/FMA
  *    variants that end in vzeroupper), does 512-bit arithmetic and then sets
- *    every zmm and mask register to all ones;
+ *    every zmm and mask register to all ones; also with the upper halves of
+ *    all arguments zero but one (or none), the paths' ymm form;
  *  - custom and typed event sleds in a function that holds live values in
  *    all of zmm0-31 and k0-7 across them (register variables pin them).
  * Prints one line per case; exits 77 when the CPU or OS lacks AVX-512. */
@@ -175,6 +176,27 @@ NOXRAY static void run_vectors(struct results *r) {
                  vec_f(7));
 }
 
+/* The full paths store zmm0-7 whole only when one has a bit above 255 set,
+ * else their ymm halves: arguments whose upper halves are all zero, then
+ * with the upper half of one register set (each of zmm0-7 in turn), through
+ * entry + exit, tail exit and log-args entry. Row 0: none set; row j + 1:
+ * zmm j. */
+#define MIXED_ROWS 9
+NOXRAY static __m512i narrow(__m512i v) {
+  return _mm512_inserti64x4(v, _mm256_setzero_si256(), 1);
+}
+NOXRAY static void run_mixed(__m512i out[MIXED_ROWS][3]) {
+  for (int j = -1; j < 8; j++) {
+    __m512i v[8];
+    for (int k = 0; k < 8; k++)
+      v[k] = k == j ? vec_i((unsigned)k) : narrow(vec_i((unsigned)k));
+    out[j + 1][0] = mix_epi(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    out[j + 1][1] = tail_epi(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+    out[j + 1][2] =
+        logged_epi(0x5A5A5A5A5A5A5A5Aull, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+  }
+}
+
 NOXRAY static void expect_same(const char *what, const void *got, const void *want,
                                size_t n) {
   int same = memcmp(got, want, n) == 0;
@@ -206,6 +228,8 @@ NOXRAY int main(void) {
   }
   struct results want, got;
   run_vectors(&want); /* unpatched */
+  static __m512i want_mixed[MIXED_ROWS][3], got_mixed[MIXED_ROWS][3];
+  run_mixed(want_mixed);
 
   if (__xray_patch() != SUCCESS || !__xray_set_handler(handler))
     return 1;
@@ -217,6 +241,16 @@ NOXRAY int main(void) {
   expect_count("exit events", events_by_type[EXIT], 4);
   expect_count("tail events", events_by_type[TAIL], 1);
   expect_count("log-args events", events_by_type[LOG_ARGS_ENTRY], 1);
+
+  run_mixed(got_mixed);
+  for (int j = 0; j < MIXED_ROWS; j++) {
+    char what[96];
+    if (j == 0)
+      snprintf(what, sizeof what, "no upper half set: args and results");
+    else
+      snprintf(what, sizeof what, "upper half of zmm%d only: args and results", j - 1);
+    expect_same(what, got_mixed[j], want_mixed[j], sizeof got_mixed[j]);
+  }
 
   if (!__xray_set_handler_arg1(handler_arg1))
     return 1;

@@ -183,9 +183,9 @@ probe_call_preserving_vectors:
 
 /* void clobber_everything(void): what any C handler may do: every
  * caller-saved general register, all vector registers (whole ymm with AVX),
- * six x87 registers (pushed and popped: at function exit a long double
- * return value may hold the other two), and each of the six status flags
- * set to the opposite of its value in st_in. */
+ * all eight x87 registers (pushed and popped: the ABI gives every callee an
+ * empty x87 stack, so the exit path moves a live long double out of it), and
+ * each of the six status flags set to the opposite of its value in st_in. */
         .globl clobber_everything
         .type clobber_everything,@function
         .p2align 4
@@ -209,10 +209,10 @@ clobber_everything:
         .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
         pcmpeqd %xmm\r, %xmm\r
         .endr
-2:      .rept 6                          /* exit leaves up to 2 live: 6 free */
+2:      .rept 8
         fldz
         .endr
-        .rept 6
+        .rept 8
         fstp %st(0)
         .endr
         pushq st_in+120(%rip)            /* every status flag inverted: */

@@ -10,6 +10,7 @@
 # said to match nothing at exit).
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
 xr_so "$XRAY_CLANG" libhostlib.so "$TEST_SRC_DIR/hostlib.c"

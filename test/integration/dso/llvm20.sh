@@ -3,7 +3,7 @@
 # compiler-rt's xray-dso does for -fxray-shared; no clang 20 here), whose
 # trampolines call through the exported _ZN6__xray19XRayPatchedFunctionE.
 # A user handler and basic mode (a lean built-in handler) both see its
-# events with packed ids.
+# events with packed ids; FDR with dense ids (id base + function).
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 "$XRAY_CLANG" -g -O1 -fPIC -shared -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \
@@ -34,3 +34,16 @@ log=$(only_file "xray-log.llvm20.??????")
 expect_eq "basic: llvm20_fn entries" 1 "$(grep -c 'func-id: 16777218,.*function-enter' log.yaml)"
 expect_eq "basic: llvm20_leaf exits" 1 "$(grep -c 'func-id: 16777217,.*function-exit' log.yaml)"
 grep -q '^function 16777218 1 2 llvm20_fn$' "$log.map" || fail "map does not name llvm20_fn"
+
+# FDR takes dense ids: the object's calls reach it through the wrapper that
+# adds the object's id base (1: the executable has exe_leaf only), so
+# llvm20_leaf and llvm20_fn are records 2 and 3, named so by the map.
+rm -f xray-log.*
+XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" XRAY_FDR_OPTIONS=func_duration_threshold_us=0 \
+  ./llvm20 fdr "$PWD/llvm20.so" >/dev/null 2>err.txt || { cat err.txt >&2; fail "fdr run"; }
+log=$(only_file "xray-log.llvm20.??????")
+xr_log_counts "$log" >counts.txt || fail "fdr: reading the log"
+printf '%s\n' "exe_leaf enter 1 exit 1" "llvm20_fn enter 1 exit 1" "llvm20_leaf enter 1 exit 1" \
+  >expected.txt
+expect_file_eq "fdr counts through the wrapper" expected.txt counts.txt
+grep -q '^function 3 1 2 llvm20_fn$' "$log.map" || fail "FDR map does not name llvm20_fn 3"

@@ -31,7 +31,7 @@ echo "buffers: ok"
 # A file that cannot be written whole (RLIMIT_FSIZE 64 KiB, SIGXFSZ ignored;
 # 8 threads of one buffer, each written as a block of 16105 bytes:
 # BufferExtents, NewBuffer, Walltime, Pid, the sync event (NewCPUId,
-# marker, 9 bytes), 2000 records; 4 fit):
+# marker, 9 bytes), the buffer's NewCPUId, 2000 records; 4 fit):
 # cut back to the last whole block, still readable, and the failure said.
 rm -f xray-log.thread_exit.*
 ( trap '' XFSZ; ulimit -f 64
@@ -39,6 +39,6 @@ rm -f xray-log.thread_exit.*
 f=$(only_file "xray-log.thread_exit.*")
 grep -q "xray-fdr: writing '.*' failed: File too large; it keeps the 4 whole block(s) written before" fsize.txt ||
   { cat fsize.txt >&2; fail "file size failure message"; }
-expect_eq "cut to whole blocks" $((32 + 4 * (16 + 48 + 41 + 2000 * 8))) "$(stat -c %s "$f")"
+expect_eq "cut to whole blocks" $((32 + 4 * (16 + 48 + 41 + 16 + 2000 * 8))) "$(stat -c %s "$f")"
 expect_eq "readable after the cut" "work:4000/4000" "$(fdr_calls "$f" thread_exit)"
 echo "buffers fsize: ok"

@@ -7,27 +7,8 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
-# ASan and UBSan handle the crash signals themselves (report, exit 1)
-[ -z "${XRAY_TEST_SANITIZE:-}" ] || skip "sanitizers handle crash signals themselves"
 fdr_prog crash
 ulimit -c unlimited 2>/dev/null || true
-# wait_status CMD...: how CMD ended, as the raw wait status says; CMD's
-# standard output goes to prog.out.
-wait_status() {
-  python3 - "$@" <<'PY'
-import os, sys
-out = os.open("prog.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-saved = os.dup(1)
-os.dup2(out, 1)
-pid = os.spawnvp(os.P_NOWAIT, sys.argv[1], sys.argv[1:])
-os.dup2(saved, 1)
-_, st = os.waitpid(pid, 0)
-if os.WIFSIGNALED(st):
-    print("signal=%d core=%d" % (os.WTERMSIG(st), 1 if os.WCOREDUMP(st) else 0))
-else:
-    print("exit=%d" % os.WEXITSTATUS(st))
-PY
-}
 base="func_duration_threshold_us=0"
 for mode in null abort overflow own threaded; do
   rm -f xray-log.crash.* core core.*
@@ -43,6 +24,9 @@ for mode in null abort overflow own threaded; do
     overflow) signo=11 fn=recurse want="signal=11 " ;;
     *) signo=11 fn=crash_null want="signal=11 " ;;
   esac
+  # AddressSanitizer's SIGSEGV handler (the program's, from where we stand:
+  # it was installed first) reports and exits 1
+  [ -z "${XRAY_TEST_SANITIZE:-}" ] || [ "$want" != "signal=11 " ] || want="exit=1"
   [[ "$with" == "$want"* ]] || fail "$mode: ended with $with, want $want"
   [ "$mode" != own ] || expect_eq "own: the program's handler ran" "own handler ran" "$(cat prog.out)"
   snap=$(only_file "xray-log.crash.*.snap000001")
@@ -55,8 +39,10 @@ for mode in null abort overflow own threaded; do
          grep -o 'function: [a-z_]*, .*kind: function-[a-z]*' | sed 's/, .*kind: */ /')
   expect_eq "$mode: the crashing thread's last record" "function: $fn function-enter" "$last"
   if [ "$mode" = overflow ]; then
-    # the recursion filled every buffer: only its enters are left
-    expect_eq "overflow: no exit recorded" 0 "$(grep -c 'kind: function-exit' snap.yaml || true)"
+    # the recursion filled every buffer: only its enters are left (under
+    # ASan, whose frames are larger, it ends before)
+    [ -n "${XRAY_TEST_SANITIZE:-}" ] ||
+      expect_eq "overflow: no exit recorded" 0 "$(grep -c 'kind: function-exit' snap.yaml || true)"
     [ "$(grep -c 'function: recurse, .*kind: function-enter' snap.yaml)" -gt 1000 ] ||
       fail "overflow: too few recursion levels recorded"
     continue

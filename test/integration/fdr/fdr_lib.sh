@@ -1,6 +1,13 @@
 # Helpers of the FDR integration tests (sourced after lib.sh).
 need_llvm_xray
 
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
+# fdr_largest_block TRACE: the byte count of TRACE's largest block.
+fdr_largest_block() {
+  python3 "$XRAY_SRC/test/integration/fdr/fdr_frame_check.py" "$1" |
+    sed -n 's/.*, largest \([0-9]*\),.*/\1/p'
+}
+
 # fdr_counts TRACE BINARY: "name:count ..." of every function llvm-xray
 # account finds, sorted by name, on one line.
 fdr_counts() {
@@ -115,5 +122,22 @@ for line in open(sys.argv[2]):
         stack.clear()
 assert got == want, (dict(got), dict(want))
 print(" ".join("%s:%d" % kv for kv in sorted(got.items())))
+PY
+}
+# wait_status CMD...: how CMD ended, as the raw wait status says; CMD's
+# standard output goes to prog.out.
+wait_status() {
+  python3 - "$@" <<'PY'
+import os, sys
+out = os.open("prog.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+saved = os.dup(1)
+os.dup2(out, 1)
+pid = os.spawnvp(os.P_NOWAIT, sys.argv[1], sys.argv[1:])
+os.dup2(saved, 1)
+_, st = os.waitpid(pid, 0)
+if os.WIFSIGNALED(st):
+    print("signal=%d core=%d" % (os.WTERMSIG(st), 1 if os.WCOREDUMP(st) else 0))
+else:
+    print("exit=%d" % os.WEXITSTATUS(st))
 PY
 }

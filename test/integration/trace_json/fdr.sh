@@ -4,6 +4,7 @@
 # with their payload escaped, and the calls longjmp skipped marked.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 build_threads
 cfg="func_duration_threshold_us=0:trace_output=xray+chrome"
 XRAY_OPTIONS=xray_logfile_base=one- ./threads xray-fdr "$cfg" 1 3000 0 1

@@ -6,6 +6,7 @@
 # The rules the logs follow are in docs/formats.md ("What llvm-xray needs").
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
+source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 build_threads
 readable() { # LOG: account, stack and graph of every llvm-xray accept it
   for x in "${LLVM_XRAYS[@]}"; do

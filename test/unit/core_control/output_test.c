@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "capture.h"
@@ -38,14 +39,17 @@ static int group_teardown(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The process suffix, then "-N" (N >= 2) for the process's later logs. */
 static bool suffix_ok(const char *s) {
-  if (strlen(s) != 6)
+  char mine[7];
+  xr_process_suffix(mine);
+  if (strncmp(s, mine, 6) != 0)
     return false;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-          (*s >= '0' && *s <= '9')))
-      return false;
-  return true;
+  if (s[6] == 0)
+    return true;
+  char *end;
+  long n = s[6] == '-' ? strtol(s + 7, &end, 10) : 0;
+  return n >= 2 && *end == 0;
 }
 
 static void program_name_is_basename_of_argv0(void **state) {
@@ -100,6 +104,34 @@ static void names_are_distinct(void **state) {
   assert_string_not_equal(a, b);
   close(fa);
   close(fb);
+}
+
+/* One suffix per process (six of a-z0-9), a new one in a fork child. */
+static void one_suffix_per_process(void **state) {
+  (void)state;
+  char a[7], b[7];
+  xr_process_suffix(a);
+  xr_process_suffix(b);
+  assert_string_equal(a, b);
+  assert_int_equal(strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789"), 6);
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char c[7];
+    xr_process_suffix(c);
+    _exit(write(p[1], c, 7) == 7 ? 0 : 1);
+  }
+  char child[7];
+  assert_int_equal(read(p[0], child, 7), 7);
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_int_equal(st, 0);
+  assert_string_not_equal(child, a);
+  xr_process_suffix(b);
+  assert_string_equal(a, b); /* the parent keeps its own */
+  close(p[0]);
+  close(p[1]);
 }
 
 static void sibling_is_exclusive(void **state) {
@@ -233,6 +265,7 @@ int main(void) {
       cmocka_unit_test(base_with_a_directory_prefix),
       cmocka_unit_test(default_base_in_the_current_directory),
       cmocka_unit_test(names_are_distinct),
+      cmocka_unit_test(one_suffix_per_process),
       cmocka_unit_test(sibling_is_exclusive),
       cmocka_unit_test(missing_directory_reported_with_errno_text),
       cmocka_unit_test(name_too_long),

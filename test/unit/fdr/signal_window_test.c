@@ -8,7 +8,9 @@
  *    handler's call is dropped as a pair, entry and exit, even when its exit
  *    needs the full path (a CPU change, a full buffer) and its entry does
  *    not. A split pair would leave an entry whose exit the log writer makes
- *    up, and a nested count that is odd. */
+ *    up, and a nested count that is odd.
+ *  - Inside the slow-call watch's guard (fdr_slow_call.c, compiled again
+ *    here too): the same, for a handler landing at its start or its end. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <setjmp.h>
@@ -29,6 +31,8 @@
 extern void (*xr_fdr_test_bail_window)(void);
 extern void (*xr_fdr_test_full_head)(void);
 extern void (*xr_fdr_test_full_tail)(void);
+extern void (*xr_fdr_test_watch_head)(void);
+extern void (*xr_fdr_test_watch_tail)(void);
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;
@@ -115,30 +119,45 @@ static void bail_window_keeps_time_order(void **state) {
 static void migrating_handler_events(void) {
   xr_fdr_test_full_head = NULL; /* once */
   xr_fdr_test_full_tail = NULL;
+  xr_fdr_test_watch_head = NULL;
+  xr_fdr_test_watch_tail = NULL;
   xr_fdr_thread.cpu = (uint32_t)sched_getcpu(); /* the fast path's CPU */
   xr_fdr_handle_arg0(2, ENTRY);
   xr_fdr_thread.cpu ^= 0x8000; /* the thread moved */
   xr_fdr_handle_arg0(2, EXIT);
 }
 
-/* Calls 1 with the handler at the given test point of the full path (taken
- * by the exit of 1, through a CPU change); returns the records' ids in
+/* Calls 1 with the handler at the given test point: of the full path
+ * (taken by the exit of 1, through a CPU change), or with `watch`, of the
+ * slow-call watch of 1's entry (1 watched). Returns the records' ids in
  * ids[] and their number, the nested drops in *nested. */
-static size_t full_path_window(void (**point)(void), int32_t *ids,
+static size_t full_path_window(void (**point)(void), bool watch, int32_t *ids,
                                uint64_t *nested) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(sched_getcpu(), &one);
   sched_setaffinity(0, sizeof one, &one);
   assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
-  assert_int_equal(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0 "
-                                        "no_file_flush=true buffer_size=4096 buffer_max=2"),
+  assert_int_equal(__xray_log_init_mode("xray-fdr", watch
+                                        ? "func_duration_threshold_us=0 no_file_flush=true "
+                                          "buffer_size=4096 buffer_max=2 "
+                                          "snapshot_if_slower_than_us=60000000 "
+                                          "snapshot_function=1"
+                                        : "func_duration_threshold_us=0 no_file_flush=true "
+                                          "buffer_size=4096 buffer_max=2"),
                    XRAY_LOG_INITIALIZED);
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_thread.cpu ^= 0x8000; /* the exit takes the full path */
-  *point = migrating_handler_events;
-  xr_fdr_handle_arg0(1, EXIT);
-  assert_null(*point); /* the window was reached */
+  if (watch) {
+    *point = migrating_handler_events;
+    xr_fdr_handle_arg0_watch(1, ENTRY);
+    assert_null(*point); /* the window was reached */
+    xr_fdr_handle_arg0_watch(1, EXIT);
+  } else {
+    xr_fdr_handle_arg0(1, ENTRY);
+    xr_fdr_thread.cpu ^= 0x8000; /* the exit takes the full path */
+    *point = migrating_handler_events;
+    xr_fdr_handle_arg0(1, EXIT);
+    assert_null(*point); /* the window was reached */
+  }
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
   *nested = xr_fdr_writers_nested();
   trace_len = 0;
@@ -148,10 +167,10 @@ static size_t full_path_window(void (**point)(void), int32_t *ids,
   return stamps(tsc, ids, 8);
 }
 
-static void full_path_drops_pairs(void (**point)(void)) {
+static void drops_pairs(void (**point)(void), bool watch) {
   int32_t ids[8] = {0};
   uint64_t nested = 0;
-  size_t n = full_path_window(point, ids, &nested);
+  size_t n = full_path_window(point, watch, ids, &nested);
   assert_int_equal(n, 2); /* enter 1, exit 1: none of the handler's */
   assert_int_equal(ids[0], 1);
   assert_int_equal(ids[1], 1);
@@ -160,12 +179,22 @@ static void full_path_drops_pairs(void (**point)(void)) {
 
 static void full_path_start_drops_pairs(void **state) {
   (void)state;
-  full_path_drops_pairs(&xr_fdr_test_full_head);
+  drops_pairs(&xr_fdr_test_full_head, false);
 }
 
 static void full_path_end_drops_pairs(void **state) {
   (void)state;
-  full_path_drops_pairs(&xr_fdr_test_full_tail);
+  drops_pairs(&xr_fdr_test_full_tail, false);
+}
+
+static void watch_start_drops_pairs(void **state) {
+  (void)state;
+  drops_pairs(&xr_fdr_test_watch_head, true);
+}
+
+static void watch_end_drops_pairs(void **state) {
+  (void)state;
+  drops_pairs(&xr_fdr_test_watch_tail, true);
 }
 
 int main(void) {
@@ -173,6 +202,8 @@ int main(void) {
       cmocka_unit_test(bail_window_keeps_time_order),
       cmocka_unit_test(full_path_start_drops_pairs),
       cmocka_unit_test(full_path_end_drops_pairs),
+      cmocka_unit_test(watch_start_drops_pairs),
+      cmocka_unit_test(watch_end_drops_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

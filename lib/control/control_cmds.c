@@ -1,0 +1,449 @@
+#define _GNU_SOURCE /* accept4, struct ucred, POLLRDHUP */
+/* The control commands (docs/control.md), each through the public API the
+ * program itself would call: the names API for patterns, the mode registry
+ * for start/stop, the FDR snapshot API. Runs on the control thread only,
+ * one command at a time, so its own state needs no lock.
+ *
+ * "Patched" in status counts what control patched and has not unpatched
+ * (a byte per function of each object): the runtime does not keep a
+ * patched bit, and the program's own __xray_patch() calls are not seen. */
+#include "control/control.h"
+#include "core/log_registry.h"
+#include "core/names.h"
+#include "core/objects.h"
+#include "core/output.h"
+#include "core/written_files.h"
+#include "xray/xray_fdr.h"
+#include "xray/xray_interface.h"
+#include "xray/xray_log_interface.h"
+#include "xray/xray_names.h"
+
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void xr_ctl_say(struct xr_ctl_reply *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  size_t room = sizeof r->body - r->len;
+  int n = vsnprintf(r->body + r->len, room, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    r->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+void xr_ctl_fail(struct xr_ctl_reply *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->message, sizeof r->message, fmt, ap);
+  va_end(ap);
+  for (char *p = r->message; *p; p++) /* one line on the wire */
+    if (*p == '\n')
+      *p = ' ';
+  r->status = XR_CTL_ERROR;
+  r->len = 0;
+}
+
+static const char *state_word(XRayLogInitStatus s) {
+  static const char *const words[] = {"uninitialized", "initializing",
+                                      "initialized", "finalizing", "finalized"};
+  return (unsigned)s < XR_ARRAY_SIZE(words) ? words[s] : "unknown";
+}
+
+static const char *names_error(int status) {
+  switch (status) {
+  case XRAY_NAMES_NOT_INITIALIZED:
+    return "the program has no XRay instrumentation map";
+  case XRAY_NAMES_BUSY:
+    return "another thread of the program is patching; try again";
+  case XRAY_NAMES_INVALID:
+    return "no pattern given";
+  case XRAY_NAMES_FAILED:
+    return "page protection could not be changed (the program says which "
+           "pages on stderr)";
+  case XRAY_NAMES_NO_MEMORY:
+    return "no memory for the name table";
+  default:
+    return "unknown failure";
+  }
+}
+
+/* ---- what control patched ------------------------------------------------ */
+
+struct patched_set {
+  uint8_t *sel;  /* sel[function id - 1] */
+  size_t count;
+};
+static struct patched_set patched[XR_MAX_OBJECTS];
+
+static struct patched_set *set_of(int32_t object, size_t count) {
+  struct patched_set *s = &patched[object];
+  if (s->count != count) { /* first use, or another object took the id */
+    free(s->sel);
+    s->sel = calloc(count ? count : 1, 1);
+    s->count = s->sel ? count : 0;
+  }
+  return s->sel ? s : NULL;
+}
+
+/* Sets sel to value for every loaded function the patterns match. */
+static void mark(const char *patterns, uint8_t value) {
+  size_t objects = xr_objects_count();
+  for (size_t o = 0; o < objects; o++) {
+    struct xr_object_info info;
+    const struct xr_name_table *t;
+    if (!xr_object_info((int32_t)o, &info) || !info.loaded ||
+        xr_names_table((int)o, &t) != XRAY_NAMES_OK || t->count == 0)
+      continue;
+    struct patched_set *s = set_of((int32_t)o, t->count);
+    if (s)
+      xr_names_mark(t, patterns, s->sel, value, NULL);
+  }
+}
+
+static void count_functions(size_t *loaded_objects, size_t *total,
+                            size_t *by_control) {
+  *loaded_objects = *total = *by_control = 0;
+  size_t objects = xr_objects_count();
+  for (size_t o = 0; o < objects; o++) {
+    struct xr_object_info info;
+    if (!xr_object_info((int32_t)o, &info) || !info.loaded)
+      continue;
+    ++*loaded_objects;
+    *total += info.function_count;
+    const struct patched_set *s = &patched[o];
+    if (s->count == info.function_count)
+      for (size_t i = 0; i < s->count; i++)
+        *by_control += s->sel[i];
+  }
+}
+
+/* __xray_(un)patch_matching, retried while another thread patches. */
+static int patch_by_name(const char *patterns, bool enable) {
+  for (int tries = 0;; tries++) {
+    int n = enable ? __xray_patch_matching(patterns)
+                   : __xray_unpatch_matching(patterns);
+    if (n != XRAY_NAMES_BUSY || tries == 200)
+      return n;
+    struct timespec t = {0, 5 * 1000 * 1000};
+    nanosleep(&t, NULL);
+  }
+}
+
+static void cmd_patch(const char *patterns, bool enable, struct xr_ctl_reply *r) {
+  int n = patch_by_name(patterns, enable);
+  if (n < 0) {
+    xr_ctl_fail(r, "%s '%s': %s", enable ? "patch" : "unpatch", patterns,
+                names_error(n));
+    return;
+  }
+  mark(patterns, enable ? 1 : 0);
+  xr_ctl_say(r, "%d\n", n);
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* Notes of the written-files ring from here on belong to the session
+ * control started last (stop lists them). */
+static uint64_t session_first_file;
+
+/* Lists the files noted since `first` that still exist (basic mode removes
+ * a log that kept no record). */
+static void say_files_since(uint64_t first, struct xr_ctl_reply *r) {
+  uint64_t end = xr_written_count();
+  if (end - first > XR_WRITTEN_RING)
+    first = end - XR_WRITTEN_RING;
+  for (uint64_t i = first; i < end; i++) {
+    char path[XR_WRITTEN_PATH_MAX];
+    if (xr_written_get(i, path, sizeof path) && access(path, F_OK) == 0)
+      xr_ctl_say(r, "%s\n", path);
+  }
+}
+
+static void say_absolute(const char *path, struct xr_ctl_reply *r) {
+  char cwd[XR_WRITTEN_PATH_MAX];
+  if (path[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+    xr_ctl_say(r, "%s/%s\n", strcmp(cwd, "/") == 0 ? "" : cwd, path);
+  else
+    xr_ctl_say(r, "%s\n", path);
+}
+
+/* ---- modes ---------------------------------------------------------------- */
+
+static bool running(XRayLogInitStatus s) {
+  return s == XRAY_LOG_INITIALIZING || s == XRAY_LOG_INITIALIZED ||
+         s == XRAY_LOG_FINALIZING;
+}
+
+/* Starts mode `given` with `options`; false (r says why) when it cannot. */
+static bool start_mode(const char *given, const char *options,
+                       struct xr_ctl_reply *r) {
+  const char *mode = xr_ctl_mode_name(given);
+  if (mode == NULL) {
+    xr_ctl_fail(r, "unknown mode '%s' (xray-basic, xray-fdr, xray-profiling, "
+                "or basic, fdr, profiling)", given);
+    return false;
+  }
+  XRayLogInitStatus s;
+  const char *current = xr_registry_current(&s);
+  if (current != NULL && running(s)) {
+    xr_ctl_fail(r, "mode %s is %s: stop it first", current, state_word(s));
+    return false;
+  }
+  session_first_file = xr_written_count();
+  s = __xray_log_init_mode(mode, options);
+  if (s != XRAY_LOG_INITIALIZED) {
+    xr_ctl_fail(r, "%s did not start (it says %s; its messages are on the "
+                "program's stderr)", mode, state_word(s));
+    return false;
+  }
+  return true;
+}
+
+static void cmd_start(const char *given, const char *options,
+                      struct xr_ctl_reply *r) {
+  if (start_mode(given, options ? options : "", r))
+    xr_ctl_say(r, "%s initialized\n", xr_ctl_mode_name(given));
+}
+
+/* Finalizes and flushes the current mode; false (r says why) on failure. */
+static bool stop_mode(struct xr_ctl_reply *r) {
+  XRayLogInitStatus s;
+  const char *mode = xr_registry_current(&s);
+  if (mode == NULL || (s != XRAY_LOG_INITIALIZED && s != XRAY_LOG_FINALIZED)) {
+    xr_ctl_fail(r, "no mode is running (mode %s, %s)", mode ? mode : "none",
+                state_word(s));
+    return false;
+  }
+  s = __xray_log_finalize();
+  if (s != XRAY_LOG_FINALIZED) {
+    xr_ctl_fail(r, "%s did not finalize (it says %s)", mode, state_word(s));
+    return false;
+  }
+  if (__xray_log_flushLog() != XRAY_LOG_FLUSHED) {
+    xr_ctl_fail(r, "%s did not flush (another flush in progress?)", mode);
+    return false;
+  }
+  return true;
+}
+
+static void cmd_stop(struct xr_ctl_reply *r) {
+  if (stop_mode(r))
+    say_files_since(session_first_file, r);
+}
+
+static void cmd_snapshot(struct xr_ctl_reply *r) {
+  char path[XR_WRITTEN_PATH_MAX];
+  path[0] = '\0';
+  switch (__xray_fdr_snapshot(path, sizeof path)) {
+  case XRAY_SNAPSHOT_OK:
+    say_absolute(path, r);
+    return;
+  case XRAY_SNAPSHOT_NOT_RECORDING:
+    xr_ctl_fail(r, "xray-fdr is not recording: nothing to snapshot");
+    return;
+  case XRAY_SNAPSHOT_BUSY:
+    xr_ctl_fail(r, "another snapshot is being written; try again");
+    return;
+  default:
+    xr_ctl_fail(r, "the snapshot file could not be written whole ('%s'; the "
+                "program's stderr says why)", path);
+    return;
+  }
+}
+
+static void cmd_flush(struct xr_ctl_reply *r) {
+  XRayLogInitStatus s;
+  const char *mode = xr_registry_current(&s);
+  if (mode != NULL && strcmp(mode, "xray-fdr") == 0 && s == XRAY_LOG_INITIALIZED) {
+    cmd_snapshot(r); /* FDR writes its buffers while it records on */
+    return;
+  }
+  xr_ctl_fail(r, "mode %s (%s) cannot write its data without stopping: use "
+              "stop", mode ? mode : "none", state_word(s));
+}
+
+/* A timed session, for record and top: start the mode, patch, wait, stop,
+ * unpatch what it patched, select the mode that was selected before. Runs
+ * here, not in the client, so the program is restored even when the client
+ * dies during the wait. `between` runs after finalize, before flush. */
+static void session(const char *given, const char *options, const char *patterns,
+                    uint32_t ms, int client, void (*between)(uint32_t, struct xr_ctl_reply *),
+                    uint32_t arg, struct xr_ctl_reply *r) {
+  XRayLogInitStatus s;
+  const char *before = xr_registry_current(&s);
+  /* What control had patched before: only the rest is unpatched after. */
+  size_t objects = xr_objects_count();
+  static uint8_t *was[XR_MAX_OBJECTS];
+  static size_t was_count[XR_MAX_OBJECTS];
+  bool any_before = false;
+  for (size_t o = 0; o < objects; o++) {
+    was[o] = NULL;
+    was_count[o] = patched[o].count;
+    if (patched[o].sel && (was[o] = malloc(patched[o].count ? patched[o].count : 1)))
+      memcpy(was[o], patched[o].sel, patched[o].count);
+    for (size_t i = 0; i < patched[o].count; i++)
+      any_before |= patched[o].sel[i] != 0;
+  }
+  if (!start_mode(given, options, r))
+    goto out;
+  int n = patch_by_name(patterns, true);
+  if (n < 0) {
+    static struct xr_ctl_reply ignored;
+    stop_mode(&ignored);
+    xr_ctl_fail(r, "patch '%s': %s", patterns, names_error(n));
+    goto restore;
+  }
+  mark(patterns, 1);
+  xr_ctl_wait(client, ms);
+  if (__xray_log_finalize() != XRAY_LOG_FINALIZED) {
+    xr_ctl_fail(r, "the mode did not finalize");
+  } else {
+    if (between)
+      between(arg, r);
+    if (__xray_log_flushLog() != XRAY_LOG_FLUSHED && r->status == XR_CTL_OK)
+      xr_ctl_fail(r, "the mode did not flush");
+    else if (!between)
+      say_files_since(session_first_file, r);
+  }
+restore:
+  if (!any_before) { /* the common case: one pass, a protection change per page run */
+    patch_by_name(patterns, false);
+    mark(patterns, 0);
+  }
+  for (size_t o = 0; o < xr_objects_count(); o++) {
+    struct patched_set *p = &patched[o];
+    bool same = o < objects && was[o] && was_count[o] == p->count;
+    for (size_t i = 0; p->sel && i < p->count; i++)
+      if (p->sel[i] && !(same && was[o][i])) {
+        __xray_unpatch_function_in_object((int32_t)i + 1, (int32_t)o);
+        p->sel[i] = 0;
+      }
+  }
+  if (before != NULL)
+    __xray_log_select_mode(before);
+  else
+    __xray_remove_log_impl();
+out:
+  for (size_t o = 0; o < objects; o++)
+    free(was[o]);
+}
+
+/* Basic and FDR keep every call (threshold 0); `output` "chrome" adds the
+ * Chrome trace JSON beside the log. */
+static void cmd_record(uint32_t seconds, const char *given, const char *output,
+                       const char *patterns, int client, struct xr_ctl_reply *r) {
+  const char *mode = xr_ctl_mode_name(given);
+  bool chrome = strcmp(output, "chrome") == 0;
+  if (!chrome && strcmp(output, "xray") != 0) {
+    xr_ctl_fail(r, "unknown output '%s' (xray or chrome)", output);
+    return;
+  }
+  if (chrome && mode && strcmp(mode, "xray-profiling") == 0) {
+    xr_ctl_fail(r, "xray-profiling writes no Chrome trace");
+    return;
+  }
+  const char *options = mode && strcmp(mode, "xray-profiling") == 0 ? ""
+                        : chrome ? "func_duration_threshold_us=0 trace_output=xray+chrome"
+                                 : "func_duration_threshold_us=0";
+  session(given, options, patterns, seconds * 1000u, client, NULL, 0, r);
+}
+
+static void cmd_top(uint32_t ms, uint32_t rows, int client, struct xr_ctl_reply *r) {
+  session("xray-profiling", "no_flush=true", "*", ms, client, xr_ctl_top_rows,
+          rows, r);
+}
+
+/* ---- status ------------------------------------------------------------- */
+
+/* The program's name as one word of a line: blanks and control bytes
+ * become '_'. */
+static const char *name_word(void) {
+  static char word[256];
+  snprintf(word, sizeof word, "%s", xr_program_name());
+  for (char *p = word; *p; p++)
+    if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+      *p = '_';
+  return word;
+}
+
+static void cmd_hello(struct xr_ctl_reply *r) {
+  XRayLogInitStatus s;
+  const char *mode = xr_registry_current(&s);
+  xr_ctl_say(r, "%ld %s %s %s\n", (long)getpid(), name_word(),
+             mode ? mode : "-", mode ? state_word(s) : "-");
+}
+
+static void cmd_status(struct xr_ctl_reply *r) {
+  XRayLogInitStatus s;
+  const char *mode = xr_registry_current(&s);
+  size_t objects, total, by_control;
+  uint64_t served, refused, malformed;
+  count_functions(&objects, &total, &by_control);
+  xr_ctl_counters(&served, &refused, &malformed);
+  xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
+             name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
+  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\npatched by control: %zu\n",
+             objects, total, by_control);
+  xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
+             (unsigned long long)served, (unsigned long long)malformed,
+             (unsigned long long)refused);
+  xr_ctl_say(r, "files written: %llu\n", (unsigned long long)xr_written_count());
+  uint64_t end = xr_written_count();
+  for (uint64_t i = end > 8 ? end - 8 : 0; i < end; i++) {
+    char path[XR_WRITTEN_PATH_MAX];
+    if (xr_written_get(i, path, sizeof path))
+      xr_ctl_say(r, "file: %s\n", path);
+  }
+}
+
+void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
+                    struct xr_ctl_reply *r) {
+  static bool in_session; /* record or top waits; only questions meanwhile */
+  if (in_session && rq->verb != XR_CTL_HELLO && rq->verb != XR_CTL_STATUS) {
+    xr_ctl_fail(r, "busy: a record or top session is running; try again when "
+                "it ends");
+    return;
+  }
+  bool outer = !in_session; /* not a question asked during a session */
+  if (outer)
+    in_session = rq->verb == XR_CTL_RECORD || rq->verb == XR_CTL_TOP;
+  switch (rq->verb) {
+  case XR_CTL_HELLO:
+    cmd_hello(r);
+    break;
+  case XR_CTL_STATUS:
+    cmd_status(r);
+    break;
+  case XR_CTL_PATCH:
+  case XR_CTL_UNPATCH:
+    cmd_patch(rq->argv[0], rq->verb == XR_CTL_PATCH, r);
+    break;
+  case XR_CTL_START:
+    cmd_start(rq->argv[0], rq->argc > 1 ? rq->argv[1] : NULL, r);
+    break;
+  case XR_CTL_STOP:
+    cmd_stop(r);
+    break;
+  case XR_CTL_FLUSH:
+    cmd_flush(r);
+    break;
+  case XR_CTL_SNAPSHOT:
+    cmd_snapshot(r);
+    break;
+  case XR_CTL_RECORD:
+    cmd_record(rq->number[0], rq->argv[1], rq->argv[2], rq->argv[3], client, r);
+    break;
+  case XR_CTL_TOP:
+    cmd_top(rq->number[0], rq->number[1], client, r);
+    break;
+  default:
+    xr_ctl_fail(r, "unknown command");
+  }
+  if (outer)
+    in_session = false;
+}

@@ -1,0 +1,52 @@
+/* libFuzzer target: the control socket's request parser
+ * (lib/control/control_proto.c), the one thing another process hands the
+ * runtime. Input: the bytes of one request, as read from the socket.
+ * Checks beyond "no crash, no sanitizer report":
+ * - a refusal always says why;
+ * - an accepted request came whole: at most 4096 bytes, one newline, at
+ *   the end, printable ASCII, the xray/1 prefix, a known verb;
+ * - its arguments are non-empty, inside the buffer, without newline, and
+ *   its numbers are the decimal text of the arguments;
+ * - writing the parsed request back gives the same bytes (nothing was
+ *   dropped or invented). */
+#include "control/control_proto.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *buf = malloc(size ? size : 1);
+  memcpy(buf, data, size);
+  struct xr_ctl_request rq;
+  const char *why = NULL;
+  int rc = xr_ctl_parse(buf, size, &rq, &why);
+  if (rc != 0) {
+    assert(why != NULL && *why != '\0');
+    free(buf);
+    return 0;
+  }
+  assert(size <= XR_CTL_MAX_REQUEST && size > 0 && data[size - 1] == '\n');
+  assert(memchr(data, '\n', size) == (const void *)(data + size - 1));
+  const char *verb = xr_ctl_verb_name(rq.verb);
+  assert(verb != NULL);
+  assert(rq.argc >= 0 && rq.argc <= XR_CTL_MAX_ARGS);
+  char *again = malloc(size + 1);
+  int n = snprintf(again, size + 1, "%s %s", XR_CTL_MAGIC, verb);
+  for (int i = 0; i < rq.argc; i++) {
+    const char *a = rq.argv[i];
+    assert(a >= buf && a < buf + size && *a != '\0' && strchr(a, '\n') == NULL);
+    if (rq.number[i] != 0) {
+      char text[16];
+      snprintf(text, sizeof text, "%u", rq.number[i]);
+      assert(strcmp(text, a) == 0);
+    }
+    n += snprintf(again + n, size + 1 - (size_t)n, " %s", a);
+  }
+  n += snprintf(again + n, size + 1 - (size_t)n, "\n");
+  assert((size_t)n == size && memcmp(again, data, size) == 0);
+  free(again);
+  free(buf);
+  return 0;
+}

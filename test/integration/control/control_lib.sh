@@ -1,0 +1,93 @@
+# Helpers of the control socket tests (sourced after lib.sh's setup).
+# The program under test is driven.c: it reads commands on stdin (a fifo
+# here) and answers "done" on stdout, so a test knows exactly which calls
+# happened between two xrayctl commands, without sleeping.
+source "$XRAY_TEST_LIB_SH"
+XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl}
+[ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
+# Each test's sockets in its own private directory (tests run in parallel).
+CTL_DIR=$TEST_WORK_DIR/ctl
+export XRAYCTL_DIR=$CTL_DIR
+
+build_driven() { xr_cc driven "$TEST_SRC_DIR/driven.c"; }
+
+# wait_for FILE TEXT [COUNT]: until FILE holds COUNT lines equal to TEXT
+# (default 1); fails after 60 s (a hung program, never a timing assumption).
+wait_for() {
+  local want=${3:-1}
+  for _ in $(seq 600); do
+    [ "$(grep -cx "$2" "$1" 2>/dev/null || true)" -ge "$want" ] && return 0
+    sleep 0.1
+  done
+  cat "$1" >&2
+  fail "timed out waiting for '$2' x$want in $1"
+}
+
+# start_driven NAME [XRAY_OPTIONS extra]: starts ./driven in the
+# background with xray_control=true, stdin from fifo NAME.in; sets PID,
+# and opens fd 7 on its stdin. NAME.out/.err hold its output.
+DONE_COUNT=0
+start_driven() {
+  local name=$1
+  rm -f "$name.in"; mkfifo "$name.in"
+  XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR ${2:-}" \
+    ./driven <"$name.in" >"$name.out" 2>"$name.err" &
+  PID=$!
+  exec 7>"$name.in"
+  wait_for "$name.out" "ready $PID"
+  OUT=$name.out
+  DONE_COUNT=0
+  # the socket exists once the constructor ran, before main printed ready
+  [ -S "$CTL_DIR/$PID.sock" ] || fail "no socket $CTL_DIR/$PID.sock"
+}
+# tell COMMAND: sends a line and waits for its "done".
+tell() {
+  echo "$1" >&7
+  DONE_COUNT=$((DONE_COUNT + 1))
+  wait_for "$OUT" done "$DONE_COUNT"
+}
+# control_tid PID: the control thread's id (named xray-control), or "".
+control_tid() {
+  local t
+  for t in /proc/$1/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = xray-control ] && echo "${t##*/}"
+  done
+  return 0
+}
+# wait_list LINE: until `xrayctl list` prints exactly LINE (60 s at most),
+# then checks it (a session starting or ending in the program).
+wait_list() {
+  for _ in $(seq 600); do
+    [ "$(ctl list)" = "$1" ] && return 0
+    sleep 0.1
+  done
+  expect_eq "list" "$1" "$(ctl list)"
+}
+# CTL_CLIENT: a raw protocol client (python3 CTL_CLIENT SOCKET ...).
+CTL_CLIENT=$TEST_SRC_DIR/ctl_client.py
+# quit_driven: ends it normally and checks its exit status.
+quit_driven() {
+  echo quit >&7
+  exec 7>&-
+  wait "$PID" || fail "driven exited with status $?"
+}
+# ctl_rc EXPECTED ARGS...: runs xrayctl, checks its exit status, prints stdout.
+ctl_rc() {
+  local want=$1 rc=0; shift
+  "$XRAYCTL" "$@" >ctl.out 2>ctl.err || rc=$?
+  [ "$rc" -eq "$want" ] || { cat ctl.out ctl.err >&2; fail "xrayctl $*: exit $rc, expected $want"; }
+  cat ctl.out
+}
+ctl() { ctl_rc 0 "$@"; }
+# account_counts BIN LOG: "name count" for each function, sorted
+account_counts() {
+  "$LLVM_XRAY" account "$2" -m "$1" -sort=count -sortorder=dsc 2>/dev/null |
+    awk '/^ +[0-9]+ +[0-9]+ \[/ { print $NF, $2 }' | sort
+}
+# yaml_entries BIN LOG: "name entries" from llvm-xray convert (reads FDR
+# snapshots too), sorted
+yaml_entries() {
+  "$LLVM_XRAY" convert -f yaml -symbolize -m "$1" "$2" 2>/dev/null |
+    awk '/kind: function-enter|kind: enter/ { for (i=1;i<=NF;i++) if ($i=="function:") { f=$(i+1); sub(/,$/,"",f); sub(/^.*: /,"",f); n[f]++ } }
+         END { for (f in n) print f, n[f] }' | tr -d "'" | sort
+}

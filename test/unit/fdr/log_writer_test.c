@@ -1,0 +1,236 @@
+/* fdr_log_writer.c: what the joined log holds, decoded back: records
+ * copied as they are keep their times; the fix-ups (an exit whose entry was
+ * not kept and the record after it, calls closed by unwinding, a custom
+ * event after a dropped exit) get exact times; a thread parked in its first
+ * call gets the sync event; the header declares the largest block; a
+ * stack deeper than the caller's scratch passes unchecked. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/thread.h"
+#include "fdr/fdr_log.h"
+#include "fdr/fdr_records.h"
+
+/* ---- input: buffers as the handlers write them --------------------------- */
+
+struct in {
+  uint8_t data[1 << 18];
+  uint8_t *p;
+};
+static struct in bufs[4];
+
+static struct in *begin(int i, int32_t tid, uint16_t cpu, uint64_t tsc) {
+  struct in *b = &bufs[i];
+  b->p = xr_fdr_preamble(b->data, 5, tid, 77, 1, 2, cpu, tsc);
+  return b;
+}
+static void fn(struct in *b, unsigned kind, int32_t fid, uint32_t delta) {
+  b->p = xr_fdr_function(b->p, fid, kind, delta);
+}
+static struct xr_fdr_span span_of(struct in *b) {
+  return (struct xr_fdr_span){b->data, (size_t)(b->p - b->data), 0, 0, 0};
+}
+
+/* ---- output: the file, decoded ------------------------------------------- */
+
+static char got[64][48]; /* "tid kind fid tsc" or "tid custom <data> tsc" */
+static size_t ngot;
+static uint8_t file[1 << 20];
+static size_t file_size;
+
+static void on_record(void *ctx, const struct xr_fdr_span *s,
+                      const struct xr_tev *e, uint16_t cpu) {
+  (void)ctx, (void)cpu;
+  if (ngot == 64)
+    return;
+  if (e->kind == XR_TEV_CUSTOM)
+    snprintf(got[ngot++], sizeof got[0], "%d custom %.*s %llu", s->tid,
+             (int)e->size, (const char *)e->data, (unsigned long long)e->tsc);
+  else
+    snprintf(got[ngot++], sizeof got[0], "%d %s %d %llu", s->tid,
+             e->kind == XR_TEV_ENTER ? "enter" : "exit", e->fid,
+             (unsigned long long)e->tsc);
+}
+
+/* Writes the spans (ordered first), reads the file back, decodes each
+ * block; returns the number of blocks. */
+static size_t run(struct xr_fdr_span *spans, size_t n, void *scratch,
+                  uint64_t buffer_size, struct xr_fdr_log_stats *st) {
+  char path[] = "/tmp/xr_log_writer_test.XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  unlink(path);
+  uint8_t header[32];
+  xr_fdr_file_header(header, 5, true, true, 1000000000, buffer_size);
+  xr_fdr_spans_order(spans, n, 5);
+  assert_int_equal(xr_fdr_write_log(fd, header, spans, n, scratch, UINT64_MAX, st), 0);
+  ssize_t k = pread(fd, file, sizeof file, 0);
+  close(fd);
+  assert_true(k >= 32 && (size_t)k < sizeof file);
+  file_size = (size_t)k;
+  ngot = 0;
+  size_t blocks = 0, off = 32;
+  struct xr_fdr_span out[8];
+  while (off < file_size) {
+    assert_int_equal(file[off], 0x0F); /* BufferExtents */
+    uint64_t bytes = xr_fdr_get64(file + off + 1);
+    assert_true(off + 16 + bytes <= file_size);
+    assert_true(blocks < 8);
+    assert_int_equal(file[off + 16], 0x01); /* NewBuffer, Walltime, Pid */
+    assert_int_equal(file[off + 32], 0x09);
+    assert_int_equal(file[off + 48], 0x13);
+    out[blocks++] = (struct xr_fdr_span){file + off + 16, bytes, 0, 0, 0};
+    off += 16 + bytes;
+  }
+  assert_int_equal(off, file_size);
+  xr_fdr_spans_order(out, blocks, 5);
+  for (size_t i = 0; i < blocks; i++)
+    xr_fdr_span_decode(&out[i], 5, on_record, NULL);
+  return blocks;
+}
+
+static void expect(const char *const *want, size_t n) {
+  for (size_t i = 0; i < n && i < ngot; i++)
+    assert_string_equal(got[i], want[i]);
+  assert_int_equal(ngot, n);
+}
+
+/* An exit whose entry the ring overwrote is dropped; the records after it
+ * keep their own times (their deltas counted from the dropped one). */
+static void dropped_exit_keeps_times(void **state) {
+  (void)state;
+  struct in *b = begin(0, 5, 0, 1000);
+  fn(b, XR_FDR_FN_EXIT, 5, 10);
+  fn(b, XR_FDR_FN_ENTER, 6, 5);
+  fn(b, XR_FDR_FN_EXIT, 6, 7);
+  b->p = xr_fdr_custom_event(b->p, 2, 3);
+  memcpy(b->p, "ab", 2);
+  b->p += 2;
+  fn(b, XR_FDR_FN_EXIT, 8, 1); /* dropped too */
+  b->p = xr_fdr_custom_event(b->p, 2, 4);
+  memcpy(b->p, "cd", 2);
+  b->p += 2;
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  assert_int_equal(run(&s, 1, NULL, 16384, &st), 1);
+  static const char *const want[] = {"5 enter 6 1015", "5 exit 6 1022",
+                                     "5 custom ab 1025", "5 custom cd 1030"};
+  expect(want, 4);
+  assert_int_equal(st.dropped_exits, 2);
+}
+
+/* longjmp: the exit of an outer call closes the inner one at its time. */
+static void unwinding_closes_calls(void **state) {
+  (void)state;
+  struct in *b = begin(0, 5, 0, 1000);
+  fn(b, XR_FDR_FN_ENTER, 1, 0);
+  fn(b, XR_FDR_FN_ENTER, 2, 3);
+  fn(b, XR_FDR_FN_ENTER, 3, 1);
+  fn(b, XR_FDR_FN_EXIT, 1, 4);
+  fn(b, XR_FDR_FN_ENTER, 4, 2);
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  run(&s, 1, NULL, 16384, &st);
+  static const char *const want[] = {
+      "5 enter 1 1000", "5 enter 2 1003", "5 enter 3 1004", "5 exit 3 1008",
+      "5 exit 2 1008",  "5 exit 1 1008",  "5 enter 4 1010"};
+  expect(want, 7);
+  assert_int_equal(st.closed, 2);
+  assert_int_equal(st.open_at_end, 1);
+}
+
+/* Two buffers of one thread, the second on another CPU more than 2^31
+ * ticks later, given in the wrong order: one block, in time order. */
+static void buffers_join_in_time_order(void **state) {
+  (void)state;
+  uint64_t later = 1000 + (1ull << 33);
+  struct in *a = begin(0, 5, 0, 1000);
+  fn(a, XR_FDR_FN_ENTER, 1, 0);
+  fn(a, XR_FDR_FN_ENTER, 2, 9);
+  struct in *b = begin(1, 5, 1, later);
+  fn(b, XR_FDR_FN_EXIT, 2, 5);
+  fn(b, XR_FDR_FN_EXIT, 1, 5);
+  struct xr_fdr_span s[2] = {span_of(b), span_of(a)};
+  struct xr_fdr_log_stats st;
+  assert_int_equal(run(s, 2, NULL, 16384, &st), 1);
+  char e2[48], e1[48];
+  snprintf(e2, sizeof e2, "5 exit 2 %llu", (unsigned long long)later + 5);
+  snprintf(e1, sizeof e1, "5 exit 1 %llu", (unsigned long long)later + 10);
+  const char *const want[] = {"5 enter 1 1000", "5 enter 2 1009", e2, e1};
+  expect(want, 4);
+  assert_int_equal(st.closed + st.dropped_exits + st.open_at_end, 0);
+}
+
+/* A thread parked in its first call (a preamble and one 8-byte record)
+ * counts: both blocks start with the sync event at the earliest time. */
+static void parked_thread_gets_sync(void **state) {
+  (void)state;
+  struct in *a = begin(0, 7, 0, 500);
+  fn(a, XR_FDR_FN_ENTER, 9, 0);
+  struct in *b = begin(1, 8, 0, 600);
+  fn(b, XR_FDR_FN_ENTER, 3, 1);
+  fn(b, XR_FDR_FN_EXIT, 3, 1);
+  struct xr_fdr_span s[2] = {span_of(a), span_of(b)};
+  struct xr_fdr_log_stats st;
+  assert_int_equal(run(s, 2, NULL, 16384, &st), 2);
+  static const char *const want[] = {"7 custom xray-sync 500", "7 enter 9 500",
+                                     "8 custom xray-sync 500", "8 enter 3 601",
+                                     "8 exit 3 602"};
+  expect(want, 5);
+}
+
+/* The header declares the largest block when it is larger than the
+ * configured buffer size (bytes 16-23), so no block exceeds it. */
+static void header_declares_largest_block(void **state) {
+  (void)state;
+  struct in *b = begin(0, 5, 0, 1000);
+  for (int i = 0; i < 40; i++)
+    fn(b, i & 1 ? XR_FDR_FN_EXIT : XR_FDR_FN_ENTER, 4, 1);
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  run(&s, 1, NULL, 128, &st);
+  uint64_t extents = xr_fdr_get64(file + 32 + 1);
+  assert_int_equal(extents, 48 + 16 + 40 * 8); /* preamble, NewCPUId, records */
+  assert_int_equal(st.largest_block, extents);
+  assert_int_equal(xr_fdr_get64(file + 16), extents);
+  assert_int_equal(file_size, 32 + 16 + extents);
+}
+
+/* With the caller's scratch (snapshots), calls deeper than its stack are
+ * written as they are, unchecked, and none is lost. */
+static uint8_t scratch[XR_FDR_LOG_SCRATCH] __attribute__((aligned(64)));
+static void deep_stack_in_scratch(void **state) {
+  (void)state;
+  struct in *b = begin(0, 5, 0, 1000);
+  enum { DEPTH = 15000 }; /* more than the scratch stack holds */
+  for (int i = 0; i < DEPTH; i++)
+    fn(b, XR_FDR_FN_ENTER, 1 + i % 7, 1);
+  for (int i = DEPTH; i-- > 0;)
+    fn(b, XR_FDR_FN_EXIT, 1 + i % 7, 1);
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  run(&s, 1, scratch, 1 << 20, &st);
+  assert_int_equal(ngot, 64); /* decoded (the first 64 kept) */
+  assert_string_equal(got[0], "5 enter 1 1001");
+  assert_int_equal(xr_fdr_get64(file + 32 + 1), 48 + 16 + 2 * DEPTH * 8);
+  assert_int_equal(st.closed + st.dropped_exits + st.open_at_end, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(dropped_exit_keeps_times),
+      cmocka_unit_test(unwinding_closes_calls),
+      cmocka_unit_test(buffers_join_in_time_order),
+      cmocka_unit_test(parked_thread_gets_sync),
+      cmocka_unit_test(header_declares_largest_block),
+      cmocka_unit_test(deep_stack_in_scratch),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
