@@ -69,14 +69,6 @@
 #define W_LDP_X0_X30_POST 0xA8C17BE0u /* ldp x0, x30, [sp], #16 */
 #define W_BL 0x94000000u
 
-/* The 11-byte call encoding is x86-64's; the AArch64 body is
- * call_sled_body's. Kept so that core links the same on every port. */
-int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
-                        uintptr_t sled_address, uintptr_t target) {
-  (void)out, (void)kind, (void)function_id, (void)sled_address, (void)target;
-  return -1;
-}
-
 void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
   out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
   out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
