@@ -6,11 +6,8 @@
  * the file always ends after a whole event. */
 #include "export/chrome_trace.h"
 #include "core/map_array.h"
-#include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/names.h"
-#include "core/objects.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
@@ -53,7 +50,7 @@ struct xr_chrome {
   int fd;
   char path[1024];
   uint64_t frequency_hz;
-  xr_chrome_name_fn name;
+  xr_fn_name_fn name;
   void *name_ctx;
   bool failed;
   int err;
@@ -362,7 +359,7 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
 
 struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
                                     uint64_t frequency_hz,
-                                    xr_chrome_name_fn name, void *name_ctx) {
+                                    xr_fn_name_fn name, void *name_ctx) {
   struct xr_chrome *w = map(sizeof *w);
   if (w == NULL) {
     xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s not "
@@ -378,20 +375,6 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
   drain(w);
   return w;
 }
-
-struct xr_chrome *xr_chrome_open(const char *log_path, uint64_t frequency_hz,
-                                 xr_chrome_name_fn name, void *name_ctx) {
-  char path[1024];
-  int fd = xr_open_sibling_file(log_path, ".json", path, sizeof path);
-  if (fd < 0)
-    return NULL; /* reported */
-  struct xr_chrome *w = xr_chrome_open_fd(fd, path, frequency_hz, name,
-                                          name_ctx);
-  if (w == NULL)
-    close(fd);
-  return w;
-}
-
 
 /* The thread's name while it lives (comm), NULL when it is gone. */
 static const char *thread_name(int32_t pid, int32_t tid, char *buf,
@@ -477,31 +460,23 @@ int xr_chrome_close(struct xr_chrome *w) {
   return rc;
 }
 
-unsigned xr_trace_outputs_parse(const char *s) {
-  static const char *const words[] = {"xray", "chrome"}; /* bit order */
-  return xr_options_word_set(s, words, XR_ARRAY_SIZE(words));
+/* ---- the format row ----------------------------------------------------- */
+
+static void *format_open(int fd, const char *path,
+                         const struct xr_trace_context *c) {
+  struct xr_chrome *w =
+      xr_chrome_open_fd(fd, path, c->frequency_hz, c->name, c->name_ctx);
+  if (w == NULL)
+    close(fd);
+  return w;
 }
 
-/* ---- names of the executable's functions -------------------------------- */
-
-/* From the runtime's one name table (lib/core/names.c): demangled, built
- * once, never freed, so open and close have nothing to allocate. */
-void *xr_chrome_self_names_open(void) {
-  const struct xr_name_table *t;
-  return xr_names_table(0, &t) == XR_NAMES_OK ? (void *)t : NULL;
+static void format_event(void *w, int32_t pid, int32_t tid,
+                         const struct xr_tev *e) {
+  xr_chrome_add(w, pid, tid, e);
 }
 
-const char *xr_chrome_self_name(void *ctx, int32_t fid) {
-  static char fallback[24];
-  if (ctx != NULL)
-    return xr_names_get_name(NULL, fid);
-  snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
-  return fallback;
-}
+static int format_close(void *w) { return xr_chrome_close(w); }
 
-const char *xr_chrome_dense_name(void *ctx, int32_t fid) {
-  int32_t packed = xr_objects_packed_of_dense(fid);
-  return xr_chrome_self_name(packed < 0 ? NULL : ctx, packed < 0 ? fid : packed);
-}
-
-void xr_chrome_self_names_close(void *ctx) { (void)ctx; }
+const struct xr_trace_format xr_chrome_format = {".json", format_open,
+                                                 format_event, format_close};
