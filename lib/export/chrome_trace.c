@@ -5,7 +5,7 @@
  * through one 256 KiB buffer that is written out only between events, so
  * the file always ends after a whole event. */
 #include "export/chrome_trace.h"
-#include "core/map_array.h"
+#include "core/mmap_array.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "export/thread_names.h"
@@ -62,7 +62,7 @@ struct xr_chrome {
   char out[OUT_CAP];
 };
 
-static void *map(size_t bytes) {
+static void *mmap_zeroed(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
@@ -234,7 +234,7 @@ static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
 
 static bool grow_threads(struct xr_chrome *w) {
   size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
-  struct thread *fresh = map(cap * sizeof *fresh);
+  struct thread *fresh = mmap_zeroed(cap * sizeof *fresh);
   if (fresh == NULL)
     return false;
   for (size_t i = 0; i < w->thread_cap; i++) {
@@ -278,7 +278,7 @@ static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
 static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
   if (t->untracked == 0 && t->depth == t->cap) {
     struct frame *s =
-        xr_map_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
+        xr_mmap_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
     if (s == NULL) {
       t->untracked++;
       return false;
@@ -360,7 +360,7 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
 struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
                                     uint64_t frequency_hz,
                                     xr_fn_name_fn name, void *name_ctx) {
-  struct xr_chrome *w = map(sizeof *w);
+  struct xr_chrome *w = mmap_zeroed(sizeof *w);
   if (w == NULL) {
     xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s not "
               "written", path);

@@ -2,7 +2,7 @@
  * the trace writers. See fdr_export.h. */
 #include "fdr/fdr_export.h"
 #include "core/heap_sort.h"
-#include "core/map_array.h"
+#include "core/mmap_array.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "core/thread.h"
@@ -225,7 +225,7 @@ int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
     if (p[0] != ((XR_FDR_BUFFER_EXTENTS << 1) | 1) ||
         bytes > size - off - XR_FDR_META_SIZE)
       break; /* not a whole block: keep the ones before it */
-    struct xr_fdr_span *v = xr_map_array_grow(spans, &cap, n, sizeof *v, 64);
+    struct xr_fdr_span *v = xr_mmap_array_grow(spans, &cap, n, sizeof *v, 64);
     if (v == NULL) {
       rc = -1;
       break;
