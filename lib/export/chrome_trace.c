@@ -2,12 +2,15 @@
  *
  * Memory: one table of threads (open addressing on pid/tid) and one call
  * stack per thread, all mmap'd and grown by doubling; the output goes
- * through one 256 KiB buffer that is written out only between events, so
- * the file always ends after a whole event. */
+ * through core's one buffered writer (text_out.h) with a 256 KiB buffer
+ * that is written out only between events (xr_text_reserve), so the file
+ * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
+ * attempted: xr_write_all). */
 #include "export/chrome_trace.h"
 #include "core/mmap_array.h"
 #include "core/output.h"
 #include "core/report.h"
+#include "core/text_out.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
@@ -16,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
@@ -52,14 +54,11 @@ struct xr_chrome {
   uint64_t frequency_hz;
   xr_fn_name_fn name;
   void *name_ctx;
-  bool failed;
-  int err;
-  uint64_t written; /* bytes in the file */
   uint64_t events;
   struct thread *threads;
   size_t thread_cap, thread_count;
-  size_t out_len;
-  char out[OUT_CAP];
+  struct xr_text_out out;
+  char out_buf[OUT_CAP];
 };
 
 static void *mmap_zeroed(size_t bytes) {
@@ -70,58 +69,16 @@ static void *mmap_zeroed(size_t bytes) {
 
 /* ---- output ------------------------------------------------------------- */
 
-/* Writes the buffer (whole events) or nothing: a write the file size limit
- * (RLIMIT_FSIZE) would cut is not attempted (the kernel would raise SIGXFSZ
- * on the program), so the file ends after a whole event. */
-static void drain(struct xr_chrome *w) {
-  if (w->out_len != 0 && !w->failed) {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        w->written + w->out_len > rl.rlim_cur) {
-      w->failed = true;
-      w->err = EFBIG;
-    } else if (xr_write_all(w->fd, w->out, w->out_len) != 0) {
-      w->failed = true;
-      w->err = errno;
-    } else {
-      w->written += w->out_len;
-    }
-  }
-  w->out_len = 0;
-}
-
-/* Makes room for an event of up to n bytes: drains between events only. */
-static void reserve(struct xr_chrome *w, size_t n) {
-  if (OUT_CAP - w->out_len < n)
-    drain(w);
-}
-
 static void put(struct xr_chrome *w, const void *data, size_t n) {
-  const char *p = data;
-  while (n > 0) { /* only an event larger than the buffer loops */
-    if (w->out_len == OUT_CAP)
-      drain(w);
-    size_t k = OUT_CAP - w->out_len < n ? OUT_CAP - w->out_len : n;
-    memcpy(w->out + w->out_len, p, k);
-    w->out_len += k;
-    p += k;
-    n -= k;
-  }
+  xr_text_put(&w->out, data, n);
 }
 
 static void put_str(struct xr_chrome *w, const char *s) { put(w, s, strlen(s)); }
 
 static void put_u64(struct xr_chrome *w, uint64_t v) {
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  char text[20];
-  for (int i = 0; i < n; i++)
-    text[i] = digits[n - 1 - i];
-  put(w, text, (size_t)n);
+  char d[24];
+  size_t i = xr_u64_digits(d, v, 1);
+  put(w, d + i, sizeof d - i);
 }
 
 static void put_i32(struct xr_chrome *w, int32_t v) {
@@ -172,7 +129,7 @@ static uint64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
 /* Separator before every event but the first: the file never ends in a
  * comma, so "what is there" + "]" always parses. */
 static void begin_event(struct xr_chrome *w, size_t bound) {
-  reserve(w, bound);
+  xr_text_reserve(&w->out, bound);
   put(w, w->events == 0 ? "\n" : ",\n", w->events == 0 ? 1 : 2);
   w->events++;
 }
@@ -371,8 +328,9 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
   w->frequency_hz = frequency_hz ? frequency_hz : 1000000000u;
   w->name = name;
   w->name_ctx = name_ctx;
+  xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   put(w, "[", 1);
-  drain(w);
+  (void)xr_text_flush(&w->out); /* an array from the start; a failure sticks */
   return w;
 }
 
@@ -437,12 +395,11 @@ int xr_chrome_close(struct xr_chrome *w) {
       emit_name(w, "process_name", named, named, xr_program_name());
     }
   put(w, "\n]\n", 3);
-  drain(w);
   int rc = 0;
-  if (w->failed) {
+  if (xr_text_flush(&w->out) != 0) {
     xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
               "the events written before (a JSON array without its end)",
-              w->path, strerror(w->err));
+              w->path, strerror(w->out.failed));
     rc = -1;
   }
   if (close(w->fd) != 0 && rc == 0) {
