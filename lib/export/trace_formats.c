@@ -87,7 +87,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
     const struct xr_trace_format *f = rows[i].format;
     if (!(outputs >> i & 1) || f == NULL)
       continue;
-    char done[1100];
+    char done[PATH_MAX];
     int len = snprintf(done, sizeof done, "%s%s", log_path, f->suffix);
     if (len < 0 || (size_t)len >= sizeof done) {
       xr_report(XR_ERROR, "trace_output: no %s for '%s': name too long",
@@ -123,7 +123,7 @@ int xr_trace_writers_close(struct xr_trace_writers *s) {
   for (size_t i = 0; i < s->n; i++) {
     int one = s->format[i]->close(s->w[i]);
     if (s->temp) {
-      char done[1100];
+      char done[PATH_MAX];
       size_t len = strlen(s->part[i]) - strlen(".part");
       memcpy(done, s->part[i], len);
       done[len] = '\0';
