@@ -9,6 +9,7 @@
 #include "export/chrome_trace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
                                                            : NULL};
   s->n = 0;
   s->temp = temp;
+  s->log_path = log_path;
   for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
     const struct xr_trace_format *f = rows[i].format;
     if (!(outputs >> i & 1) || f == NULL)
@@ -95,11 +97,11 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
       continue;
     }
     int fd;
+    char part[PATH_MAX];
     if (temp) {
       char suffix[32];
       snprintf(suffix, sizeof suffix, "%s.part", f->suffix);
-      fd = xr_open_sibling_temp(log_path, suffix, s->part[s->n],
-                                sizeof s->part[s->n]);
+      fd = xr_open_sibling_temp(log_path, suffix, part, sizeof part);
     } else {
       fd = xr_open_sibling_file(log_path, f->suffix, done, sizeof done);
     }
@@ -109,7 +111,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
     void *w = f->open(fd, done, &c);
     if (w == NULL) {
       if (temp)
-        unlink(s->part[s->n]);
+        unlink(part);
       continue; /* reported */
     }
     s->format[s->n] = f;
@@ -122,18 +124,20 @@ int xr_trace_writers_close(struct xr_trace_writers *s) {
   int rc = 0;
   for (size_t i = 0; i < s->n; i++) {
     int one = s->format[i]->close(s->w[i]);
-    if (s->temp) {
-      char done[PATH_MAX];
-      size_t len = strlen(s->part[i]) - strlen(".part");
-      memcpy(done, s->part[i], len);
-      done[len] = '\0';
-      if (one == 0 && rename(s->part[i], done) != 0) {
+    if (s->temp) { /* both names fitted at open */
+      char done[PATH_MAX], part[PATH_MAX];
+      int dn = snprintf(done, sizeof done, "%s%s", s->log_path,
+                        s->format[i]->suffix);
+      int pn = snprintf(part, sizeof part, "%s.part", done);
+      if (dn < 0 || pn < 0 || (size_t)pn >= sizeof part)
+        one = -1; /* cannot happen: open checked both */
+      else if (one == 0 && rename(part, done) != 0) {
         xr_report(XR_ERROR, "trace_output: cannot rename '%s' to '%s': %s",
-                  s->part[i], done, strerror(errno));
+                  part, done, strerror(errno));
         one = -1;
       }
       if (one != 0)
-        unlink(s->part[i]);
+        unlink(part);
     }
     if (one != 0)
       rc = -1;

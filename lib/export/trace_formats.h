@@ -13,8 +13,6 @@
 
 #include "core/common.h"
 
-#include <limits.h>
-
 enum xr_tev_kind {
   XR_TEV_ENTER,
   XR_TEV_EXIT,
@@ -82,7 +80,7 @@ struct xr_trace_writers {
   void *w[XR_TRACE_FORMATS_MAX];
   /* temp: written as `<log><suffix>.part`, renamed when whole. */
   bool temp;
-  char part[XR_TRACE_FORMATS_MAX][PATH_MAX];
+  const char *log_path; /* the caller's, until close */
 };
 
 /* Opens `<log_path><suffix>` for every stream format in outputs (with temp,
