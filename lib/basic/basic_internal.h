@@ -29,9 +29,10 @@ XR_HIDDEN extern const struct xr_option_table xr_basic_options_table;
 
 /* Defaults, then XRAY_BASIC_OPTIONS (or, when that is unset or empty, the
  * legacy xray_naive_log_* values of XRAY_OPTIONS), then `config` (may be
- * NULL; when config_size > 0 at most that many bytes are read). Bad values
- * are reported by the parser and the previous value kept. */
-XR_HIDDEN void xr_basic_options_load(struct xr_basic_options *out,
+ * NULL; when config_size > 0 at most that many bytes are read). Returns
+ * the number of bad values, each reported (an over-long config is one):
+ * the mode then refuses to start, as every mode does. */
+XR_HIDDEN int xr_basic_options_load(struct xr_basic_options *out,
                                      const char *config, size_t config_size);
 
 /* ---- records (xray-abi.md 5.2), as four little-endian 64-bit words ------ */

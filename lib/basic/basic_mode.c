@@ -207,14 +207,19 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
               "finalize and flush before initializing again", (int)s);
     return s;
   }
-  xr_clock_init();
-  xr_basic_options_load(&options, config, config_size);
+  int bad = xr_basic_options_load(&options, config, config_size);
   outputs = xr_trace_outputs_parse(options.trace_output);
   if (outputs == 0) {
-    xr_report(XR_ERROR, "basic mode: trace_output=%s is not a list of %s; "
-              "writing xray", options.trace_output, xr_trace_outputs_words());
-    outputs = XR_TRACE_OUT_XRAY;
+    xr_report(XR_ERROR, "basic mode: trace_output=%s is not a list of %s",
+              options.trace_output, xr_trace_outputs_words());
+    bad++;
   }
+  if (bad != 0) {
+    xr_lock_release(&control_lock);
+    xr_report(XR_ERROR, "basic mode: bad configuration; not initialised");
+    return XRAY_LOG_UNINITIALIZED;
+  }
+  xr_clock_init();
   threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
   if (options.func_duration_threshold_us == 0)
     threshold_ticks = 0;

@@ -42,12 +42,14 @@ static void take_legacy(int32_t *field, int32_t value, const char *name) {
               (int)value, (int)*field);
 }
 
-void xr_basic_options_load(struct xr_basic_options *out, const char *config,
-                           size_t config_size) {
+int xr_basic_options_load(struct xr_basic_options *out, const char *config,
+                          size_t config_size) {
   xr_options_set_defaults(&xr_basic_options_table, out);
+  int bad = 0;
   const char *env = xr_getenv("XRAY_BASIC_OPTIONS");
   if (env != NULL && env[0] != '\0') {
-    xr_options_parse(&xr_basic_options_table, out, env, "XRAY_BASIC_OPTIONS");
+    bad += xr_options_parse(&xr_basic_options_table, out, env,
+                            "XRAY_BASIC_OPTIONS");
   } else {
     take_legacy(&out->func_duration_threshold_us,
                 xr_flags.xray_naive_log_func_duration_threshold_us,
@@ -57,19 +59,6 @@ void xr_basic_options_load(struct xr_basic_options *out, const char *config,
     take_legacy(&out->thread_buffer_size,
                 xr_flags.xray_naive_log_thread_buffer_size, "thread_buffer_size");
   }
-  if (config == NULL)
-    return;
-  if (config_size == 0) {
-    xr_options_parse(&xr_basic_options_table, out, config, "xray-basic config");
-    return;
-  }
-  /* A sized config (__xray_log_init_mode_bin) need not be NUL-terminated. */
-  char text[4096];
-  size_t n = config_size < sizeof(text) - 1 ? config_size : sizeof(text) - 1;
-  size_t len = 0;
-  while (len < n && config[len] != '\0')
-    len++;
-  memcpy(text, config, len);
-  text[len] = '\0';
-  xr_options_parse(&xr_basic_options_table, out, text, "xray-basic config");
+  return bad + xr_options_parse_config(&xr_basic_options_table, out, config,
+                                       config_size, "xray-basic config");
 }

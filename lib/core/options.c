@@ -465,6 +465,25 @@ int xr_options_parse(const struct xr_option_table *table, void *dst,
   return bad;
 }
 
+int xr_options_parse_config(const struct xr_option_table *table, void *dst,
+                            const void *args, size_t args_size,
+                            const char *origin) {
+  if (args == NULL)
+    return 0;
+  const char *text = args;
+  size_t limit = args_size ? args_size : SIZE_MAX, n = 0;
+  while (n < limit && n < XR_CONFIG_MAX && text[n] != '\0')
+    n++;
+  if (n == XR_CONFIG_MAX) {
+    xr_report(XR_ERROR, "%s: longer than %d bytes", origin, XR_CONFIG_MAX - 1);
+    return 1;
+  }
+  char copy[XR_CONFIG_MAX];
+  memcpy(copy, text, n);
+  copy[n] = '\0';
+  return xr_options_parse(table, dst, copy, origin);
+}
+
 void xr_options_set_defaults(const struct xr_option_table *table, void *dst) {
   for (size_t i = 0; i < table->count; i++) {
     const struct xr_option *o = &table->options[i];

@@ -41,6 +41,15 @@ XR_HIDDEN void xr_options_set_defaults(const struct xr_option_table *table,
 XR_HIDDEN int xr_options_parse(const struct xr_option_table *table, void *dst,
                                const char *text, const char *origin);
 
+/* A mode's log_init config string (args: NUL-terminated, or args_size
+ * bytes from __xray_log_init_mode_bin) parsed into dst, as
+ * xr_options_parse. One longer than XR_CONFIG_MAX - 1 bytes is not parsed
+ * at all and counts as one bad value (every mode then refuses to start). */
+enum { XR_CONFIG_MAX = 4096 };
+XR_HIDDEN int xr_options_parse_config(const struct xr_option_table *table,
+                                      void *dst, const void *args,
+                                      size_t args_size, const char *origin);
+
 /* A list of words joined by ',', '+', '|', ';' or ' ' ("xray+chrome"):
  * bit i set for words[i]. 0 when a word is unknown or none is given. */
 XR_HIDDEN unsigned xr_options_word_set(const char *s, const char *const *words,

@@ -30,8 +30,6 @@
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 
-XR_TLS struct xr_fdr_thread xr_fdr_thread;
-
 #define BARRIER() xr_compiler_barrier()
 
 /* Named test points (the unit tests compile this file again with

@@ -5,7 +5,8 @@
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
-#include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_triggers.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -330,3 +330,15 @@ XR_API __sighandler_t __sysv_signal(int signo, __sighandler_t handler) {
 /* Other C libraries: no interposer (their own functions may call
  * sigaction internally through the public name); a handler the program
  * installs later replaces ours, and xr_sigfront_release says so. */
+
+const char *xr_fdr_signal_name(int signo) {
+  switch (signo) {
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGFPE: return "SIGFPE";
+  case SIGABRT: return "SIGABRT";
+  case SIGTRAP: return "SIGTRAP";
+  default: return "signal";
+  }
+}

@@ -13,7 +13,10 @@
 #include "core/report.h"
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
+#include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

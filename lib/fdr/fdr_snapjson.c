@@ -23,7 +23,8 @@
 #include "core/thread.h"
 #include "export/thread_names.h"
 #include "fdr/fdr_export.h"
-#include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_snapjson.h"
+#include "fdr/fdr_snapshot_names.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -11,11 +11,11 @@
  * largest block (the metadata block may exceed a small buffer_size).
  * Async-signal-safe: mmap, open, writev, pread, pwrite, rename, unlink,
  * close; no allocation, no lock. */
-#include "fdr/fdr_snapshot.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_log.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_snapshot_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,6 +9,9 @@
 #include "core/report.h"
 #include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_snapshot_names.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_triggers.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -63,7 +66,7 @@ void xr_fdr_snapshot_drain(void) {
   }
 }
 
-void xr_fdr_snapshot_fork_child(void) {
+void xr_fdr_triggers_fork_child(void) {
   __atomic_store_n(&normal_slot_taken, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&deferred, 0, __ATOMIC_RELAXED);
   xr_sigfront_fork_child();
@@ -102,18 +105,6 @@ static const struct {
     {"SEGV", SIGSEGV}, {"BUS", SIGBUS},     {"ILL", SIGILL},
     {"FPE", SIGFPE},   {"ABRT", SIGABRT},   {"TRAP", SIGTRAP},
 };
-
-const char *xr_fdr_signal_name(int signo) {
-  switch (signo) {
-  case SIGSEGV: return "SIGSEGV";
-  case SIGBUS: return "SIGBUS";
-  case SIGILL: return "SIGILL";
-  case SIGFPE: return "SIGFPE";
-  case SIGABRT: return "SIGABRT";
-  case SIGTRAP: return "SIGTRAP";
-  default: return "signal";
-  }
-}
 
 int xr_fdr_parse_signal(const char *text) {
   const char *s = text;

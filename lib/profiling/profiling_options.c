@@ -48,32 +48,26 @@ int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
                             bool *folded_calls) {
   const struct xr_option_table *table = &xr_profiling_options_table;
   xr_options_set_defaults(table, f);
-  xr_options_parse(table, f, xr_getenv("XRAY_PROFILING_OPTIONS"),
-                   "XRAY_PROFILING_OPTIONS");
-  if (config != NULL) {
-    char text[4096];
-    size_t n = config_size != 0 ? config_size : strnlen(config, sizeof(text));
-    if (n >= sizeof(text)) {
-      xr_report(XR_ERROR, "xray-profiling config: longer than %zu bytes; "
-                "ignored", sizeof(text) - 1);
-      n = 0;
-    }
-    memcpy(text, config, n);
-    text[n] = '\0';
-    xr_options_parse(table, f, text, "xray-profiling config");
-  }
+  int bad = xr_options_parse(table, f, xr_getenv("XRAY_PROFILING_OPTIONS"),
+                             "XRAY_PROFILING_OPTIONS");
+  bad += xr_options_parse_config(table, f, config, config_size,
+                                 "xray-profiling config");
   *outputs = xr_prof_outputs_parse(f->profiling_output);
   if (*outputs == 0) {
     xr_report(XR_ERROR, "xray-profiling: profiling_output '%s' is not a list "
-              "of xray, folded, report, pprof; writing xray", f->profiling_output);
-    *outputs = XR_PROF_OUT_XRAY;
+              "of xray, folded, report, pprof", f->profiling_output);
+    bad++;
   }
-  *folded_calls = false;
-  if (strcmp(f->folded_value, "calls") == 0)
-    *folded_calls = true;
-  else if (strcmp(f->folded_value, "time") != 0)
+  *folded_calls = strcmp(f->folded_value, "calls") == 0;
+  if (!*folded_calls && strcmp(f->folded_value, "time") != 0) {
     xr_report(XR_ERROR, "xray-profiling: folded_value '%s' is neither time "
-              "nor calls; using time", f->folded_value);
+              "nor calls", f->folded_value);
+    bad++;
+  }
+  if (bad != 0) {
+    xr_report(XR_ERROR, "xray-profiling: bad configuration; not starting");
+    return -1;
+  }
   if (f->per_thread_allocator_max > f->global_allocator_max) {
     xr_report(XR_ERROR, "xray-profiling: per_thread_allocator_max (%llu) is "
               "larger than global_allocator_max (%llu): no thread could "

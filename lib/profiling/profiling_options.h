@@ -26,10 +26,11 @@ struct xr_profiling_flags {
 XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;
 
 /* Defaults, then XRAY_PROFILING_OPTIONS, then config (config_size bytes, or a
- * NUL-terminated string when config_size is 0; NULL: none). Bad values are
- * reported and keep their defaults. Fills *outputs (XR_PROF_OUT_* bits) and
- * *folded_calls from the two word options. Returns 0, or -1 when the
- * combination cannot work (reported; the mode then refuses to start). */
+ * NUL-terminated string when config_size is 0; NULL: none). Fills *outputs
+ * (XR_PROF_OUT_* bits) and *folded_calls from the two word options. Returns
+ * 0, or -1 after a message when a value is bad (an over-long config, an
+ * unknown word) or the combination cannot work: the mode then refuses to
+ * start, as every mode does. */
 XR_HIDDEN int xr_profiling_flags_load(struct xr_profiling_flags *f,
                                       const void *config, size_t config_size,
                                       unsigned *outputs, bool *folded_calls);

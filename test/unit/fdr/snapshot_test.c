@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fdr/fdr_snapshot.h"
+#include "fdr/fdr_triggers.h"
+#include "xray/xray_fdr.h"
 
 static void busy_while_another_snapshot_holds_the_slot(void **s) {
   (void)s;

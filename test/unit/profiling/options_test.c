@@ -56,12 +56,20 @@ static void output_lists(void **state) {
   assert_int_equal(load(NULL, "profiling_output=report folded_value=calls", 0), 0);
   assert_int_equal(out, XR_PROF_OUT_REPORT);
   assert_true(calls);
-  /* unknown words: reported, back to xray; unknown folded_value: time */
-  assert_int_equal(load(NULL, "profiling_output=xray+pdf folded_value=bytes", 0), 0);
-  assert_int_equal(out, XR_PROF_OUT_XRAY);
-  assert_false(calls);
-  assert_int_equal(load(NULL, "profiling_output=''", 0), 0);
-  assert_int_equal(out, XR_PROF_OUT_XRAY);
+  /* unknown words, an unknown folded_value, an empty list: refused, as
+   * every mode refuses a bad value */
+  assert_int_equal(load(NULL, "profiling_output=xray+pdf", 0), -1);
+  assert_int_equal(load(NULL, "folded_value=bytes", 0), -1);
+  assert_int_equal(load(NULL, "profiling_output=''", 0), -1);
+  /* an over-long config: refused, none of it read */
+  static char longer[XR_CONFIG_MAX + 16];
+  memset(longer, ' ', sizeof longer - 1);
+  memcpy(longer, "max_depth=3", 11);
+  assert_int_equal(load(NULL, longer, 0), -1);
+  assert_int_equal(f.max_depth, 1024);
+  /* sized: the size, not a NUL, ends it */
+  assert_int_equal(load(NULL, longer, XR_CONFIG_MAX - 1), 0);
+  assert_int_equal(f.max_depth, 3);
 }
 
 static void bad_sizes_keep_defaults(void **state) {
@@ -69,13 +77,13 @@ static void bad_sizes_keep_defaults(void **state) {
   assert_int_equal(load("per_thread_allocator_max=0 global_allocator_max=lots "
                         "stack_allocator_max=99999999999999999999999 max_depth=-3",
                         NULL, 0),
-                   0);
+                   -1); /* refused; the values stay the defaults */
   assert_int_equal(f.per_thread_allocator_max, 16384);
   assert_int_equal(f.global_allocator_max, 33554432);
   assert_int_equal(f.stack_allocator_max, 2097152);
   assert_int_equal(f.max_depth, 1024);
   /* huge: above the accepted range */
-  assert_int_equal(load(NULL, "global_allocator_max=18446744073709551615", 0), 0);
+  assert_int_equal(load(NULL, "global_allocator_max=18446744073709551615", 0), -1);
   assert_int_equal(f.global_allocator_max, 33554432);
   /* a chunk larger than the global budget cannot work: refused */
   assert_int_equal(load(NULL, "per_thread_allocator_max=1048576 global_allocator_max=65536", 0), -1);
