@@ -1,12 +1,13 @@
-/* Basic mode's readable view: `<log>.json` (Chrome trace events) read back
- * from the closed log file at flush, 1 MiB at a time, so memory stays
- * bounded by that buffer and the threads' call stacks
- * (lib/export/chrome_trace.c), whatever the size of the log. */
+/* Basic mode's records as the decoded event stream (export/trace_formats.h):
+ * the closed log file read back at flush, 1 MiB at a time, and handed to
+ * every stream format trace_output names (`<log>.json`, ...), so memory
+ * stays bounded by that buffer and the writers' own state, whatever the
+ * size of the log. */
 #include "basic/basic_internal.h"
 #include "core/clock.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "export/chrome_trace.h"
+#include "export/trace_formats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void add_records(struct xr_chrome *w, const uint8_t *p, size_t count) {
+static void add_records(struct xr_trace_writers *w, const uint8_t *p, size_t count) {
   for (size_t i = 0; i < count; i++, p += sizeof(struct xr_basic_record)) {
     struct xr_basic_record r;
     memcpy(&r, p, sizeof r);
@@ -30,11 +31,12 @@ static void add_records(struct xr_chrome *w, const uint8_t *p, size_t count) {
       e.kind = XR_TEV_TAIL_EXIT;
     else
       continue;
-    xr_chrome_add(w, (int32_t)(r.w[2] >> 32), (int32_t)(uint32_t)r.w[2], &e);
+    xr_trace_writers_event(w, (int32_t)(r.w[2] >> 32), (int32_t)(uint32_t)r.w[2],
+                           &e);
   }
 }
 
-int xr_basic_write_chrome(const char *log_path) {
+int xr_basic_write_streams(const char *log_path, unsigned outputs) {
   int fd = open(log_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     xr_report(XR_ERROR, "basic mode: cannot read %s back for its JSON: %s",
@@ -45,13 +47,12 @@ int xr_basic_write_chrome(const char *log_path) {
   size_t cap = (size_t)32768 * sizeof(struct xr_basic_record);
   uint8_t *chunk = mmap(NULL, cap, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  void *names = xr_chrome_self_names_open();
-  struct xr_chrome *w =
-      chunk == MAP_FAILED ? NULL
-                          : xr_chrome_open(log_path, xr_clock.frequency_hz,
-                                           xr_chrome_self_name, names);
+  struct xr_trace_writers writers;
+  struct xr_trace_writers *w = &writers;
   int rc = -1;
-  if (w != NULL) {
+  if (chunk != MAP_FAILED &&
+      xr_trace_writers_open(w, outputs, log_path, xr_clock.frequency_hz,
+                            XR_TRACE_IDS_PACKED, false) != 0) {
     off_t off = (off_t)sizeof(struct xr_file_header);
     for (;;) {
       ssize_t got = pread(fd, chunk, cap, off);
@@ -68,12 +69,11 @@ int xr_basic_write_chrome(const char *log_path) {
       add_records(w, chunk, whole);
       off += (off_t)(whole * sizeof(struct xr_basic_record));
     }
-    rc = xr_chrome_close(w);
+    rc = xr_trace_writers_close(w);
   } else if (chunk == MAP_FAILED) {
     xr_report(XR_ERROR, "basic mode: no memory to read %s back; its JSON is "
               "not written", log_path);
   }
-  xr_chrome_self_names_close(names);
   if (chunk != MAP_FAILED)
     munmap(chunk, cap);
   close(fd);

@@ -185,8 +185,9 @@ XR_HIDDEN void xr_basic_writer_after_fork(void);
 XR_HIDDEN uint64_t xr_basic_writer_records(void);
 XR_HIDDEN const char *xr_basic_writer_path(void);
 
-/* Writes `<log_path>.json` (Chrome trace events) from the closed log
- * (basic_export.c). Returns 0 or -1 (reported). */
-XR_HIDDEN int xr_basic_write_chrome(const char *log_path);
+/* Writes every stream format of outputs (XR_TRACE_OUT_*: `<log_path>.json`
+ * for chrome) from the closed log (basic_export.c). Returns 0 or -1
+ * (reported). */
+XR_HIDDEN int xr_basic_write_streams(const char *log_path, unsigned outputs);
 
 #endif

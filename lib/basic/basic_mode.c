@@ -21,7 +21,7 @@
 #include "core/objects.h"
 #include "core/report.h"
 #include "core/thread.h"
-#include "export/chrome_trace.h"
+#include "export/trace_formats.h"
 #include "export/thread_names.h"
 
 #include <pthread.h>
@@ -139,7 +139,7 @@ static void on_thread_exit(void) {
     return;
   t->exited = 1; /* events after this (other destructors) are dropped */
   t->epoch = 0;
-  if (outputs & XR_TRACE_OUT_CHROME)
+  if (xr_trace_outputs_streamed(outputs))
     xr_thread_names_remember(); /* for the JSON's thread names */
   xr_lock_take(&threads_lock);
   xr_basic_spill_cb(t);
@@ -210,8 +210,8 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   int bad = xr_basic_options_load(&options, config, config_size);
   outputs = xr_trace_outputs_parse(options.trace_output);
   if (outputs == 0) {
-    xr_report(XR_ERROR, "basic mode: trace_output=%s is not a list of xray "
-              "and chrome", options.trace_output);
+    xr_report(XR_ERROR, "basic mode: trace_output=%s is not a list of %s",
+              options.trace_output, xr_trace_outputs_words());
     bad++;
   }
   if (bad != 0) {
@@ -338,8 +338,8 @@ static XRayLogFlushStatus basic_flush(void) {
   xr_report(XR_INFO, "basic mode: wrote %llu records to %s",
             (unsigned long long)xr_basic_writer_records(),
             path[0] ? path : "(no file: nothing recorded)");
-  if (path[0] != '\0' && (outputs & XR_TRACE_OUT_CHROME))
-    xr_basic_write_chrome(path);
+  if (path[0] != '\0' && xr_trace_outputs_streamed(outputs))
+    xr_basic_write_streams(path, outputs);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
     xr_objects_write_map(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))

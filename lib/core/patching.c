@@ -22,7 +22,7 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "patching.h"
 
-#include "map_array.h"
+#include "mmap_array.h"
 #include "objects.h"
 #include "options.h"
 #include "proc_maps.h"
@@ -92,7 +92,7 @@ static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
 
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   struct segments *s = cur_segments();
-  struct prot_segment *v = xr_map_array_grow(s->v, &s->capacity, s->count, sizeof(*v), 256);
+  struct prot_segment *v = xr_mmap_array_grow(s->v, &s->capacity, s->count, sizeof(*v), 256);
   if (v == NULL)
     return false;
   s->v = v;
@@ -346,7 +346,7 @@ static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, cons
 static int collect_run(const struct run *r, void *ctx) {
   (void)ctx;
   struct all_runs *a = cur_runs();
-  struct run *v = xr_map_array_grow(a->v, &a->capacity, a->count, sizeof(*v), 128);
+  struct run *v = xr_mmap_array_grow(a->v, &a->capacity, a->count, sizeof(*v), 128);
   if (v == NULL)
     return -1;
   a->v = v;

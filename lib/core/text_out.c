@@ -11,11 +11,18 @@ int xr_text_fd_sink(void *ctx, const void *data, size_t n) {
   return xr_write_all(*(const int *)ctx, data, n);
 }
 
-void xr_text_init(struct xr_text_out *o, xr_sink_fn sink, void *ctx) {
+void xr_text_init_buffer(struct xr_text_out *o, xr_sink_fn sink, void *ctx,
+                         char *buf, size_t cap) {
   o->sink = sink;
   o->ctx = ctx;
   o->failed = 0;
   o->len = 0;
+  o->buf = buf;
+  o->cap = cap;
+}
+
+void xr_text_init(struct xr_text_out *o, xr_sink_fn sink, void *ctx) {
+  xr_text_init_buffer(o, sink, ctx, o->own, sizeof o->own);
 }
 
 static void to_sink(struct xr_text_out *o, const void *data, size_t n) {
@@ -31,16 +38,16 @@ static void drain(struct xr_text_out *o) {
   o->len = 0;
 }
 
-void xr_text_put(struct xr_text_out *o, const void *data, size_t n) {
-  if (n > sizeof(o->buf) - o->len) {
-    drain(o);
-    if (n >= sizeof(o->buf)) { /* would only fill the buffer to empty it */
-      to_sink(o, data, n);
-      return;
-    }
+/* A piece that does not fit (or none: n = 0 only drains). */
+void xr_text_put_slow(struct xr_text_out *o, const void *data, size_t n) {
+  drain(o);
+  if (n >= o->cap) { /* would only fill the buffer to empty it */
+    to_sink(o, data, n);
+    return;
   }
-  memcpy(o->buf + o->len, data, n);
-  o->len += n;
+  if (n != 0)
+    memcpy(o->buf, data, n);
+  o->len = n;
 }
 
 void xr_text_str(struct xr_text_out *o, const char *s) {
@@ -48,13 +55,9 @@ void xr_text_str(struct xr_text_out *o, const char *s) {
 }
 
 void xr_text_u64(struct xr_text_out *o, uint64_t v) {
-  char tmp[24];
-  size_t i = sizeof(tmp);
-  do {
-    tmp[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  xr_text_put(o, tmp + i, sizeof(tmp) - i);
+  char d[24];
+  size_t i = xr_u64_digits(d, v, 1);
+  xr_text_put(o, d + i, sizeof d - i);
 }
 
 void xr_text_vprintf(struct xr_text_out *o, const char *fmt, va_list ap) {
@@ -62,16 +65,16 @@ void xr_text_vprintf(struct xr_text_out *o, const char *fmt, va_list ap) {
   va_copy(again, ap);
   /* Formatted in place when it fits; else the bytes past len are left over
    * (drain writes only len) and the text is formatted again. */
-  size_t room = sizeof(o->buf) - o->len;
+  size_t room = o->cap - o->len;
   int n = vsnprintf(o->buf + o->len, room, fmt, ap);
   if (n < 0) {
     if (!o->failed)
       o->failed = errno != 0 ? errno : EINVAL; /* said, never cut */
   } else if ((size_t)n < room) {
     o->len += (size_t)n;
-  } else if ((size_t)n < sizeof(o->buf)) {
+  } else if ((size_t)n < o->cap) {
     drain(o);
-    vsnprintf(o->buf, sizeof(o->buf), fmt, again);
+    vsnprintf(o->buf, o->cap, fmt, again);
     o->len = (size_t)n;
   } else {
     drain(o);

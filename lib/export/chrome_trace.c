@@ -2,15 +2,15 @@
  *
  * Memory: one table of threads (open addressing on pid/tid) and one call
  * stack per thread, all mmap'd and grown by doubling; the output goes
- * through one 256 KiB buffer that is written out only between events, so
- * the file always ends after a whole event. */
+ * through core's one buffered writer (text_out.h) with a 256 KiB buffer
+ * that is written out only between events (xr_text_reserve), so the file
+ * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
+ * attempted: xr_write_all). */
 #include "export/chrome_trace.h"
-#include "core/map_array.h"
-#include "core/options.h"
+#include "core/mmap_array.h"
 #include "core/output.h"
 #include "core/report.h"
-#include "core/names.h"
-#include "core/objects.h"
+#include "core/text_out.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
@@ -54,19 +53,16 @@ struct xr_chrome {
   int fd;
   char path[PATH_MAX];
   uint64_t frequency_hz;
-  xr_chrome_name_fn name;
+  xr_fn_name_fn name;
   void *name_ctx;
-  bool failed;
-  int err;
-  uint64_t written; /* bytes in the file */
   uint64_t events;
   struct thread *threads;
   size_t thread_cap, thread_count;
-  size_t out_len;
-  char out[OUT_CAP];
+  struct xr_text_out out;
+  char out_buf[OUT_CAP];
 };
 
-static void *map(size_t bytes) {
+static void *mmap_zeroed(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
@@ -74,58 +70,16 @@ static void *map(size_t bytes) {
 
 /* ---- output ------------------------------------------------------------- */
 
-/* Writes the buffer (whole events) or nothing: a write the file size limit
- * (RLIMIT_FSIZE) would cut is not attempted (the kernel would raise SIGXFSZ
- * on the program), so the file ends after a whole event. */
-static void drain(struct xr_chrome *w) {
-  if (w->out_len != 0 && !w->failed) {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        w->written + w->out_len > rl.rlim_cur) {
-      w->failed = true;
-      w->err = EFBIG;
-    } else if (xr_write_all(w->fd, w->out, w->out_len) != 0) {
-      w->failed = true;
-      w->err = errno;
-    } else {
-      w->written += w->out_len;
-    }
-  }
-  w->out_len = 0;
-}
-
-/* Makes room for an event of up to n bytes: drains between events only. */
-static void reserve(struct xr_chrome *w, size_t n) {
-  if (OUT_CAP - w->out_len < n)
-    drain(w);
-}
-
 static void put(struct xr_chrome *w, const void *data, size_t n) {
-  const char *p = data;
-  while (n > 0) { /* only an event larger than the buffer loops */
-    if (w->out_len == OUT_CAP)
-      drain(w);
-    size_t k = OUT_CAP - w->out_len < n ? OUT_CAP - w->out_len : n;
-    memcpy(w->out + w->out_len, p, k);
-    w->out_len += k;
-    p += k;
-    n -= k;
-  }
+  xr_text_put(&w->out, data, n);
 }
 
 static void put_str(struct xr_chrome *w, const char *s) { put(w, s, strlen(s)); }
 
 static void put_u64(struct xr_chrome *w, uint64_t v) {
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  char text[20];
-  for (int i = 0; i < n; i++)
-    text[i] = digits[n - 1 - i];
-  put(w, text, (size_t)n);
+  char d[24];
+  size_t i = xr_u64_digits(d, v, 1);
+  put(w, d + i, sizeof d - i);
 }
 
 static void put_i32(struct xr_chrome *w, int32_t v) {
@@ -176,7 +130,7 @@ static uint64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
 /* Separator before every event but the first: the file never ends in a
  * comma, so "what is there" + "]" always parses. */
 static void begin_event(struct xr_chrome *w, size_t bound) {
-  reserve(w, bound);
+  xr_text_reserve(&w->out, bound);
   put(w, w->events == 0 ? "\n" : ",\n", w->events == 0 ? 1 : 2);
   w->events++;
 }
@@ -238,7 +192,7 @@ static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
 
 static bool grow_threads(struct xr_chrome *w) {
   size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
-  struct thread *fresh = map(cap * sizeof *fresh);
+  struct thread *fresh = mmap_zeroed(cap * sizeof *fresh);
   if (fresh == NULL)
     return false;
   for (size_t i = 0; i < w->thread_cap; i++) {
@@ -282,7 +236,7 @@ static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
 static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
   if (t->untracked == 0 && t->depth == t->cap) {
     struct frame *s =
-        xr_map_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
+        xr_mmap_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
     if (s == NULL) {
       t->untracked++;
       return false;
@@ -363,8 +317,8 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
 
 struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
                                     uint64_t frequency_hz,
-                                    xr_chrome_name_fn name, void *name_ctx) {
-  struct xr_chrome *w = map(sizeof *w);
+                                    xr_fn_name_fn name, void *name_ctx) {
+  struct xr_chrome *w = mmap_zeroed(sizeof *w);
   if (w == NULL) {
     xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s not "
               "written", path);
@@ -375,24 +329,11 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
   w->frequency_hz = frequency_hz ? frequency_hz : 1000000000u;
   w->name = name;
   w->name_ctx = name_ctx;
+  xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   put(w, "[", 1);
-  drain(w);
+  (void)xr_text_flush(&w->out); /* an array from the start; a failure sticks */
   return w;
 }
-
-struct xr_chrome *xr_chrome_open(const char *log_path, uint64_t frequency_hz,
-                                 xr_chrome_name_fn name, void *name_ctx) {
-  char path[PATH_MAX];
-  int fd = xr_open_sibling_file(log_path, ".json", path, sizeof path);
-  if (fd < 0)
-    return NULL; /* reported */
-  struct xr_chrome *w = xr_chrome_open_fd(fd, path, frequency_hz, name,
-                                          name_ctx);
-  if (w == NULL)
-    close(fd);
-  return w;
-}
-
 
 /* The thread's name while it lives (comm), NULL when it is gone. */
 static const char *thread_name(int32_t pid, int32_t tid, char *buf,
@@ -455,12 +396,11 @@ int xr_chrome_close(struct xr_chrome *w) {
       emit_name(w, "process_name", named, named, xr_program_name());
     }
   put(w, "\n]\n", 3);
-  drain(w);
   int rc = 0;
-  if (w->failed) {
+  if (xr_text_flush(&w->out) != 0) {
     xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
               "the events written before (a JSON array without its end)",
-              w->path, strerror(w->err));
+              w->path, strerror(w->out.failed));
     rc = -1;
   }
   if (close(w->fd) != 0 && rc == 0) {
@@ -478,31 +418,23 @@ int xr_chrome_close(struct xr_chrome *w) {
   return rc;
 }
 
-unsigned xr_trace_outputs_parse(const char *s) {
-  static const char *const words[] = {"xray", "chrome"}; /* bit order */
-  return xr_options_word_set(s, words, XR_ARRAY_SIZE(words));
+/* ---- the format row ----------------------------------------------------- */
+
+static void *format_open(int fd, const char *path,
+                         const struct xr_trace_context *c) {
+  struct xr_chrome *w =
+      xr_chrome_open_fd(fd, path, c->frequency_hz, c->name, c->name_ctx);
+  if (w == NULL)
+    close(fd);
+  return w;
 }
 
-/* ---- names of the executable's functions -------------------------------- */
-
-/* From the runtime's one name table (lib/core/names.c): demangled, built
- * once, never freed, so open and close have nothing to allocate. */
-void *xr_chrome_self_names_open(void) {
-  const struct xr_name_table *t;
-  return xr_names_table(0, &t) == XR_NAMES_OK ? (void *)t : NULL;
+static void format_event(void *w, int32_t pid, int32_t tid,
+                         const struct xr_tev *e) {
+  xr_chrome_add(w, pid, tid, e);
 }
 
-const char *xr_chrome_self_name(void *ctx, int32_t fid) {
-  static char fallback[24];
-  if (ctx != NULL)
-    return xr_names_get_name(NULL, fid);
-  snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
-  return fallback;
-}
+static int format_close(void *w) { return xr_chrome_close(w); }
 
-const char *xr_chrome_dense_name(void *ctx, int32_t fid) {
-  int32_t packed = xr_objects_packed_of_dense(fid);
-  return xr_chrome_self_name(packed < 0 ? NULL : ctx, packed < 0 ? fid : packed);
-}
-
-void xr_chrome_self_names_close(void *ctx) { (void)ctx; }
+const struct xr_trace_format xr_chrome_format = {".json", format_open,
+                                                 format_event, format_close};

@@ -1,8 +1,8 @@
-/* FDR buffers -> decoded records, per thread in time order; the Chrome
- * trace entry point. See fdr_export.h. */
+/* FDR buffers -> the decoded event stream, per thread in time order, to
+ * the trace writers. See fdr_export.h. */
 #include "fdr/fdr_export.h"
 #include "core/heap_sort.h"
-#include "core/map_array.h"
+#include "core/mmap_array.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "core/thread.h"
@@ -146,17 +146,17 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
   }
 }
 
-/* ---- Chrome trace ------------------------------------------------------- */
+/* ---- the decoded event stream ------------------------------------------ */
 
-struct to_chrome {
-  struct xr_chrome *w;
+struct to_writers {
+  struct xr_trace_writers *w;
   bool skip_sync;                 /* a joined log: leave out its sync events */
   const struct xr_fdr_span *span; /* the span of the last record */
 };
 
 /* The log writer's sync event (fdr_log_writer.c) opens a thread's block:
  * a custom event "xray-sync" before any other record. Not the program's. */
-static bool is_sync(struct to_chrome *c, const struct xr_fdr_span *span,
+static bool is_sync(struct to_writers *c, const struct xr_fdr_span *span,
                     const struct xr_tev *e) {
   bool first = c->span != span;
   c->span = span;
@@ -164,77 +164,38 @@ static bool is_sync(struct to_chrome *c, const struct xr_fdr_span *span,
          memcmp(e->data, "xray-sync", 9) == 0;
 }
 
-static void to_chrome(void *ctx, const struct xr_fdr_span *span,
-                      const struct xr_tev *e, uint16_t cpu) {
+static void to_writers(void *ctx, const struct xr_fdr_span *span,
+                       const struct xr_tev *e, uint16_t cpu) {
   (void)cpu;
-  struct to_chrome *c = ctx;
+  struct to_writers *c = ctx;
   if (!is_sync(c, span, e))
-    xr_chrome_add(c->w, span->pid, span->tid, e);
+    xr_trace_writers_event(c->w, span->pid, span->tid, e);
 }
 
-/* The spans through w (opened with names), then closes both. */
-static int write_spans(struct xr_chrome *w, void *names,
+/* The spans through the writers of outputs, opened and closed here. */
+static int write_spans(const char *log_path, unsigned outputs, bool temp,
                        struct xr_fdr_span *spans, size_t n, int version,
-                       bool joined) {
-  xr_fdr_spans_order(spans, n, version);
-  struct to_chrome c = {w, joined, NULL};
-  for (size_t i = 0; i < n; i++)
-    xr_fdr_span_decode(&spans[i], version, to_chrome, &c);
-  int rc = xr_chrome_close(w);
-  xr_chrome_self_names_close(names);
-  return rc;
-}
-
-int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
-                        size_t n, int version, uint64_t frequency_hz) {
-  void *names = xr_chrome_self_names_open();
-  struct xr_chrome *w =
-      xr_chrome_open(log_path, frequency_hz, xr_chrome_dense_name, names);
-  if (w == NULL) {
-    xr_chrome_self_names_close(names);
-    return -1;
-  }
-  return write_spans(w, names, spans, n, version, false);
-}
-
-/* A snapshot's JSON is written as `<snap>.json.part` and renamed when
- * whole: it appears while the program runs, and whoever waits for
- * `<snap>.json` never reads half of it. */
-static int write_chrome_renamed(const char *log_path,
-                                struct xr_fdr_span *spans, size_t n,
-                                int version, uint64_t frequency_hz) {
-  char part[PATH_MAX], done[PATH_MAX];
-  int len = snprintf(done, sizeof done, "%s.json", log_path);
-  if (len < 0 || (size_t)len >= sizeof done) {
-    xr_report(XR_ERROR, "xray-fdr: no .json for '%s': name too long",
-              log_path);
-    return -1;
-  }
-  int fd = xr_open_sibling_temp(log_path, ".json.part", part, sizeof part);
-  if (fd < 0)
+                       uint64_t frequency_hz, bool joined) {
+  struct xr_trace_writers w;
+  if (xr_trace_writers_open(&w, outputs, log_path, frequency_hz,
+                            XR_TRACE_IDS_DENSE, temp) == 0)
     return -1; /* reported */
-  void *names = xr_chrome_self_names_open();
-  /* Messages name the file the user will find, not the temporary one. */
-  struct xr_chrome *w = xr_chrome_open_fd(fd, done, frequency_hz,
-                                          xr_chrome_dense_name, names);
-  int rc = -1;
-  if (w == NULL) {
-    close(fd);
-    xr_chrome_self_names_close(names);
-  } else {
-    rc = write_spans(w, names, spans, n, version, true);
-  }
-  if (rc == 0 && rename(part, done) != 0) {
-    xr_report(XR_ERROR, "xray-fdr: cannot rename '%s' to '%s': %s", part,
-              done, strerror(errno));
-    rc = -1;
-  }
-  if (rc != 0)
-    unlink(part);
-  return rc;
+  xr_fdr_spans_order(spans, n, version);
+  struct to_writers c = {&w, joined, NULL};
+  for (size_t i = 0; i < n; i++)
+    xr_fdr_span_decode(&spans[i], version, to_writers, &c);
+  return xr_trace_writers_close(&w);
 }
 
-int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
+int xr_fdr_write_streams(const char *log_path, unsigned outputs,
+                         struct xr_fdr_span *spans, size_t n, int version,
+                         uint64_t frequency_hz) {
+  return write_spans(log_path, outputs, false, spans, n, version,
+                     frequency_hz, false);
+}
+
+int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
+                              uint64_t frequency_hz) {
   int fd = open(log_path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < XR_FDR_FILE_HEADER_SIZE) {
@@ -265,7 +226,7 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
     if (p[0] != ((XR_FDR_BUFFER_EXTENTS << 1) | 1) ||
         bytes > size - off - XR_FDR_META_SIZE)
       break; /* not a whole block: keep the ones before it */
-    struct xr_fdr_span *v = xr_map_array_grow(spans, &cap, n, sizeof *v, 64);
+    struct xr_fdr_span *v = xr_mmap_array_grow(spans, &cap, n, sizeof *v, 64);
     if (v == NULL) {
       rc = -1;
       break;
@@ -276,7 +237,8 @@ int xr_fdr_file_write_chrome(const char *log_path, uint64_t frequency_hz) {
     off += XR_FDR_META_SIZE + (size_t)bytes;
   }
   if (rc == 0)
-    rc = write_chrome_renamed(log_path, spans, n, version, frequency_hz);
+    rc = write_spans(log_path, outputs, true, spans, n, version, frequency_hz,
+                     true);
   else
     xr_report(XR_ERROR, "xray-fdr: no .json for '%s': %s", log_path,
               version >= 2 ? "out of memory" : "FDR version 1 file");

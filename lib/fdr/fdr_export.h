@@ -5,7 +5,7 @@
 #define XR_FDR_EXPORT_H
 
 #include "core/common.h"
-#include "export/chrome_trace.h"
+#include "export/trace_formats.h"
 
 /* One buffer's records as written by the handlers: from its NewBuffer
  * record on (no BufferExtents in front; a version 1 buffer may end with
@@ -32,18 +32,19 @@ typedef void (*xr_fdr_record_fn)(void *ctx, const struct xr_fdr_span *span,
 XR_HIDDEN void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
                                   xr_fdr_record_fn fn, void *ctx);
 
-/* Writes `<log_path>.json` (Chrome trace event format) from any set of FDR
- * buffers of this process: the flush and the recorder's snapshots call it.
- * Orders the spans in place (xr_fdr_spans_order). Returns 0, or -1 when the
- * file could not be written (reported). */
-XR_HIDDEN int xr_fdr_write_chrome(const char *log_path,
-                                  struct xr_fdr_span *spans, size_t n,
-                                  int version, uint64_t frequency_hz);
+/* Writes every stream format of outputs (XR_TRACE_OUT_*: `<log_path>.json`
+ * for chrome) from any set of FDR buffers of this process: the flush calls
+ * it. Orders the spans in place (xr_fdr_spans_order). Returns 0, or -1 when
+ * a file could not be written (reported). */
+XR_HIDDEN int xr_fdr_write_streams(const char *log_path, unsigned outputs,
+                                   struct xr_fdr_span *spans, size_t n,
+                                   int version, uint64_t frequency_hz);
 
 /* The same from an FDR file of this process (version 2+), read back: how
- * snapshots get their `.json`. Written as `<log_path>.json.part`, renamed
- * to `<log_path>.json` when whole (removed on failure). */
-XR_HIDDEN int xr_fdr_file_write_chrome(const char *log_path,
-                                       uint64_t frequency_hz);
+ * snapshots get theirs. Each is written as `<log_path><suffix>.part`,
+ * renamed to `<log_path><suffix>` when whole (removed on failure). */
+XR_HIDDEN int xr_fdr_file_write_streams(const char *log_path,
+                                        unsigned outputs,
+                                        uint64_t frequency_hz);
 
 #endif

@@ -190,9 +190,9 @@ void xr_fdr_file_write(unsigned outputs) {
   bool file_kept = kept > 0 && (rc == 0 || blocks);
   if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
     xr_objects_write_map(path, true); /* only when shared objects registered */
-  if (outputs & XR_TRACE_OUT_CHROME)
-    xr_fdr_write_chrome(path, spans, n, xr_fdr_hot.version,
-                        xr_clock.frequency_hz);
+  if (xr_trace_outputs_streamed(outputs))
+    xr_fdr_write_streams(path, outputs, spans, n, xr_fdr_hot.version,
+                         xr_clock.frequency_hz);
   if (spans != NULL)
     munmap(spans, bytes);
   if (!(outputs & XR_TRACE_OUT_XRAY))

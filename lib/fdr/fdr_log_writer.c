@@ -28,7 +28,7 @@
  * once its size is known. Async-signal-safe with caller scratch: system
  * calls only (writev, pwrite, and mmap when it maps its own). */
 #include "fdr/fdr_log.h"
-#include "core/map_array.h"
+#include "core/mmap_array.h"
 #include "fdr/fdr_records.h"
 
 #include <errno.h>
@@ -161,8 +161,8 @@ static void put_function(struct writer *w, int32_t fid, unsigned kind,
 
 static void push(struct writer *w, int32_t fid) {
   if (w->untracked == 0 && w->depth == w->cap) {
-    int32_t *s = w->grows ? xr_map_array_grow(w->stack, &w->cap, w->depth,
-                                              sizeof *w->stack, 1024)
+    int32_t *s = w->grows ? xr_mmap_array_grow(w->stack, &w->cap, w->depth,
+                                               sizeof *w->stack, 1024)
                           : NULL;
     if (s == NULL) {
       w->untracked++;

@@ -144,8 +144,8 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
   outputs = xr_trace_outputs_parse(options.trace_output);
   if (outputs == 0) {
     xr_report(XR_ERROR,
-              "xray-fdr: trace_output=%s is not a list of xray and chrome",
-              options.trace_output);
+              "xray-fdr: trace_output=%s is not a list of %s",
+              options.trace_output, xr_trace_outputs_words());
     bad++;
   }
   if (options.format_version != 5 && options.format_version != 1) {
@@ -178,7 +178,7 @@ static void install_handlers(bool on) {
 
 /* Thread exit: the JSON shows thread names, which /proc forgets. */
 static void thread_exit(void) {
-  if ((outputs & XR_TRACE_OUT_CHROME) && xr_fdr_thread.writer != NULL)
+  if (xr_trace_outputs_streamed(outputs) && xr_fdr_thread.writer != NULL)
     xr_thread_names_remember();
   xr_fdr_thread_exit();
 }
@@ -271,8 +271,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   xr_objects_dense_recording("xray-fdr");
   install_handlers(true);
   xr_fdr_snapshot_prepare();
-  if (outputs & XR_TRACE_OUT_CHROME)
-    xr_fdr_snapjson_start(); /* before the first snapshot can be taken */
+  if (xr_trace_outputs_streamed(outputs))
+    xr_fdr_snapjson_start(outputs); /* before the first snapshot is taken */
   set_state(XRAY_LOG_INITIALIZED);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
@@ -347,7 +347,7 @@ static XRayLogFlushStatus fdr_flush(void) {
   xr_fdr_snapjson_stop();
   if (!options.no_file_flush)
     xr_fdr_file_write(outputs);
-  if (outputs & XR_TRACE_OUT_CHROME)
+  if (xr_trace_outputs_streamed(outputs))
     xr_fdr_snapjson_convert_new();
   report_all_calls_erased();
   uint64_t dropped = xr_fdr_writers_dropped();

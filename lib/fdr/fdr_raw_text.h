@@ -1,10 +1,14 @@
 /* Text without stdio, for the snapshot writer (fdr_snapshot.c): it runs in
- * signal handlers, where snprintf is not async-signal-safe. Bounded: a
- * string that does not fit is cut, always NUL-terminated. */
+ * signal handlers, where snprintf is not async-signal-safe. A string
+ * builder into the caller's array (file names, one-line messages), not a
+ * writer: the files themselves go through core/text_out.h or the log
+ * writer. Bounded: a string that does not fit is cut, always
+ * NUL-terminated. Numbers come from the one formatter, xr_u64_digits. */
 #ifndef XR_FDR_RAW_TEXT_H
 #define XR_FDR_RAW_TEXT_H
 
 #include "core/common.h"
+#include "core/text_out.h"
 
 struct text {
   char *p;
@@ -18,15 +22,9 @@ static inline void put_str(struct text *t, const char *s) {
 /* Decimal, at least `width` digits (zero-padded). */
 static inline void put_u64w(struct text *t, uint64_t v, int width) {
   char d[24];
-  int n = 0;
-  do {
-    d[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v && n < 24);
-  while (n < width && n < 24)
-    d[n++] = '0';
-  while (n > 0 && t->len + 1 < t->cap)
-    t->p[t->len++] = d[--n];
+  for (size_t i = xr_u64_digits(d, v, width); i < sizeof d &&
+                                              t->len + 1 < t->cap;)
+    t->p[t->len++] = d[i++];
   t->p[t->len] = 0;
 }
 static inline void put_u64(struct text *t, uint64_t v) { put_u64w(t, v, 1); }

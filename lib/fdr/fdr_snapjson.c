@@ -38,9 +38,11 @@ static int armed;        /* atomic: a helper of this process listens */
 static int stopping;     /* atomic: the helper's next wake ends it */
 static pthread_t helper;
 static bool running;     /* control path only: helper is joinable */
+static unsigned outputs; /* XR_TRACE_OUT_*, set at start */
 
 static void convert_one(const char *path) {
-  if (xr_fdr_file_write_chrome(path, xr_clock.frequency_hz) == 0)
+  if (xr_fdr_file_write_streams(path, outputs, xr_clock.frequency_hz) == 0 &&
+      (outputs & XR_TRACE_OUT_CHROME))
     xr_report(XR_INFO, "xray-fdr: snapshot '%s' as Chrome trace in '%s.json'",
               path, path);
 }
@@ -64,7 +66,8 @@ static void *helper_main(void *arg) {
   }
 }
 
-void xr_fdr_snapjson_start(void) {
+void xr_fdr_snapjson_start(unsigned trace_outputs) {
+  outputs = trace_outputs; /* flush's convert_new uses it, helper or not */
   if (running)
     return;
   if (!wake_ready) {

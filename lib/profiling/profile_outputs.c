@@ -12,6 +12,7 @@
 #include "core/output.h"
 #include "core/report.h"
 #include "core/objects.h"
+#include "core/options.h"
 #include "core/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
@@ -72,9 +73,6 @@ static struct xr_trie *merge_all(const struct xr_prof_run *run, bool fold) {
   return m;
 }
 
-enum view { VIEW_FOLDED, VIEW_REPORT, VIEW_PPROF };
-static const char *const suffixes[] = {".folded", ".txt", ".pb"};
-
 static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                        struct xr_text_out *text) {
   static char comment[256];
@@ -96,58 +94,91 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
                              text);
 }
 
+static int write_folded(const struct xr_prof_run *run, struct xr_trie *merged,
+                        struct xr_text_out *text) {
+  return xr_folded_write(merged,
+                         run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
+                         xr_names_get_name, NULL, xr_ticks_to_ns, text);
+}
+
+static int write_report(const struct xr_prof_run *run, struct xr_trie *merged,
+                        struct xr_text_out *text) {
+  (void)merged; /* per thread */
+  struct xr_prof_report_info info = {
+      .program = xr_program_name(),
+      .pid = (uint64_t)xr_pid(),
+      .threads = run->trie_count,
+      .frequency_hz = xr_clock.frequency_hz,
+      .lost = total_losses(run),
+      .lost_threads = run->not_collected,
+      .top = (size_t)run->flags->report_top,
+  };
+  return xr_prof_report_write(run->tries, run->trie_count, &info,
+                              xr_names_get_name, NULL, xr_ticks_to_ns, text);
+}
+
+/* One row per profiling_output word, in bit order (XR_PROF_OUT_*). A view
+ * that reads one merged trie gets it built once for all of them. */
+static const struct {
+  const char *word;
+  const char *suffix; /* NULL: the log itself, the compiler-rt blocks */
+  bool merged;
+  int (*write)(const struct xr_prof_run *run, struct xr_trie *merged,
+               struct xr_text_out *text);
+} views[] = {
+    {"xray", NULL, false, NULL},
+    {"folded", ".folded", true, write_folded},
+    {"report", ".txt", false, write_report},
+    {"pprof", ".pb", true, write_pprof},
+};
+_Static_assert(XR_PROF_OUT_PPROF == 1u << 3, "bits follow the row order");
+
+unsigned xr_prof_outputs_parse(const char *s) {
+  const char *words[XR_ARRAY_SIZE(views)];
+  for (size_t i = 0; i < XR_ARRAY_SIZE(views); i++)
+    words[i] = views[i].word;
+  return xr_options_word_set(s, words, XR_ARRAY_SIZE(views));
+}
+
 static void write_view(const struct xr_prof_run *run, const char *path,
-                       enum view v, struct xr_trie *merged) {
+                       size_t v, struct xr_trie *merged) {
   char out[PATH_MAX];
-  int fd = xr_open_sibling_file(path, suffixes[v], out, sizeof(out));
+  int fd = xr_open_sibling_file(path, views[v].suffix, out, sizeof(out));
   if (fd < 0)
     return;
   static struct xr_text_out text; /* 16 KiB: not on the stack */
   xr_text_init(&text, xr_text_fd_sink, &fd);
-  int rc;
-  if (v == VIEW_FOLDED) {
-    rc = xr_folded_write(merged,
-                         run->folded_calls ? XR_FOLDED_CALLS : XR_FOLDED_TIME,
-                         xr_names_get_name, NULL, xr_ticks_to_ns, &text);
-  } else if (v == VIEW_PPROF) {
-    rc = write_pprof(run, merged, &text);
-  } else {
-    struct xr_prof_report_info info = {
-        .program = xr_program_name(),
-        .pid = (uint64_t)xr_pid(),
-        .threads = run->trie_count,
-        .frequency_hz = xr_clock.frequency_hz,
-        .lost = total_losses(run),
-        .lost_threads = run->not_collected,
-        .top = (size_t)run->flags->report_top,
-    };
-    rc = xr_prof_report_write(run->tries, run->trie_count, &info, xr_names_get_name,
-                         NULL, xr_ticks_to_ns, &text);
-  }
-  if (rc != 0)
+  if (views[v].write(run, merged, &text) != 0)
     xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", out,
               strerror(text.failed ? text.failed : errno));
   close(fd);
 }
 
 /* Names come from the shared name table (lib/core/names.c): every object's
- * functions, demangled where the program links a C++ runtime. */
+ * functions, demangled where the program links a C++ runtime. The views of
+ * the threads' own tries first, then those of the merged one. */
 static void write_views(const struct xr_prof_run *run, const char *path) {
-  if (run->outputs & XR_PROF_OUT_REPORT)
-    write_view(run, path, VIEW_REPORT, NULL);
-  if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_PPROF)) {
-    struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
-    if (merged == NULL) {
-      xr_report(XR_ERROR, "xray-profiling: no memory to merge the threads' "
-                "profiles; folded/pprof not written");
-    } else {
-      if (run->outputs & XR_PROF_OUT_FOLDED)
-        write_view(run, path, VIEW_FOLDED, merged);
-      if (run->outputs & XR_PROF_OUT_PPROF)
-        write_view(run, path, VIEW_PPROF, merged);
-    }
-    xr_trie_destroy(merged);
+  unsigned wanted_merged = 0;
+  for (size_t v = 0; v < XR_ARRAY_SIZE(views); v++) {
+    if (!(run->outputs >> v & 1) || views[v].write == NULL)
+      continue;
+    if (views[v].merged)
+      wanted_merged |= 1u << v;
+    else
+      write_view(run, path, v, NULL);
   }
+  if (wanted_merged == 0)
+    return;
+  struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
+  if (merged == NULL) {
+    xr_report(XR_ERROR, "xray-profiling: no memory to merge the threads' "
+              "profiles; folded/pprof not written");
+    return;
+  }
+  for (size_t v = 0; v < XR_ARRAY_SIZE(views); v++)
+    if (wanted_merged >> v & 1)
+      write_view(run, path, v, merged);
+  xr_trie_destroy(merged);
 }
 
 void xr_prof_write_outputs(const struct xr_prof_run *run) {
@@ -160,8 +191,7 @@ void xr_prof_write_outputs(const struct xr_prof_run *run) {
     xr_report(XR_ERROR, "xray-profiling: writing '%s' failed: %s", path,
               strerror(errno));
   close(fd);
-  if (run->outputs & (XR_PROF_OUT_FOLDED | XR_PROF_OUT_REPORT | XR_PROF_OUT_PPROF))
-    write_views(run, path);
+  write_views(run, path);
   /* The name was reserved for the siblings only. */
   if (!(run->outputs & XR_PROF_OUT_XRAY))
     unlink(path);

@@ -20,6 +20,10 @@ struct xr_prof_run {
   uint64_t start_ns, end_ns; /* CLOCK_REALTIME at init and at finalize */
 };
 
+/* profiling_output's words ("xray+folded", "report,pprof") -> XR_PROF_OUT_*
+ * bits, from the table of views; 0 when a word is unknown or none given. */
+XR_HIDDEN unsigned xr_prof_outputs_parse(const char *s);
+
 /* Writes every file the run asks for, named after the log file; failures
  * are reported, never fatal; losses are reported at the end. */
 XR_HIDDEN void xr_prof_write_outputs(const struct xr_prof_run *run);

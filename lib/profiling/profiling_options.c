@@ -4,6 +4,7 @@
  * allocator sizes is ours (docs/profiling-mode.md). */
 #include "profiling/profiling_options.h"
 #include "core/report.h"
+#include "profiling/profile_outputs.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -43,14 +44,6 @@ static const struct xr_option options[] = {
 const struct xr_option_table xr_profiling_options_table = {
     "XRAY_PROFILING_OPTIONS", options, XR_ARRAY_SIZE(options)};
 
-/* "xray,folded" / "xray+report" / "folded|pprof" -> XR_PROF_OUT_* bits;
- * 0 if a word is unknown or none is given. */
-static unsigned parse_outputs(const char *s) {
-  static const char *const words[] = {"xray", "folded", "report", "pprof"};
-  _Static_assert(XR_PROF_OUT_PPROF == 1u << 3, "bits follow the word order");
-  return xr_options_word_set(s, words, XR_ARRAY_SIZE(words));
-}
-
 int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
                             size_t config_size, unsigned *outputs,
                             bool *folded_calls) {
@@ -60,7 +53,7 @@ int xr_profiling_flags_load(struct xr_profiling_flags *f, const void *config,
                              "XRAY_PROFILING_OPTIONS");
   bad += xr_options_parse_config(table, f, config, config_size,
                                  "xray-profiling config");
-  *outputs = parse_outputs(f->profiling_output);
+  *outputs = xr_prof_outputs_parse(f->profiling_output);
   if (*outputs == 0) {
     xr_report(XR_ERROR, "xray-profiling: profiling_output '%s' is not a list "
               "of xray, folded, report, pprof", f->profiling_output);

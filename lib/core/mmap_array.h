@@ -1,8 +1,8 @@
 /* Growable arrays in anonymous mappings, for code that must not use the
  * program's allocator (patching may run before it is ready; the flush
  * writers run inside other programs' processes). */
-#ifndef XR_MAP_ARRAY_H
-#define XR_MAP_ARRAY_H
+#ifndef XR_MMAP_ARRAY_H
+#define XR_MMAP_ARRAY_H
 
 #include "core/common.h"
 
@@ -12,7 +12,7 @@
  * elements of `size` bytes, `count` in use, doubling it from `first`.
  * Returns the array to use (v itself when there was room), or NULL when out
  * of memory (v is then left as it was). */
-XR_HIDDEN void *xr_map_array_grow(void *v, size_t *capacity, size_t count,
-                                  size_t size, size_t first);
+XR_HIDDEN void *xr_mmap_array_grow(void *v, size_t *capacity, size_t count,
+                                   size_t size, size_t first);
 
 #endif

@@ -1,11 +1,11 @@
-/* Growable arrays in anonymous mappings. See map_array.h. */
-#include "core/map_array.h"
+/* Growable arrays in anonymous mappings. See mmap_array.h. */
+#include "core/mmap_array.h"
 
 #include <string.h>
 #include <sys/mman.h>
 
-void *xr_map_array_grow(void *v, size_t *capacity, size_t count, size_t size,
-                        size_t first) {
+void *xr_mmap_array_grow(void *v, size_t *capacity, size_t count, size_t size,
+                         size_t first) {
   if (count < *capacity)
     return v;
   size_t cap = *capacity ? *capacity * 2 : first;

@@ -1,0 +1,147 @@
+/* The table of trace_output words and the writers of the decoded event
+ * stream. See trace_formats.h. */
+#include "export/trace_formats.h"
+#include "core/names.h"
+#include "core/objects.h"
+#include "core/options.h"
+#include "core/output.h"
+#include "core/report.h"
+#include "export/chrome_trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One row per trace_output word, in bit order (XR_TRACE_OUT_*). A new
+ * format: its file in lib/export/ and its row here. */
+static const struct {
+  const char *word;
+  const struct xr_trace_format *format; /* NULL: the mode's own log */
+} rows[] = {
+    {"xray", NULL},
+    {"chrome", &xr_chrome_format},
+};
+_Static_assert(XR_ARRAY_SIZE(rows) <= XR_TRACE_FORMATS_MAX, "one bit each");
+
+unsigned xr_trace_outputs_parse(const char *s) {
+  const char *words[XR_ARRAY_SIZE(rows)];
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
+    words[i] = rows[i].word;
+  return xr_options_word_set(s, words, XR_ARRAY_SIZE(rows));
+}
+
+const char *xr_trace_outputs_words(void) {
+  static char text[128];
+  if (text[0] == '\0') {
+    size_t len = 0;
+    for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
+      len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
+                              i == 0 ? ""
+                              : i + 1 == XR_ARRAY_SIZE(rows) ? " and "
+                                                              : ", ",
+                              rows[i].word);
+  }
+  return text;
+}
+
+bool xr_trace_outputs_streamed(unsigned outputs) {
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
+    if ((outputs >> i & 1) && rows[i].format != NULL)
+      return true;
+  return false;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+/* From the runtime's one name table (lib/core/names.c): demangled, built
+ * once, never freed, so nothing is opened or closed per trace. */
+const char *xr_trace_packed_name(void *ctx, int32_t fid) {
+  static char fallback[24];
+  if (ctx != NULL)
+    return xr_names_get_name(NULL, fid);
+  snprintf(fallback, sizeof fallback, "fn%d", (int)fid);
+  return fallback;
+}
+
+static const char *dense_name(void *ctx, int32_t fid) {
+  int32_t packed = xr_objects_packed_of_dense(fid);
+  return xr_trace_packed_name(packed < 0 ? NULL : ctx,
+                              packed < 0 ? fid : packed);
+}
+
+/* ---- writers ------------------------------------------------------------ */
+
+size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
+                             const char *log_path, uint64_t frequency_hz,
+                             enum xr_trace_ids ids, bool temp) {
+  const struct xr_name_table *table;
+  struct xr_trace_context c = {
+      .frequency_hz = frequency_hz,
+      .name = ids == XR_TRACE_IDS_DENSE ? dense_name : xr_trace_packed_name,
+      .name_ctx = xr_names_table(0, &table) == XR_NAMES_OK ? (void *)table
+                                                           : NULL};
+  s->n = 0;
+  s->temp = temp;
+  s->log_path = log_path;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
+    const struct xr_trace_format *f = rows[i].format;
+    if (!(outputs >> i & 1) || f == NULL)
+      continue;
+    char done[PATH_MAX];
+    int len = snprintf(done, sizeof done, "%s%s", log_path, f->suffix);
+    if (len < 0 || (size_t)len >= sizeof done) {
+      xr_report(XR_ERROR, "trace_output: no %s for '%s': name too long",
+                f->suffix, log_path);
+      continue;
+    }
+    int fd;
+    char part[PATH_MAX];
+    if (temp) {
+      char suffix[32];
+      snprintf(suffix, sizeof suffix, "%s.part", f->suffix);
+      fd = xr_open_sibling_temp(log_path, suffix, part, sizeof part);
+    } else {
+      fd = xr_open_sibling_file(log_path, f->suffix, done, sizeof done);
+    }
+    if (fd < 0)
+      continue; /* reported */
+    /* Messages name the file the user will find, not the temporary one. */
+    void *w = f->open(fd, done, &c);
+    if (w == NULL) {
+      if (temp)
+        unlink(part);
+      continue; /* reported */
+    }
+    s->format[s->n] = f;
+    s->w[s->n++] = w;
+  }
+  return s->n;
+}
+
+int xr_trace_writers_close(struct xr_trace_writers *s) {
+  int rc = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    int one = s->format[i]->close(s->w[i]);
+    if (s->temp) { /* both names fitted at open */
+      char done[PATH_MAX], part[PATH_MAX];
+      int dn = snprintf(done, sizeof done, "%s%s", s->log_path,
+                        s->format[i]->suffix);
+      int pn = snprintf(part, sizeof part, "%s.part", done);
+      if (dn < 0 || pn < 0 || (size_t)pn >= sizeof part)
+        one = -1; /* cannot happen: open checked both */
+      else if (one == 0 && rename(part, done) != 0) {
+        xr_report(XR_ERROR, "trace_output: cannot rename '%s' to '%s': %s",
+                  part, done, strerror(errno));
+        one = -1;
+      }
+      if (one != 0)
+        unlink(part);
+    }
+    if (one != 0)
+      rc = -1;
+  }
+  s->n = 0;
+  return rc;
+}

@@ -1,0 +1,107 @@
+/* The decoded event stream: the one interface between the modes that record
+ * traces (basic, FDR) and the writers of trace files. Cold path only.
+ *
+ * A mode decodes its own records and hands them, each thread's in time
+ * order (threads may interleave), to every writer the user chose with
+ * trace_output; a writer sees only this stream and its context (the file,
+ * the clock, the names of function ids), never a mode's records. The words
+ * of trace_output are the rows of one table (trace_formats.c), so adding a
+ * format is one new file in lib/export/ (a struct xr_trace_format) and one
+ * row there: no mode changes. */
+#ifndef XR_EXPORT_TRACE_FORMATS_H
+#define XR_EXPORT_TRACE_FORMATS_H
+
+#include "core/common.h"
+
+enum xr_tev_kind {
+  XR_TEV_ENTER,
+  XR_TEV_EXIT,
+  XR_TEV_TAIL_EXIT,
+  XR_TEV_CUSTOM,
+  XR_TEV_TYPED
+};
+
+/* One decoded record of a thread. */
+struct xr_tev {
+  enum xr_tev_kind kind;
+  int32_t fid;          /* function records */
+  bool has_arg;         /* an entry that logged its first argument */
+  uint64_t arg;
+  uint64_t tsc;         /* timestamp in ticks of the log's frequency */
+  uint16_t event_type;  /* typed events */
+  const void *data;     /* custom and typed events: payload */
+  size_t size;
+};
+
+/* Names function ids; never returns NULL. */
+typedef const char *(*xr_fn_name_fn)(void *ctx, int32_t fid);
+
+/* What a writer knows besides the events. */
+struct xr_trace_context {
+  uint64_t frequency_hz; /* ticks per second of the events' tsc */
+  xr_fn_name_fn name;
+  void *name_ctx;
+};
+
+/* A format written from the stream: a file `<log><suffix>` beside the log. */
+struct xr_trace_format {
+  const char *suffix;
+  /* Writes to fd (the writer owns it from here, success or not); path names
+   * the file in messages. NULL: could not start (reported). */
+  void *(*open)(int fd, const char *path, const struct xr_trace_context *c);
+  /* One record of thread (pid, tid). */
+  void (*event)(void *w, int32_t pid, int32_t tid, const struct xr_tev *e);
+  /* Ends the file and frees w: 0, or -1 when it is not whole (reported). */
+  int (*close)(void *w);
+};
+
+/* The trace_output option of basic and FDR modes: words of the table joined
+ * by '+' or ','. "xray" is the mode's own log (written by the mode); every
+ * other word is a stream format. Returns bit i for row i, 0 when a word is
+ * unknown or none is given. */
+enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
+XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
+/* "xray and chrome": the words, for messages. */
+XR_HIDDEN const char *xr_trace_outputs_words(void);
+/* True when outputs has a stream format (a file beside the log): the mode
+ * then decodes its records at flush and keeps the names of exited threads. */
+XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
+
+/* Function ids as the modes record them: packed (object << 24 | function,
+ * every object's; basic) or dense (FDR, core/objects.h). */
+enum xr_trace_ids { XR_TRACE_IDS_PACKED, XR_TRACE_IDS_DENSE };
+
+#define XR_TRACE_FORMATS_MAX 8
+
+/* The open writers of one trace: what the modes' decoders feed. */
+struct xr_trace_writers {
+  size_t n;
+  const struct xr_trace_format *format[XR_TRACE_FORMATS_MAX];
+  void *w[XR_TRACE_FORMATS_MAX];
+  /* temp: written as `<log><suffix>.part`, renamed when whole. */
+  bool temp;
+  const char *log_path; /* the caller's, until close */
+};
+
+/* Opens `<log_path><suffix>` for every stream format in outputs (with temp,
+ * `<log_path><suffix>.part`, renamed over `<log_path><suffix>` at close when
+ * whole: whoever waits for the file never reads half of it). Returns the
+ * number opened; those that cannot be are reported and left out. */
+XR_HIDDEN size_t xr_trace_writers_open(struct xr_trace_writers *s,
+                                       unsigned outputs, const char *log_path,
+                                       uint64_t frequency_hz,
+                                       enum xr_trace_ids ids, bool temp);
+static inline void xr_trace_writers_event(struct xr_trace_writers *s,
+                                          int32_t pid, int32_t tid,
+                                          const struct xr_tev *e) {
+  for (size_t i = 0; i < s->n; i++)
+    s->format[i]->event(s->w[i], pid, tid, e);
+}
+/* Closes them all: 0, or -1 when one failed (reported). */
+XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
+
+/* Names of packed ids, every object's (core/names.c's one table, loaded on
+ * first use); "fn<id>" when there is no table. For writers and tests. */
+XR_HIDDEN const char *xr_trace_packed_name(void *ctx, int32_t fid);
+
+#endif
