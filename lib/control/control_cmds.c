@@ -4,9 +4,9 @@
  * for start/stop, the FDR snapshot API. Runs on the control thread only,
  * one command at a time, so its own state needs no lock.
  *
- * "Patched" in status counts what control patched and has not unpatched
- * (a byte per function of each object): the runtime does not keep a
- * patched bit, and the program's own __xray_patch() calls are not seen. */
+ * "Patched by control" in status counts what control patched and has not
+ * unpatched (a byte per function of each object); "functions patched" is
+ * core's count of functions patched now, whoever patched them. */
 #include "control/control.h"
 #include "core/log_registry.h"
 #include "core/names.h"
@@ -106,8 +106,8 @@ static void mark(const char *patterns, uint8_t value) {
 }
 
 static void count_functions(size_t *loaded_objects, size_t *total,
-                            size_t *by_control) {
-  *loaded_objects = *total = *by_control = 0;
+                            size_t *by_control, size_t *patched_now) {
+  *loaded_objects = *total = *by_control = *patched_now = 0;
   size_t objects = xr_objects_count();
   for (size_t o = 0; o < objects; o++) {
     struct xr_object_info info;
@@ -115,6 +115,7 @@ static void count_functions(size_t *loaded_objects, size_t *total,
       continue;
     ++*loaded_objects;
     *total += info.function_count;
+    *patched_now += info.patched_functions;
     const struct patched_set *s = &patched[o];
     if (s->count == info.function_count)
       for (size_t i = 0; i < s->count; i++)
@@ -381,14 +382,15 @@ static void cmd_hello(struct xr_ctl_reply *r) {
 static void cmd_status(struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *mode = xr_registry_current(&s);
-  size_t objects, total, by_control;
+  size_t objects, total, by_control, patched_now;
   uint64_t served, refused, malformed;
-  count_functions(&objects, &total, &by_control);
+  count_functions(&objects, &total, &by_control, &patched_now);
   xr_ctl_counters(&served, &refused, &malformed);
   xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
              name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
-  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\npatched by control: %zu\n",
-             objects, total, by_control);
+  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
+             "patched by control: %zu\n", objects, total, patched_now, total,
+             by_control);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,
              (unsigned long long)refused);

@@ -36,6 +36,9 @@ XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
 /* Frees what patching cached for o (its object is going away). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
 
+/* How many of o's functions have their sleds patched now (lock held). */
+XR_HIDDEN size_t xr_patched_functions(const struct xr_object *o);
+
 /* objects.c: patches (enable) or unpatches the functions of object
  * `object` whose selected[id - 1] is non-zero (selected has one entry per
  * function of the object), with one protection change per run of pages.
