@@ -9,6 +9,7 @@
  * core's count of functions patched now, whoever patched them. */
 #include "control/control.h"
 #include "core/log_registry.h"
+#include "core/mode_stats.h"
 #include "core/names.h"
 #include "core/objects.h"
 #include "core/output.h"
@@ -379,6 +380,27 @@ static void cmd_hello(struct xr_ctl_reply *r) {
              mode ? mode : "-", mode ? state_word(s) : "-");
 }
 
+/* "events: R recorded, D dropped" of the running built-in mode ("n/a" where
+ * it cannot know; no line for another mode or none). */
+static void say_events(const char *mode, struct xr_ctl_reply *r) {
+  void (*stats)(struct xr_mode_stats *) =
+      !mode                                ? NULL
+      : strcmp(mode, "xray-basic") == 0    ? xr_basic_stats
+      : strcmp(mode, "xray-fdr") == 0      ? xr_fdr_stats
+      : strcmp(mode, "xray-profiling") == 0 ? xr_profiling_stats
+                                            : NULL;
+  if (stats == NULL)
+    return;
+  struct xr_mode_stats st = {0};
+  stats(&st);
+  char rec[24] = "n/a", drop[24] = "n/a";
+  if (st.recorded_known)
+    snprintf(rec, sizeof rec, "%llu", (unsigned long long)st.recorded);
+  if (st.dropped_known)
+    snprintf(drop, sizeof drop, "%llu", (unsigned long long)st.dropped);
+  xr_ctl_say(r, "events: %s recorded, %s dropped\n", rec, drop);
+}
+
 static void cmd_status(struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *mode = xr_registry_current(&s);
@@ -391,6 +413,7 @@ static void cmd_status(struct xr_ctl_reply *r) {
   xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
              "patched by control: %zu\n", objects, total, patched_now, total,
              by_control);
+  say_events(mode, r);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,
              (unsigned long long)refused);
