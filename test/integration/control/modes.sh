@@ -39,6 +39,7 @@ ctl patch $PID '*' >/dev/null
 expect_eq "every function patched" "functions patched: $total / $total" "$(ctl status $PID | grep '^functions patched')"
 ctl start $PID xray-fdr func_duration_threshold_us=0 >/dev/null
 tell "run $N"
+expect_eq "fdr events" "events: n/a recorded, 0 dropped" "$(ctl status $PID | grep '^events')"
 snap=$(ctl snapshot $PID)
 [ -f "$snap" ] || fail "snapshot printed [$snap]"
 expect_eq "snapshot entries" "alpha $((8 * N))
