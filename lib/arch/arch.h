@@ -33,6 +33,8 @@
  * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES, XR_ARCH_PATH_COUNT. */
 #if defined(__x86_64__)
 #include "arch/x86_64/arch_x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/arch_aarch64.h"
 #else
 #error "no port of the XRay runtime to this CPU (lib/arch/arch.h lists what one provides)"
 #endif
