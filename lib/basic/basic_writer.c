@@ -27,6 +27,7 @@
  * on the program's behalf. */
 #include "basic/basic_internal.h"
 #include "core/lock.h"
+#include "core/mode_stats.h"
 #include "core/output.h"
 #include "core/report.h"
 
@@ -368,4 +369,14 @@ void xr_basic_writer_after_fork(void) {
 }
 
 uint64_t xr_basic_writer_records(void) { return writer.records; }
+
+/* Recorded: records this process wrote to the current log file (a thread's
+ * buffered records count once it hands them over: buffer full, thread exit,
+ * flush). Dropped: unknown (the per-thread drop counts are summed only at
+ * finalize). Here because this file is always linked with the mode. */
+void xr_basic_stats(struct xr_mode_stats *out) {
+  xr_lock_take(&writer.lock);
+  *out = (struct xr_mode_stats){.recorded_known = true, .recorded = writer.records};
+  xr_lock_release(&writer.lock);
+}
 const char *xr_basic_writer_path(void) { return writer.path; }

@@ -5,11 +5,12 @@
  * core/patch_api.c, the same door as the program's own. Runs on the control
  * thread only, one command at a time, so its own state needs no lock.
  *
- * "Patched" in status counts what control patched and has not unpatched
- * (a byte per function of each object): the runtime does not keep a
- * patched bit, and the program's own __xray_patch() calls are not seen. */
+ * "Patched by control" in status counts what control patched and has not
+ * unpatched (a byte per function of each object); "functions patched" is
+ * core's count of functions patched now, whoever patched them. */
 #include "control/control.h"
 #include "core/log_registry.h"
+#include "core/mode_stats.h"
 #include "core/names.h"
 #include "core/objects.h"
 #include "core/output.h"
@@ -107,8 +108,8 @@ static void mark(const char *patterns, uint8_t value) {
 }
 
 static void count_functions(size_t *loaded_objects, size_t *total,
-                            size_t *by_control) {
-  *loaded_objects = *total = *by_control = 0;
+                            size_t *by_control, size_t *patched_now) {
+  *loaded_objects = *total = *by_control = *patched_now = 0;
   size_t objects = xr_objects_count();
   for (size_t o = 0; o < objects; o++) {
     struct xr_object_info info;
@@ -116,6 +117,7 @@ static void count_functions(size_t *loaded_objects, size_t *total,
       continue;
     ++*loaded_objects;
     *total += info.function_count;
+    *patched_now += info.patched_functions;
     const struct patched_set *s = &patched[o];
     if (s->count == info.function_count)
       for (size_t i = 0; i < s->count; i++)
@@ -379,17 +381,40 @@ static void cmd_hello(struct xr_ctl_reply *r) {
              mode ? mode : "-", mode ? state_word(s) : "-");
 }
 
+/* "events: R recorded, D dropped" of the running built-in mode ("n/a" where
+ * it cannot know; no line for another mode or none). */
+static void say_events(const char *mode, struct xr_ctl_reply *r) {
+  void (*stats)(struct xr_mode_stats *) =
+      !mode                                ? NULL
+      : strcmp(mode, "xray-basic") == 0    ? xr_basic_stats
+      : strcmp(mode, "xray-fdr") == 0      ? xr_fdr_stats
+      : strcmp(mode, "xray-profiling") == 0 ? xr_profiling_stats
+                                            : NULL;
+  if (stats == NULL)
+    return;
+  struct xr_mode_stats st = {0};
+  stats(&st);
+  char rec[24] = "n/a", drop[24] = "n/a";
+  if (st.recorded_known)
+    snprintf(rec, sizeof rec, "%llu", (unsigned long long)st.recorded);
+  if (st.dropped_known)
+    snprintf(drop, sizeof drop, "%llu", (unsigned long long)st.dropped);
+  xr_ctl_say(r, "events: %s recorded, %s dropped\n", rec, drop);
+}
+
 static void cmd_status(struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *mode = xr_registry_current(&s);
-  size_t objects, total, by_control;
+  size_t objects, total, by_control, patched_now;
   uint64_t served, refused, malformed;
-  count_functions(&objects, &total, &by_control);
+  count_functions(&objects, &total, &by_control, &patched_now);
   xr_ctl_counters(&served, &refused, &malformed);
   xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
              name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
-  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\npatched by control: %zu\n",
-             objects, total, by_control);
+  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
+             "patched by control: %zu\n", objects, total, patched_now, total,
+             by_control);
+  say_events(mode, r);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,
              (unsigned long long)refused);

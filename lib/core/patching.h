@@ -30,6 +30,9 @@ XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
 /* Frees what patching cached for o (its object is going away). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
 
+/* How many of o's functions have their sleds patched now (lock held). */
+XR_HIDDEN size_t xr_patched_functions(const struct xr_object *o);
+
 /* True once a patching call asked to enable sleds (whether or not every
  * sled could be written): init.c's exit hint reads it. */
 XR_HIDDEN bool xr_patching_ever_enabled(void);

@@ -2,6 +2,7 @@
  * reached once per buffer (about every thousand events) and at control
  * calls, always through xr_call_preserving_vectors from the lean handlers. */
 #include "fdr/buffer_queue.h"
+#include "core/mode_stats.h"
 #include "core/quiesce.h"
 
 #include <errno.h>
@@ -292,6 +293,18 @@ uint64_t xr_fdr_writers_nested(void) {
 }
 uint64_t xr_fdr_writers_erased(void) {
   return sum_counter(offsetof(struct xr_fdr_writer, erased));
+}
+
+/* Recorded: n/a (buffers hold metadata records between the events, and
+ * short calls are erased in place: no exact event count without a counter
+ * per event). Dropped: events dropped for want of a buffer, too large, or
+ * nested in the tracer (relaxed loads of the owners' atomic counters); the
+ * oldest buffers a wrapping ring overwrites are not in it. Here because it
+ * sums the slots. */
+void xr_fdr_stats(struct xr_mode_stats *out) {
+  *out = (struct xr_mode_stats){
+      .dropped_known = true,
+      .dropped = xr_fdr_writers_dropped() + xr_fdr_writers_nested()};
 }
 
 void xr_fdr_writers_reset_counters(void) {

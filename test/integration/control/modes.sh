@@ -11,18 +11,24 @@ N=1000 # calls of alpha's caller per thread: alpha 2N, beta N per thread, x4 thr
 start_driven p
 expect_eq "list" "$PID driven - -" "$(ctl list)"
 expect_eq "nothing patched at start" "patched by control: 0" "$(ctl status $PID | grep '^patched')"
+total=$(ctl status $PID | sed -n 's/^functions: //p')
+expect_eq "no function patched at start" "functions patched: 0 / $total" "$(ctl status $PID | grep '^functions patched')"
 
 note "basic"
 expect_eq "patch matches" 2 "$(ctl patch $PID 'alpha;beta')"
+expect_eq "two functions patched" "functions patched: 2 / $total" "$(ctl status $PID | grep '^functions patched')"
 expect_eq "start" "xray-basic initialized" "$(ctl start $PID basic func_duration_threshold_us=0)"
 ctl_rc 1 start $PID fdr >/dev/null # a mode runs: refused, exit 1
 grep -q "stop it first" ctl.err || fail "refusal not explained: $(cat ctl.err)"
 tell "run $N"
+# 12N calls (alpha 8N, beta 4N), two records each, handed over at thread exit
+expect_eq "basic events" "events: $((24 * N)) recorded, n/a dropped" "$(ctl status $PID | grep '^events')"
 log=$(ctl stop $PID)
 [ "$(echo "$log" | wc -l)" -eq 1 ] && [ "${log:0:1}" = / ] && [ -f "$log" ] || fail "stop printed [$log]"
 expect_eq "basic counts" "alpha $((8 * N))
 beta $((4 * N))" "$(account_counts driven "$log")"
 expect_eq "unpatch matches" 2 "$(ctl unpatch $PID 'alpha;beta')"
+expect_eq "none patched after unpatch" "functions patched: 0 / $total" "$(ctl status $PID | grep '^functions patched')"
 ctl start $PID basic func_duration_threshold_us=0 >/dev/null
 tell "run $N"
 # basic removes a log that kept no record: stop names no file
@@ -30,8 +36,10 @@ expect_eq "no call recorded after unpatch" "" "$(ctl stop $PID)"
 
 note "fdr: snapshot, then stop"
 ctl patch $PID '*' >/dev/null
+expect_eq "every function patched" "functions patched: $total / $total" "$(ctl status $PID | grep '^functions patched')"
 ctl start $PID xray-fdr func_duration_threshold_us=0 >/dev/null
 tell "run $N"
+expect_eq "fdr events" "events: n/a recorded, 0 dropped" "$(ctl status $PID | grep '^events')"
 snap=$(ctl snapshot $PID)
 [ -f "$snap" ] || fail "snapshot printed [$snap]"
 expect_eq "snapshot entries" "alpha $((8 * N))
