@@ -12,7 +12,7 @@
  *     xr_call_preserving_vectors;
  *   - the vector state those paths save (xr_vector_state_init) and which
  *     full path suits this CPU (xr_arch_full_path);
- *   - sled encoding: xr_patch_sled / xr_encode_call_sled (<cpu>/patch_*.c,
+ *   - sled encoding: xr_patch_sled (<cpu>/patch_*.c,
  *     declared in core/patching.h) and the sizes of sleds;
  *   - clock reads: a constant-rate tick counter, the counter with the CPU id,
  *     the CPU id alone, what the CPU says about them (xr_arch_clock_probe),

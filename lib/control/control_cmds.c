@@ -1,8 +1,9 @@
 #define _GNU_SOURCE /* accept4, struct ucred, POLLRDHUP */
 /* The control commands (docs/control.md), each through the public API the
  * program itself would call: the names API for patterns, the mode registry
- * for start/stop, the FDR snapshot API. Runs on the control thread only,
- * one command at a time, so its own state needs no lock.
+ * for start/stop, the FDR snapshot API; every patching call reaches
+ * core/patch_api.c, the same door as the program's own. Runs on the control
+ * thread only, one command at a time, so its own state needs no lock.
  *
  * "Patched" in status counts what control patched and has not unpatched
  * (a byte per function of each object): the runtime does not keep a

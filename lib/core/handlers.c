@@ -9,9 +9,8 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
-void *volatile xr_handler_full[XR_SLOT_COUNT];
-void *volatile xr_handler_lean[XR_SLOT_COUNT];
-
+/* xr_handler_full, xr_handler_lean and xr_dense_handlers are defined in
+ * hot_tables.c, with the other tables the hot path reads. */
 
 /* LLVM 20's per-object trampolines (compiler-rt's xray-dso, linked into a
  * shared object built with -fxray-shared) load these through the GOT and
@@ -36,7 +35,6 @@ static struct dso_copy dso_copies[XR_MAX_OBJECTS];
  * trampolines currently lead to a dense handler (refresh_dispatch). */
 static bool lean_dense[XR_SLOT_COUNT];
 static bool dispatch_dense[XR_T_COUNT];
-void *volatile xr_dense_handlers[2];
 
 /* Ordering: the dense handler copy first, then the slots. The copy only
  * ever holds dense handlers (or NULL), so a thread inside a dense path

@@ -1,12 +1,16 @@
 /* Start-up: __xray_init, run from .preinit_array (glibc passes argc, argv,
  * envp there, while `environ` is still NULL in dynamically linked programs)
- * or, for a libc without preinit (musl), from a constructor. */
+ * or, for a libc without preinit (musl), from a constructor; and the door
+ * of a shared object's registration, which may come first. */
 #include "clock.h"
+#include "dso_abi.h"
 #include "handlers.h"
 #include "log_registry.h"
+#include "names.h"
 #include "objects.h"
 #include "options.h"
 #include "output.h"
+#include "patch_api.h"
 #include "report.h"
 #include "sled_map.h"
 #include "start.h"
@@ -40,6 +44,11 @@ XR_API void __xray_init(void) {
   if (self < 0) {
     xr_start_never(); /* a broken map: stays uninitialised */
   } else {
+    /* What registration means above the registry, in this order: start
+     * the trace (before the lock), patch_premain, names read afresh. */
+    xr_objects_subscribe(&xr_start_events);
+    xr_objects_subscribe(&xr_patch_api_events);
+    xr_objects_subscribe(&xr_names_events);
     /* Object 0 with its map, or with zero functions in a host built
      * without -fxray-instrument, whose shared objects register later. */
     xr_objects_register_self();
@@ -60,6 +69,16 @@ XR_API void __xray_init(void) {
   }
   init_on_this_thread = false;
   __atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+}
+
+/* A shared object's constructor may run before the executable's (a libc
+ * without preinit): the runtime comes up first. */
+XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
+                                   const void *fn_index_begin, const void *fn_index_end,
+                                   struct xr_dso_trampolines trampolines) {
+  __xray_init();
+  return xr_objects_register(sleds_begin, sleds_end, fn_index_begin, fn_index_end,
+                             trampolines);
 }
 
 static void xr_preinit(int argc, char **argv, char **envp) {

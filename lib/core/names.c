@@ -11,7 +11,6 @@
 #include "objects.h"
 
 #include "glob.h"
-#include "names_check.h"
 #include "options.h"
 #include "patching.h"
 #include "report.h"
@@ -242,6 +241,10 @@ void xr_names_forget_object(int object) {
   }
 }
 
+static void object_replaced(int32_t id) { xr_names_forget_object(id); }
+const struct xr_object_events xr_names_events = {NULL, NULL, object_replaced,
+                                                 xr_names_after_fork};
+
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)
     return XR_NAMES_INVALID;
@@ -305,9 +308,21 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
 
 /* ---- the xray_patch / xray_skip options ------------------------------ */
 
-/* Marks with one option's patterns; each pattern's hits go to
+/* Which patterns some object matched: one bit per pattern, read by
  * names_check.c, which names the patterns no object matched (a typo would
- * otherwise silently trace nothing, or everything). */
+ * otherwise silently trace nothing, or everything). An option value holds
+ * at most 4095 bytes, so at most 2048 patterns ("a;b;..."); bits past that
+ * (never reached) are simply not kept. */
+enum { MAX_PATTERNS = sizeof xr_flags.xray_patch / 2 };
+static uint8_t matched[2][MAX_PATTERNS]; /* [XR_OPTION_PATCH / _SKIP][pattern] */
+static bool applied;                     /* some object's selection was built */
+
+bool xr_names_pattern_matched(int which, size_t k) {
+  return k < MAX_PATTERNS && __atomic_load_n(&matched[which][k], __ATOMIC_RELAXED);
+}
+bool xr_names_options_applied(void) { return __atomic_load_n(&applied, __ATOMIC_RELAXED); }
+
+/* Marks with one option's patterns, keeping which matched. */
 static int apply_option(const struct xr_name_table *t, int which, const char *patterns,
                         uint8_t *selected, uint8_t value) {
   size_t n = xr_pattern_count(patterns);
@@ -317,7 +332,10 @@ static int apply_option(const struct xr_name_table *t, int which, const char *pa
   if (hits == NULL)
     return XR_NAMES_NO_MEMORY;
   xr_names_mark(t, patterns, selected, value, hits);
-  xr_names_check_hits(which, hits, n);
+  __atomic_store_n(&applied, true, __ATOMIC_RELAXED);
+  for (size_t k = 0; k < n && k < MAX_PATTERNS; k++)
+    if (hits[k] != 0)
+      __atomic_store_n(&matched[which][k], 1, __ATOMIC_RELAXED);
   return XR_NAMES_OK;
 }
 

@@ -74,14 +74,33 @@ XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,
                                uint8_t value, size_t *hits);
 
 /* Object `object`'s selection by the xray_patch / xray_skip options
- * (selected[id - 1]), built once per object; each pattern's hits go to
- * names_check.c. Returns NULL when neither
+ * (selected[id - 1]), built once per object; which patterns matched is
+ * kept for names_check.c (below). Returns NULL when neither
  * option is set (patch everything) or when the selection cannot be built
  * (then *status < 0, else XR_NAMES_OK). */
 XR_HIDDEN const uint8_t *xr_names_option_selection(int object, int *status);
 
 /* True when xray_patch or xray_skip holds a pattern. */
 XR_HIDDEN bool xr_names_option_active(void);
+
+/* For the "pattern matches nothing" messages (names_check.c, docs/names.md):
+ * whether pattern k of option `which` matched a function of some object,
+ * and whether any object's selection was built. Thread-safe. */
+enum { XR_OPTION_PATCH = 0, XR_OPTION_SKIP = 1 };
+XR_HIDDEN bool xr_names_pattern_matched(int which, size_t k);
+XR_HIDDEN bool xr_names_options_applied(void);
+
+/* Calls fn for every object's table (the executable first), stopping at a
+ * non-zero return, which it returns; objects whose table cannot be read are
+ * skipped (names_api.c). A negative status when the executable's cannot. */
+XR_HIDDEN int xr_names_each_table(int (*fn)(int32_t object, const struct xr_name_table *t,
+                                             void *ctx),
+                                  void *ctx);
+
+/* Registration's subscriber (init.c subscribes it): an object registered
+ * again has its names read afresh; the loading states in a fork child. */
+struct xr_object_events;
+XR_HIDDEN extern const struct xr_object_events xr_names_events;
 
 /* Name of a function id for the readable outputs (xr_name_fn of
  * profile_views.h; ctx unused): the table's name, "fn<id>" for an id no

@@ -1,12 +1,11 @@
 /* The API of include/xray/xray_names.h and __xray_symbolize: thin doors on
- * the name tables (names.c, one per object) and the patching API
- * (objects.c). Ids are packed (object << 24 | function; the executable's are
+ * the name tables (names.c, one per object); patching by name is
+ * patch_api.c's. Ids are packed (object << 24 | function; the executable's are
  * plain). Cold path, except __xray_function_name and __xray_symbolize, which
  * only read an immutable table once it is loaded (async-signal-safe then). */
 #include "glob.h"
 #include "names.h"
 #include "objects.h"
-#include "patching.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
 
@@ -34,10 +33,8 @@ static int table_of(int32_t id, const struct xr_name_table **t, int32_t *fn) {
   return XR_NAMES_OK;
 }
 
-/* Calls fn for every object's table (the executable first), stopping at a
- * non-zero return. Objects whose table cannot be read are skipped. */
-static int each_table(int (*fn)(int32_t object, const struct xr_name_table *t, void *ctx),
-                      void *ctx) {
+int xr_names_each_table(int (*fn)(int32_t object, const struct xr_name_table *t, void *ctx),
+                        void *ctx) {
   const struct xr_name_table *t;
   int status = xr_runtime_initialized() ? xr_names_table(0, &t) : XRAY_NAMES_NOT_INITIALIZED;
   if (status != XR_NAMES_OK)
@@ -60,59 +57,7 @@ static int loaded(int32_t object, const struct xr_name_table *t, void *ctx) {
 
 /* Reads the tables of the executable and of every object registered so far
  * (each_table loads each). */
-XR_API int __xray_load_names(void) { return each_table(loaded, NULL); }
-
-struct patch_ctx {
-  const char *patterns;
-  bool enable;
-  long matched;
-  int status; /* the first failure */
-};
-
-static int patch_object_matching(int32_t object, const struct xr_name_table *t, void *arg) {
-  struct patch_ctx *c = arg;
-  struct xr_object_info info;
-  if (t->count == 0 || !xr_object_info(object, &info) || !info.loaded)
-    return 0; /* an object gone with dlclose keeps its names, not its code */
-  uint8_t *selected = mmap(NULL, t->count, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (selected == MAP_FAILED) {
-    c->status = c->status ? c->status : XRAY_NAMES_NO_MEMORY;
-    return 0;
-  }
-  size_t n = xr_names_mark(t, c->patterns, selected, 1, NULL);
-  int s = n == 0 ? SUCCESS : xr_patch_selected(object, selected, c->enable);
-  munmap(selected, t->count);
-  if (s == SUCCESS)
-    c->matched += (long)n;
-  else if (c->status == 0)
-    c->status = s == ONGOING           ? XRAY_NAMES_BUSY
-                : s == NOT_INITIALIZED ? XRAY_NAMES_NOT_INITIALIZED
-                                       : XRAY_NAMES_FAILED;
-  return c->status == XRAY_NAMES_BUSY; /* another thread patches: stop */
-}
-
-static int patch_matching(const char *patterns, bool enable) {
-  if (!xr_runtime_initialized())
-    return XRAY_NAMES_NOT_INITIALIZED;
-  if (patterns == NULL || xr_pattern_count(patterns) == 0)
-    return XRAY_NAMES_INVALID;
-  struct patch_ctx c = {patterns, enable, 0, 0};
-  int status = each_table(patch_object_matching, &c);
-  if (status < 0)
-    return status;
-  if (c.status != 0)
-    return c.status;
-  return c.matched > INT32_MAX ? INT32_MAX : (int)c.matched;
-}
-
-XR_API int __xray_patch_matching(const char *patterns) {
-  return patch_matching(patterns, true);
-}
-
-XR_API int __xray_unpatch_matching(const char *patterns) {
-  return patch_matching(patterns, false);
-}
+XR_API int __xray_load_names(void) { return xr_names_each_table(loaded, NULL); }
 
 struct ids_ctx {
   const char *name;
@@ -140,7 +85,7 @@ XR_API int __xray_function_ids(const char *name, int32_t *ids, size_t capacity) 
   if (name == NULL || (ids == NULL && capacity > 0))
     return XRAY_NAMES_INVALID;
   struct ids_ctx c = {name, ids, capacity, 0};
-  int status = each_table(find_name, &c);
+  int status = xr_names_each_table(find_name, &c);
   if (status < 0)
     return status;
   return c.found == 0 ? XRAY_NAMES_INVALID : (int)c.found;
@@ -187,7 +132,7 @@ XR_API int __xray_for_each_function(XRayFunctionVisitor visit, void *context) {
   if (visit == NULL)
     return XRAY_NAMES_INVALID;
   struct visit_ctx c = {visit, context};
-  return each_table(visit_table, &c);
+  return xr_names_each_table(visit_table, &c);
 }
 
 XR_API int __xray_symbolize(int32_t FuncId, XRaySymbolInfo *info) {

@@ -1,42 +1,32 @@
 /* Which xray_patch / xray_skip patterns matched nothing, said when that is
- * known (names_check.h).
+ * known: first right before main (the executable and the linked shared
+ * objects) and, when objects registered after that, at exit (docs/names.md).
  *
  * A pattern is usually meant for one object, so "matches nothing" is only
  * true of the whole process: one bit per pattern, set by any object's
- * selection (names.c), read at two points. Early: the executable's first
+ * selection (names.c keeps them), read at two points. Early: the executable's first
  * constructor, by which time the loader has run every linked shared
  * object's constructors (their registrations); a shared object loaded later
  * may still match, and the line says so. At exit: the final word, said only
  * when an object registered after the early line (else it would repeat it).
  * Both points run in ordinary context (a constructor, atexit), never from a
  * handler or a signal, and cost nothing per event. */
-#include "names_check.h"
-
 #include "glob.h"
 #include "names.h"
-#include "objects.h"
 #include "options.h"
+#include "patch_api.h"
 #include "report.h"
+#include "sled_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* An option value holds at most 4095 bytes, so at most 2048 patterns
- * ("a;b;..."); bits past that (never reached) are simply not kept. */
+/* Patterns past the first 2048 (never reached) are never said (names.c). */
 enum { MAX_PATTERNS = sizeof xr_flags.xray_patch / 2 };
-static uint8_t matched[2][MAX_PATTERNS]; /* [XR_OPTION_PATCH / _SKIP][pattern] */
-static bool applied;                     /* some object's selection was built */
 
 static const char *option_text(int which) {
   return which == XR_OPTION_PATCH ? xr_flags.xray_patch : xr_flags.xray_skip;
-}
-
-void xr_names_check_hits(int which, const size_t *hits, size_t n) {
-  __atomic_store_n(&applied, true, __ATOMIC_RELAXED);
-  for (size_t k = 0; k < n && k < MAX_PATTERNS; k++)
-    if (hits[k] != 0)
-      __atomic_store_n(&matched[which][k], 1, __ATOMIC_RELAXED);
 }
 
 /* Names every pattern no object matched; `tail` ends each line. */
@@ -46,7 +36,7 @@ static void say_unmatched(const char *scope, const char *tail) {
     const char *cursor = option_text(which);
     struct xr_pattern p;
     for (size_t k = 0; k < MAX_PATTERNS && xr_pattern_next(&cursor, &p); k++)
-      if (!__atomic_load_n(&matched[which][k], __ATOMIC_RELAXED))
+      if (!xr_names_pattern_matched(which, k))
         xr_report(xr_hint_level(), "XRAY_OPTIONS: %s pattern '%.*s%s' matches no "
                   "instrumented function of %s (names: llvm-xray extract "
                   "--symbolize, or docs/names.md)%s", option_name[which],
@@ -74,10 +64,10 @@ static uint32_t early_registrations;
  * loaded, unless the early line already said exactly that. */
 static void check_at_exit(void) {
   if (getpid() != check_pid || !xr_names_option_active() ||
-      !__atomic_load_n(&applied, __ATOMIC_RELAXED))
+      !xr_names_options_applied())
     return; /* a fork child, or the options were never applied */
   struct xr_options_scope s;
-  xr_objects_match_options(&s);
+  xr_patch_match_options(&s);
   if (s.incomplete || (checked_early && s.registrations == early_registrations))
     return;
   char buf[160];
@@ -96,10 +86,10 @@ __attribute__((constructor(102))) static void check_early(void) {
     return;
   check_pid = getpid();
   atexit(check_at_exit);
-  if (!__atomic_load_n(&applied, __ATOMIC_RELAXED))
+  if (!xr_names_options_applied())
     return;
   struct xr_options_scope s;
-  xr_objects_match_options(&s);
+  xr_patch_match_options(&s);
   if (s.functions == 0 || s.incomplete)
     return;
   char buf[160];

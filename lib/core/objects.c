@@ -1,32 +1,28 @@
-/* The object registry (objects.h) and the patching API over it:
- * __xray_patch and friends, the LLVM 20 per-object API, and the two calls a
- * shared object makes, __xray_register_dso / __xray_deregister_dso.
+/* The object registry (objects.h): the executable and each registered
+ * shared object, their maps, ids and dense id bases, the queries of the
+ * LLVM 20 per-object API, and the registration a shared object makes
+ * (__xray_register_dso's work, __xray_deregister_dso, the dispatch copies).
+ * It calls nothing above it: what registration means to others (start the
+ * trace, forget stale names, patch_premain) they do as subscribers
+ * (xr_objects_subscribe). The patching API over it is patch_api.c.
  *
  * Concurrency: one mutex (cold path only) guards the table and is held by
  * every patching call while it writes an object's pages; a shared object's
  * destructor deregisters it under the same mutex before the loader unmaps
- * it, so patching never touches unmapped pages. A second patching call while
- * one runs returns ONGOING (as compiler-rt does); registration waits instead.
+ * it, so patching never touches unmapped pages.
  *
  * Fork: the mutex is XR_LOCK_OBJECTS (fork_locks.h): a fork waits for a
  * patching call or a registration in progress, so the child gets whole
- * objects and whole sleds and a free lock. The busy flag is set before the
- * lock is taken and cleared after it is released, so a child can inherit
- * it set by a thread that does not exist there: the fork hook clears it
- * unless the forking thread itself was in a patching call (a signal handler
- * forked; that call goes on in the child and clears it). */
+ * objects and whole sleds and a free lock; the subscribers' after_fork then
+ * run in the child. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "objects.h"
 
 #include "dso_abi.h"
 #include "fork_locks.h"
 #include "handlers.h"
-#include "names.h"
-#include "names_check.h"
-#include "options.h"
 #include "patching.h"
 #include "report.h"
-#include "start.h"
 #include "thread.h"
 #include "xray/xray_interface.h"
 
@@ -38,11 +34,9 @@
 
 static struct xr_object objects[XR_MAX_OBJECTS];
 static uint32_t object_count; /* ids 0..object_count-1 were handed out */
-static int patching_busy; /* a patching API call runs: others get ONGOING */
-static XR_TLS bool patching_here; /* this thread's call set patching_busy */
 /* The mode whose handlers take dense ids (FDR), NULL when none runs. */
 static const char *dense_by;
-uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
+/* xr_objects_id_base is defined in hot_tables.c (dense_ids_lean.c reads it). */
 uint32_t xr_objects_next_id_base; /* the first dense id base not given */
 static uint32_t objects_without_base; /* ids the dense space had no room for */
 static uint32_t registrations; /* successful __xray_register_dso calls */
@@ -50,11 +44,21 @@ static uint32_t registrations; /* successful __xray_register_dso calls */
 void xr_objects_lock(void) { xr_fork_lock_take(XR_LOCK_OBJECTS); }
 void xr_objects_unlock(void) { xr_fork_lock_release(XR_LOCK_OBJECTS); }
 
-/* Fork child (see the top of this file); then the names' loading states. */
+/* Who hears of registrations (init.c subscribes them, in this order). */
+enum { MAX_SUBSCRIBERS = 4 };
+static const struct xr_object_events *subscribers[MAX_SUBSCRIBERS];
+static int subscriber_count;
+
+void xr_objects_subscribe(const struct xr_object_events *events) {
+  if (subscriber_count < MAX_SUBSCRIBERS)
+    subscribers[subscriber_count++] = events;
+}
+
+/* Fork child (see the top of this file). */
 static void objects_after_fork(void) {
-  if (!patching_here)
-    __atomic_store_n(&patching_busy, 0, __ATOMIC_RELAXED);
-  xr_names_after_fork();
+  for (int i = 0; i < subscriber_count; i++)
+    if (subscribers[i]->after_fork)
+      subscribers[i]->after_fork();
 }
 
 struct xr_object *xr_object_get(int32_t id) {
@@ -172,39 +176,6 @@ static int32_t pick_id(const struct xr_object *fresh) {
 
 static struct xr_sled_map dso_maps[XR_MAX_OBJECTS]; /* shared objects' decoded maps */
 
-/* Object o's xray_patch / xray_skip selection (NULL: everything). Lock
- * held, so a shared object's names are added from o itself (xr_names_table
- * would ask xr_object_info, which takes the lock). */
-static const uint8_t *option_selection(struct xr_object *o, int *status) {
-  *status = XR_NAMES_OK;
-  if (!xr_names_option_active())
-    return NULL;
-  if (o->id != 0) {
-    *status = xr_names_add_object(o->id, o->map, o->path, o->base);
-    if (*status != XR_NAMES_OK)
-      return NULL;
-  }
-  return xr_names_option_selection(o->id, status);
-}
-
-void xr_objects_match_options(struct xr_options_scope *out) {
-  *out = (struct xr_options_scope){0, 0, 0, false};
-  xr_objects_lock();
-  for (uint32_t i = 0; i < object_count; i++) {
-    struct xr_object *o = &objects[i];
-    if (!o->used || o->map->function_count == 0)
-      continue;
-    int status;
-    option_selection(o, &status);
-    out->incomplete |= status != XR_NAMES_OK;
-    out->functions += o->map->function_count;
-  }
-  for (uint32_t i = 1; i < object_count; i++)
-    out->shared_objects += objects[i].used;
-  out->registrations = registrations;
-  xr_objects_unlock();
-}
-
 /* Why object o (lock held) is not traced by the dense mode, at verbosity 1. */
 static void say_not_dense(const struct xr_object *o) {
   if (o->map->function_count == 0)
@@ -243,7 +214,9 @@ static int32_t register_locked(struct xr_object *fresh) {
   struct xr_object *o = &objects[id];
   if (o->used) {
     xr_sled_map_free(o->map); /* the same file again: its old map goes */
-    xr_names_forget_object(id); /* and its names are read afresh */
+    for (int i = 0; i < subscriber_count; i++) /* and what others derived */
+      if (subscribers[i]->replaced)
+        subscribers[i]->replaced(id);
   }
   uint32_t generation = o->generation;
   uint32_t id_base = o->used ? o->id_base : new_id_base(fresh);
@@ -260,10 +233,9 @@ static int32_t register_locked(struct xr_object *fresh) {
   return id;
 }
 
-XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
+int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
                             const void *fn_index_begin, const void *fn_index_end,
                             struct xr_dso_trampolines trampolines) {
-  __xray_init();
   if (!xr_runtime_initialized()) {
     xr_report(XR_INFO, "a shared object has XRay sleds, but the executable's "
               "instrumentation map is not valid: the object is not traced");
@@ -295,10 +267,11 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   fresh.trampolines[XR_TRAMP_TAIL] = (uintptr_t)trampolines.tail_exit;
   fresh.trampolines[XR_TRAMP_ARGS] = (uintptr_t)trampolines.log_args;
   describe(&fresh, map.min_sled);
-  /* In a host without a map the first object starts what XRAY_OPTIONS asks
-   * for (once; done at init otherwise), before it is patched: a mode's init
-   * takes the lock, so not under it. */
-  xr_start_tracing();
+  /* Subscribers that take the lock (a mode's init: in a host without a
+   * map the first object starts the trace) hear of it before. */
+  for (int i = 0; i < subscriber_count; i++)
+    if (subscribers[i]->coming)
+      subscribers[i]->coming();
 
   xr_objects_lock();
   int32_t id = register_locked(&fresh);
@@ -310,21 +283,11 @@ XR_API int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_en
   registrations++;
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
-  /* patch_premain reaches objects loaded later, narrowed by xray_patch /
-   * xray_skip like the executable. */
-  int status = XR_NAMES_OK;
-  const uint8_t *selected = NULL;
   if (dense_by != NULL && objects[id].id_base == XR_NO_ID_BASE)
     say_not_dense(&objects[id]);
-  if (xr_flags.patch_premain && (selected = option_selection(&objects[id], &status),
-                                 status != XR_NAMES_OK))
-    xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
-              "it is not patched", id, objects[id].path, status);
-  else if (xr_flags.patch_premain &&
-           xr_patch_object_functions(&objects[id], 1, (int32_t)map.function_count, selected,
-                                     true) != SUCCESS)
-    xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", id,
-              objects[id].path);
+  for (int i = 0; i < subscriber_count; i++)
+    if (subscribers[i]->registered)
+      subscribers[i]->registered(&objects[id]);
   xr_objects_unlock();
   return id;
 }
@@ -375,162 +338,7 @@ XR_API void __xray_dso_dense_dispatch(int32_t id, const struct xr_dso_dense *den
     dispatch(id, dense->slots, dense);
 }
 
-/* ---- the patching API ------------------------------------------------------ */
-/* Opens a patching call: NOT_INITIALIZED, ONGOING, or SUCCESS with the flag
- * set and the lock held (close() undoes both). */
-static XRayPatchingStatus open_call(void) {
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
-    return ONGOING;
-  patching_here = true;
-  xr_objects_lock();
-  return SUCCESS;
-}
-static void close_call(void) {
-  xr_objects_unlock();
-  patching_here = false;
-  __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
-}
-
-/* A loaded object (lock held), or NULL with a message. */
-static struct xr_object *loaded_object(int32_t id) {
-  struct xr_object *o = xr_object_get(id);
-  if (o == NULL || !o->loaded) {
-    xr_report(XR_INFO, "object %d is %s", id, o ? "not loaded any more" : "not a valid object id");
-    return NULL;
-  }
-  return o;
-}
-
-static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
-  XRayPatchingStatus s = open_call();
-  if (s != SUCCESS)
-    return s;
-  struct xr_object *o = loaded_object(obj);
-  s = o == NULL                      ? FAILED
-      : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
-                                     : xr_patch_object_functions(o, first, last, NULL, enable);
-  close_call();
-  return s;
-}
-
-/* What "patch everything" means for object o: everything, or with
- * xray_patch / xray_skip set, what they select (names.c builds that
- * selection once per object). Lock held. */
-static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
-  const uint8_t *selected = NULL;
-  if (enable) {
-    int status;
-    selected = option_selection(o, &status);
-    if (status != XR_NAMES_OK) {
-      xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
-                "built (status %d); nothing was patched", status);
-      return FAILED;
-    }
-  }
-  return (XRayPatchingStatus)xr_patch_object_functions(o, 1, (int32_t)o->map->function_count,
-                                                       selected, enable);
-}
-
-/* Every loaded object; FAILED if one failed (the others are still done),
- * NOT_INITIALIZED when no loaded object has a sled (a host built without
- * -fxray-instrument before its first instrumented object: compiler-rt 20's
- * status for objects without sleds). */
-static XRayPatchingStatus patch_all(bool enable) {
-  XRayPatchingStatus s = open_call();
-  if (s != SUCCESS)
-    return s;
-  bool any = false;
-  for (uint32_t i = 0; i < object_count; i++) {
-    struct xr_object *o = &objects[i];
-    if (!o->loaded || o->map->function_count == 0)
-      continue;
-    any = true;
-    if (patch_whole(o, enable) != SUCCESS)
-      s = FAILED;
-  }
-  close_call();
-  return any ? s : NOT_INITIALIZED;
-}
-
-static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
-  XRayPatchingStatus s = open_call();
-  if (s != SUCCESS)
-    return s;
-  struct xr_object *o = loaded_object(obj);
-  s = o == NULL                      ? FAILED
-      : o->map->function_count == 0 ? NOT_INITIALIZED
-                                     : patch_whole(o, enable);
-  close_call();
-  return s;
-}
-
-int xr_patch_selected(int32_t object, const uint8_t *selected, bool enable) {
-  int32_t first = 0, last = 0;
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  xr_objects_lock();
-  struct xr_object *o = xr_object_get(object);
-  size_t count = o != NULL && o->loaded ? o->map->function_count : 0;
-  xr_objects_unlock();
-  for (size_t i = 0; i < count; i++)
-    if (selected[i]) {
-      last = (int32_t)i + 1;
-      if (first == 0)
-        first = last;
-    }
-  if (first == 0)
-    return SUCCESS; /* nothing selected: nothing to write */
-  XRayPatchingStatus s = open_call();
-  if (s != SUCCESS)
-    return s;
-  struct xr_object *o2 = loaded_object(object); /* still there, lock held */
-  s = o2 != NULL && o2->map->function_count >= (size_t)last
-          ? (XRayPatchingStatus)xr_patch_object_functions(o2, first, last, selected, enable)
-          : FAILED;
-  close_call();
-  return s;
-}
-
-XR_API XRayPatchingStatus __xray_patch(void) { return patch_all(true); }
-XR_API XRayPatchingStatus __xray_unpatch(void) { return patch_all(false); }
-XR_API XRayPatchingStatus __xray_patch_object(int32_t ObjId) { return patch_object(ObjId, true); }
-XR_API XRayPatchingStatus __xray_unpatch_object(int32_t ObjId) {
-  return patch_object(ObjId, false);
-}
-
-XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
-  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId), true);
-}
-XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
-  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId),
-                     false);
-}
-XR_API XRayPatchingStatus __xray_patch_function_in_object(int32_t FuncId, int32_t ObjId) {
-  return patch_range(ObjId, FuncId, FuncId, true);
-}
-XR_API XRayPatchingStatus __xray_unpatch_function_in_object(int32_t FuncId, int32_t ObjId) {
-  return patch_range(ObjId, FuncId, FuncId, false);
-}
-
-/* Both ends must name the same object. */
-static XRayPatchingStatus packed_range(int32_t first, int32_t last, bool enable) {
-  if (!xr_runtime_initialized())
-    return NOT_INITIALIZED;
-  if (xr_id_object(first) != xr_id_object(last)) {
-    xr_report(XR_INFO, "function id range %#x..%#x spans two objects", (unsigned)first,
-              (unsigned)last);
-    return FAILED;
-  }
-  return patch_range(xr_id_object(first), xr_id_function(first), xr_id_function(last), enable);
-}
-XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
-  return packed_range(FirstId, LastId, true);
-}
-XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
-  return packed_range(FirstId, LastId, false);
-}
+uint32_t xr_objects_registrations(void) { return registrations; }
 
 void xr_objects_dense_recording(const char *who) {
   xr_objects_lock();

@@ -78,6 +78,28 @@ XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
  * loaded; with zero functions when the executable has no map). */
 XR_HIDDEN void xr_objects_register_self(void);
 
+/* What registration means to the files above the registry, told to them
+ * instead of the registry calling up into them. Each hook may be NULL. */
+struct xr_object_events {
+  void (*coming)(void);                    /* a shared object registers next:
+                                              lock not held (start.c) */
+  void (*registered)(struct xr_object *o); /* lock held (patch_api.c) */
+  void (*replaced)(int32_t id);            /* id is registered again (the same
+                                              file): lock held (names.c) */
+  void (*after_fork)(void);                /* in a fork child */
+};
+/* Successful registrations so far, reloads too (lock held). */
+XR_HIDDEN uint32_t xr_objects_registrations(void);
+/* Adds a subscriber (init.c, before any object registers; at most 4). */
+XR_HIDDEN void xr_objects_subscribe(const struct xr_object_events *events);
+
+struct xr_dso_trampolines;
+/* __xray_register_dso's work once the runtime is up (init.c is its door):
+ * the new object's id, or -1 (reported). */
+XR_HIDDEN int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
+                                      const void *fn_index_begin, const void *fn_index_end,
+                                      struct xr_dso_trampolines trampolines);
+
 /* A mode whose handlers take dense ids (FDR) calls this when it starts
  * (who: its name in messages) and with NULL when it stops. Objects it cannot
  * trace (no id base, or a dispatch copy without dense paths: handlers.c

@@ -1,4 +1,4 @@
-/* Rewriting one object's sleds (the API is in objects.c): which sleds, and
+/* Rewriting one object's sleds (the API is in patch_api.c): which sleds, and
  * page protection.
  *
  * W^X: only the pages that hold the affected sleds change protection, merged

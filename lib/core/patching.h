@@ -19,29 +19,16 @@ XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
 /* The executable's own trampolines, in XR_TRAMP_* order. */
 XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]);
 
-/* Pure encoder for unit tests: the 11 bytes of an enabled entry/exit/tail
- * sled at `sled_address` calling `target`. Returns 0 or -1 (out of range). */
-XR_HIDDEN int xr_encode_call_sled(uint8_t out[11], uint8_t kind,
-                                  int32_t function_id, uintptr_t sled_address,
-                                  uintptr_t target);
-
 /* patching.c: rewrites the sleds of functions first_id..last_id of object o
  * (ids local to o; the sleds get packed ids), or only those with
  * selected[id - 1] set when selected is not NULL. Call with the registry
- * lock held (objects.c does). Returns an XRayPatchingStatus: SUCCESS or FAILED
- * (reported). */
+ * lock held (patch_api.c does). Returns an XRayPatchingStatus: SUCCESS or
+ * FAILED (reported). */
 XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
                                         int32_t last_id, const uint8_t *selected,
                                         bool enable);
 /* Frees what patching cached for o (its object is going away). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
-
-/* objects.c: patches (enable) or unpatches the functions of object
- * `object` whose selected[id - 1] is non-zero (selected has one entry per
- * function of the object), with one protection change per run of pages.
- * Returns an XRayPatchingStatus as __xray_patch_function_range does;
- * SUCCESS when nothing is selected; FAILED for an object not loaded. */
-XR_HIDDEN int xr_patch_selected(int32_t object, const uint8_t *selected, bool enable);
 
 /* True once a patching call asked to enable sleds (whether or not every
  * sled could be written): init.c's exit hint reads it. */

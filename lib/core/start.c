@@ -12,6 +12,7 @@
 #include "start.h"
 
 #include "log_registry.h"
+#include "objects.h"
 #include "options.h"
 #include "patching.h"
 #include "report.h"
@@ -140,3 +141,5 @@ void xr_start_wait_for_objects(void) {
     atexit(say_if_no_object_came);
   }
 }
+
+const struct xr_object_events xr_start_events = {xr_start_tracing, NULL, NULL, NULL};

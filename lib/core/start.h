@@ -12,6 +12,10 @@
  * per process; a call while the first runs waits for it. Never with the
  * object registry's lock held (a mode's init takes it). */
 XR_HIDDEN void xr_start_tracing(void);
+/* Registration's subscriber (init.c subscribes it): in a host without a
+ * map the first shared object starts the trace, before it is patched. */
+struct xr_object_events;
+XR_HIDDEN extern const struct xr_object_events xr_start_events;
 
 /* Init found no map in the executable: prints compiler-rt's
  * "instrumentation map missing" line and ours at verbosity 1, and, when

@@ -62,7 +62,6 @@
 
 #include "xray/xray_interface.h"
 
-#include <string.h>
 
 #define CALL_SLED_SIZE 11
 #define OP_CALL 0xE8
@@ -75,28 +74,6 @@
 #define BYTES_NOP2 0x9066u       /* 66 90 */
 #define BYTES_JMP_15 0x0FEBu     /* EB 0F */
 #define BYTES_JMP_20 0x14EBu     /* EB 14 */
-
-int xr_encode_call_sled(uint8_t out[11], uint8_t kind, int32_t function_id,
-                        uintptr_t sled_address, uintptr_t target) {
-  uint8_t opcode;
-  switch (kind) {
-  case ENTRY:
-  case TAIL:
-  case LOG_ARGS_ENTRY: opcode = OP_CALL; break;
-  case EXIT: opcode = OP_JMP; break;
-  default: return -1;
-  }
-  int64_t rel = (int64_t)(target - (sled_address + CALL_SLED_SIZE));
-  if (rel < INT32_MIN || rel > INT32_MAX)
-    return -1;
-  int32_t rel32 = (int32_t)rel;
-  out[0] = 0x41;
-  out[1] = 0xBA;
-  memcpy(out + 2, &function_id, 4);
-  out[6] = opcode;
-  memcpy(out + 7, &rel32, 4);
-  return 0;
-}
 
 void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
   out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
@@ -139,7 +116,7 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
   }
   /* The body as integers (no byte buffer: a store-forwarding stall per
    * sled otherwise): bytes 2..9 = id, opcode, rel32 bits 0..23; byte 10 =
-   * rel32 bits 24..31. Same bytes as xr_encode_call_sled. */
+   * rel32 bits 24..31. */
   uintptr_t target = t[sled->kind]; /* a call kind: see xr_patch_sled */
   int64_t rel = (int64_t)(target - (sled->address + CALL_SLED_SIZE));
   if (rel < INT32_MIN || rel > INT32_MAX)

@@ -4,6 +4,8 @@ core -> arch. Checks every #include "..." of lib/: core includes no mode
 header; arch includes only arch/ and core/common.h's compiler helpers (plus
 the documented exception: a port's sled encoder reads core's decoded sled
 through core/patching.h). Public headers (xray/...) are open to everyone.
+The includes only: the calls between files, the finer layers (control,
+modes, export) and mode -> mode are calls.py's, read from the archives.
 
 usage: layers.py LIB_DIR    exit 0 clean, 1 with one line per finding"""
 import os

@@ -13,6 +13,7 @@
 
 #include "core/names.h"
 #include "core/symbols.h"
+#include "xray/xray_interface.h"
 
 int main(void);
 
@@ -45,6 +46,10 @@ static struct xr_sled_map fake_map = {.functions = fake_functions, .function_cou
 
 static void names_table(void **state) {
   (void)state;
+  /* The runtime up (object 0, empty: no map here), as in a program, which
+   * links the archive whole; this test links it plainly, and nothing it
+   * calls pulls in init.c's start-up. */
+  __xray_init();
   fake_functions[0].address = (uintptr_t)&xr_test_known_function;
   fake_functions[1].address = 0x1234;
   fake_functions[2].address = 0;
