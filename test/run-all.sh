@@ -10,11 +10,15 @@
 #                tests and the instrumented test programs + ctest;
 #   4. tsan:     clang, -fsanitize=thread + ctest of the concurrent tests
 #                (buffer queue, registry, patching, stress);
-#   5. fuzz:     each libFuzzer target for XRAY_FUZZ_SECONDS (default 30).
+#   5. fuzz:     each libFuzzer target for XRAY_FUZZ_SECONDS (default 30);
+#   6. aarch64:  the runtime and the test programs cross-built for AArch64
+#                (clang 14, then clang 19 for events) and run under
+#                qemu-aarch64 (installs qemu-user and Debian's arm64 cross
+#                packages, and compiler-rt's AArch64 runtime as reference).
 #
 # Idempotent: installs only what is missing, reuses build directories.
 # Environment knobs (all optional):
-#   XRAY_TEST_PHASES   phases to run, default "release compilers asan tsan fuzz"
+#   XRAY_TEST_PHASES   phases to run, default "release compilers asan tsan fuzz aarch64"
 #   XRAY_TEST_BUILD    build root, default <repo>/build/test-suite
 #   XRAY_TEST_JOBS     parallel build and ctest jobs, default 2
 #   XRAY_FUZZ_SECONDS  seconds per fuzz target, default 30
@@ -22,10 +26,11 @@
 #   XRAY_TEST_ALL_COMPILERS  0: do not install clang-13/16/19 (their tests skip)
 #   XRAY_TSAN_TESTS    ctest -R regex of the tests run under TSan
 #   XRAY_SMOKE_TESTS   ctest -R regex of the tests run on each compiler's build
+#   XRAY_AARCH64_TESTS ctest -R regex of the tests run under qemu-aarch64
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PHASES=${XRAY_TEST_PHASES:-release compilers asan tsan fuzz}
+PHASES=${XRAY_TEST_PHASES:-release compilers asan tsan fuzz aarch64}
 BUILD_ROOT=${XRAY_TEST_BUILD:-$ROOT/build/test-suite}
 JOBS=${XRAY_TEST_JOBS:-2}
 export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
@@ -244,6 +249,53 @@ phase_fuzz() {
     "-DCMAKE_C_FLAGS=$SAN_FUZZ -g"
   build fuzz --target xray_fuzzers
   run_ctest fuzz -L "^fuzz$" -V
+}
+
+# --- 6. AArch64 under emulation -------------------------------------------
+# cmake/aarch64-linux-gnu.cmake: clang --target=aarch64-linux-gnu, Debian's
+# cross sysroot, qemu-aarch64 as CMAKE_CROSSCOMPILING_EMULATOR; the same test
+# scripts compile their programs for AArch64 and run them under qemu
+# (test/integration/cross.sh says which cannot, and why: they exit 77).
+# clang 14 runs a test of every area; clang 19, the first to emit AArch64
+# event sleds, the event and register tests. compiler-rt's AArch64 runtime
+# (libclang-rt-14-dev:arm64) is the reference the comparisons use.
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message)|profiling\.(calltree|report|pprof_dso|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|objects\.clang-14)|names\.(api|profiling|select_c)|core_control\.(options_env|function_coverage|registry_statuses|log_file_line)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers)|control\.(lifecycle|record|modes)|fuzz_corpus\.sled_map)$'
+AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
+AARCH64_EVENTS='^(aarch64\.regs|core_patch\.events|fdr\.events|dso\.events|core_patch\.typed_handlers|core_patch\.matrix\.clang-19|dso\.objects\.clang-19)$'
+phase_aarch64() {
+  local pkgs=() p
+  for p in qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross \
+           libstdc++-12-dev-arm64-cross binutils-aarch64-linux-gnu; do
+    dpkg -s "$p" >/dev/null 2>&1 || pkgs+=("$p")
+  done
+  local ref=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.xray-aarch64.a
+  if [ "${XRAY_SKIP_INSTALL:-0}" != 1 ] && { [ ${#pkgs[@]} -gt 0 ] || [ ! -e "$ref" ]; }; then
+    local SUDO=()
+    [ "$(id -u)" -eq 0 ] || SUDO=(sudo -n)
+    export DEBIAN_FRONTEND=noninteractive
+    [ ${#pkgs[@]} -eq 0 ] || { "${SUDO[@]}" apt-get update -q &&
+      "${SUDO[@]}" apt-get -y -q --no-install-recommends install "${pkgs[@]}"; } || return 1
+    if [ ! -e "$ref" ]; then
+      { "${SUDO[@]}" dpkg --add-architecture arm64 && "${SUDO[@]}" apt-get update -q &&
+        "${SUDO[@]}" apt-get -y -q --no-install-recommends install libclang-rt-14-dev:arm64; } ||
+        say "compiler-rt's AArch64 runtime not installable: the reference comparisons skip"
+    fi
+  fi
+  command -v clang-14 >/dev/null 2>&1 || { echo "clang-14 is needed for the aarch64 phase" >&2; return 1; }
+  local rc=0
+  configure aarch64-clang14 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+    -DXRAY_AARCH64_CLANG="$(command -v clang-14)" -DXRAY_TEST_CLANG="$(command -v clang-14)" \
+    -DXRAY_TEST_CLANGXX="$(command -v clang++-14)" && build aarch64-clang14 &&
+    run_ctest aarch64-clang14 -R "$AARCH64_TESTS" || rc=1
+  if command -v clang-19 >/dev/null 2>&1; then
+    configure aarch64-clang19 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+      -DXRAY_AARCH64_CLANG="$(command -v clang-19)" -DXRAY_TEST_CLANG="$(command -v clang-19)" \
+      -DXRAY_TEST_CLANGXX="$(command -v clang++-19)" && build aarch64-clang19 &&
+      run_ctest aarch64-clang19 -R "$AARCH64_EVENTS" || rc=1
+  else
+    say "clang-19 not installed: AArch64 events not tested"
+  fi
+  return $rc
 }
 
 for phase in $PHASES; do

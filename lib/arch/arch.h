@@ -1,8 +1,8 @@
 /* What a CPU port provides: everything the runtime knows about one
  * instruction set lives under lib/arch/<cpu>/, behind this header, so that
  * lib/core/ and the modes hold no inline assembly, no CPU feature query, no
- * opcode and no register name (test/unit/core_control/arch_corner.sh greps
- * for them). Dependencies run one way: modes -> core -> arch; a port uses
+ * opcode and no register name (test/integration/house/arch_corner.py
+ * looks for them). Dependencies run one way: modes -> core -> arch; a port uses
  * only libc and core/common.h's compiler helpers.
  *
  * A port provides:
@@ -33,6 +33,8 @@
  * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES, XR_ARCH_PATH_COUNT. */
 #if defined(__x86_64__)
 #include "arch/x86_64/arch_x86_64.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/arch_aarch64.h"
 #else
 #error "no port of the XRay runtime to this CPU (lib/arch/arch.h lists what one provides)"
 #endif

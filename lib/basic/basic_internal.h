@@ -35,7 +35,7 @@ XR_HIDDEN extern const struct xr_option_table xr_basic_options_table;
 XR_HIDDEN int xr_basic_options_load(struct xr_basic_options *out,
                                      const char *config, size_t config_size);
 
-/* ---- records (xray-abi.md 5.2), as four little-endian 64-bit words ------ */
+/* ---- records (compiler-rt's xray_records.h), four little-endian u64 -- */
 
 struct xr_basic_record {
   uint64_t w[4];

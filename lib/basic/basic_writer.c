@@ -30,6 +30,7 @@
 #include "core/output.h"
 #include "core/report.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -55,7 +56,7 @@ static struct {
    * (each chunk is one thread's records in time order, so its first record
    * is its earliest). */
   uint64_t earliest_tsc, earliest_offset, earliest_bytes;
-  char path[1024];
+  char path[PATH_MAX];
 } writer = {{0}, -1, false, false, false, false, 0, 0, 0, 0, 0, ""};
 
 /* The file's real size: after a fork, two processes append to it. */

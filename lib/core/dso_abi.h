@@ -1,6 +1,7 @@
 /* The binary interface between an instrumented shared object and the
- * runtime in the executable, as LLVM 20's xray-dso uses it (xray-abi.md
- * section 10): our lib/dso/ and compiler-rt's are interchangeable. */
+ * runtime in the executable, as LLVM 20's xray-dso uses it (compiler-rt
+ * 20's xray_dso_init.cpp, xray_interface.cpp and the per-object
+ * trampolines): our lib/dso/ and compiler-rt's are interchangeable. */
 #ifndef XR_DSO_ABI_H
 #define XR_DSO_ABI_H
 

@@ -1,5 +1,5 @@
-/* The spin lock of the runtime's cold paths in the modes (mode state changes, thread
- * lists, writers). A spin lock that yields, not a pthread mutex: it needs no
+/* The one spin lock of the runtime's cold paths (mode state changes, thread
+ * lists, writers, the names arena, the exited threads' names). A spin lock that yields, not a pthread mutex: it needs no
  * initialisation call and no allocation, a fork child resets it with one
  * store (xr_lock_after_fork: its holder, if any, did not survive the fork),
  * and it is taken behind a vector save from lean handlers' slow paths, where
@@ -22,6 +22,12 @@ static inline void xr_lock_take(xr_lock *l) {
 
 static inline void xr_lock_release(xr_lock *l) {
   __atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+}
+
+/* For a fork child that must know whether a lost holder left work half
+ * done. */
+static inline int xr_lock_is_held(xr_lock *l) {
+  return __atomic_load_n(&l->held, __ATOMIC_RELAXED);
 }
 
 /* In a fork child: only the forking thread lives on, so no one holds it. */

@@ -1,5 +1,6 @@
 /* The XRayLogImpl registry: register, select, init, finalize, flush, and
- * in-memory buffer iteration, with compiler-rt's statuses (xray-abi.md 3.4).
+ * in-memory buffer iteration, with compiler-rt's statuses (compiler-rt's
+ * include/xray/xray_log_interface.h).
  *
  * Differences on purpose:
  * - __xray_log_init_mode(name, cfg) on a registered mode that is not

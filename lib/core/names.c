@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "names.h"
 #include "fork_locks.h"
+#include "lock.h"
 #include "objects.h"
 
 #include "glob.h"
@@ -27,13 +28,12 @@
 
 static struct {
   char *next, *end;
-  int lock; /* tables of two objects may load at once */
+  xr_lock lock; /* tables of two objects may load at once */
 } arena;
 
 static void *arena_alloc(size_t n) {
   n = (n + 15) & ~(size_t)15;
-  while (__atomic_exchange_n(&arena.lock, 1, __ATOMIC_ACQUIRE))
-    sched_yield();
+  xr_lock_take(&arena.lock);
   void *r = NULL;
   if ((size_t)(arena.end - arena.next) < n) {
     size_t chunk = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
@@ -47,7 +47,7 @@ static void *arena_alloc(size_t n) {
   r = arena.next;
   arena.next += n;
 out:
-  __atomic_store_n(&arena.lock, 0, __ATOMIC_RELEASE);
+  xr_lock_release(&arena.lock);
   return r;
 }
 
@@ -221,9 +221,9 @@ void xr_names_after_fork(void) {
       __atomic_compare_exchange_n(&option[i].state, &s, EMPTY, false,
                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
-  if (!loading_here && !own_objects && __atomic_load_n(&arena.lock, __ATOMIC_RELAXED)) {
+  if (!loading_here && !own_objects && xr_lock_is_held(&arena.lock)) {
     arena.next = arena.end = NULL; /* maybe half updated: a fresh chunk */
-    __atomic_store_n(&arena.lock, 0, __ATOMIC_RELAXED);
+    xr_lock_after_fork(&arena.lock);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "report.h"
 #include "text_out.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ int xr_objects_write_map(const char *log_path, bool dense) {
   size_t count = xr_objects_count();
   if (count <= 1)
     return 0; /* the executable alone: llvm-xray -instr_map says it all */
-  char path[1100];
+  char path[PATH_MAX];
   static struct out o; /* 16 KiB: not on the stack; flushes are serialised */
   o.fd = xr_open_sibling_file(log_path, ".map", path, sizeof path);
   if (o.fd < 0)

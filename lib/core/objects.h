@@ -11,6 +11,8 @@
 #include "common.h"
 #include "sled_map.h"
 
+#include <limits.h>
+
 #define XR_MAX_OBJECTS 256 /* object ids 0..255 */
 #define XR_OBJECT_SHIFT 24
 #define XR_FUNCTION_MASK 0x00FFFFFFu
@@ -53,7 +55,7 @@ struct xr_object {
   uintptr_t trampolines[XR_TRAMP_COUNT];
   struct xr_patch_state *patch;
   uintptr_t base;           /* load address (dl_iterate_phdr's dlpi_addr) */
-  char path[1024];          /* as the loader names it; "" unknown */
+  char path[PATH_MAX];      /* as the loader names it; "" unknown */
   uint8_t build_id[XR_BUILD_ID_MAX];
   uint8_t build_id_size;
   uint32_t generation;      /* times this id was registered */

@@ -11,6 +11,8 @@
 
 #include "common.h"
 
+#include <limits.h>
+
 enum xr_option_type { XR_OPT_BOOL, XR_OPT_INT, XR_OPT_UPTR, XR_OPT_STRING };
 
 struct xr_option {
@@ -65,7 +67,7 @@ XR_HIDDEN void xr_set_envp(char **envp);
 struct xr_flags {
   bool patch_premain;
   char xray_mode[64];
-  char xray_logfile_base[512];
+  char xray_logfile_base[PATH_MAX];
   uint64_t xray_page_size_override;
   bool xray_naive_log;
   int32_t xray_naive_log_func_duration_threshold_us;

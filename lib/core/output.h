@@ -38,7 +38,8 @@ XR_HIDDEN int xr_open_sibling_temp(const char *path, const char *suffix,
  * never raised on the program). Async-signal-safe. */
 XR_HIDDEN int xr_write_all(int fd, const void *buf, size_t n);
 
-/* The common 32-byte header of basic and FDR files (xray-abi.md 5.1). */
+/* The common 32-byte header of basic and FDR files (LLVM's
+ * docs/XRayFDRFormat.rst "Header Section"; compiler-rt's xray_records.h). */
 struct xr_file_header {
   uint16_t version;
   uint16_t type;

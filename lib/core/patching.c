@@ -25,6 +25,7 @@
 #include "map_array.h"
 #include "objects.h"
 #include "options.h"
+#include "proc_maps.h"
 #include "report.h"
 #include "thread.h"
 #include "xray/xray_interface.h"
@@ -99,61 +100,24 @@ static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   return true;
 }
 
-static uintptr_t parse_hex(const char **s) {
-  uintptr_t v = 0;
-  for (;; (*s)++) {
-    char c = **s;
-    unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) : 16u;
-    if (d == 16)
-      return v;
-    v = v * 16 + d;
-  }
-}
+/* The mappings of /proc/self/maps that intersect [lo, hi). */
+struct maps_search {
+  uintptr_t lo, hi;
+  bool ok;
+};
 
-/* "start-end rwxp ..." -> segment, kept if it intersects [lo, hi). */
-static bool parse_maps_line(const char *line, uintptr_t lo, uintptr_t hi) {
-  const char *s = line;
-  uintptr_t start = parse_hex(&s);
-  if (*s++ != '-')
-    return true;
-  uintptr_t end = parse_hex(&s);
-  if (*s++ != ' ' || end <= lo || start >= hi)
-    return true;
-  int prot = (s[0] == 'r' ? PROT_READ : 0) | (s[1] == 'w' ? PROT_WRITE : 0) |
-             (s[2] == 'x' ? PROT_EXEC : 0);
-  return add_segment(start, end, prot);
+static int maps_segment(const struct xr_maps_entry *e, void *arg) {
+  struct maps_search *q = arg;
+  if (e->end > q->lo && e->start < q->hi)
+    q->ok = q->ok && add_segment(e->start, e->end, e->prot);
+  return 0;
 }
 
 /* Reads the protections of the mappings that intersect [lo, hi). */
 static bool load_segments(uintptr_t lo, uintptr_t hi) {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  char buf[8192];
-  size_t have = 0;
-  bool ok = true;
-  for (;;) {
-    ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    have += (size_t)n;
-    buf[have] = '\0';
-    char *line = buf, *nl;
-    while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-      *nl = '\0';
-      ok = ok && parse_maps_line(line, lo, hi);
-      line = nl + 1;
-    }
-    have -= (size_t)(line - buf);
-    memmove(buf, line, have);
-    if (have == sizeof buf - 1) /* absurdly long line: skip it */
-      have = 0;
-  }
-  close(fd);
-  return ok && cur_segments()->count > 0;
+  struct maps_search q = {lo, hi, true};
+  return xr_maps_each(maps_segment, &q) == 0 && q.ok &&
+         cur_segments()->count > 0;
 }
 
 /* Protections from the program headers. The module is the one with a

@@ -1,6 +1,7 @@
 /* Decodes xray_instr_map (and checks xray_fn_idx) into the function table.
  *
- * Entry layout (xray-abi.md 1.2): 32 bytes, no alignment guaranteed (the
+ * Entry layout (compiler-rt's XRaySledEntry in
+ * xray_interface_internal.h; LLVM's InstrumentationMap.cpp): 32 bytes, no alignment guaranteed (the
  * section is 1-aligned), so every field is read with memcpy.
  *   +0 u64 sled address   v0/v1 absolute; v2 relative to the field itself
  *   +8 u64 function       v0/v1 absolute; v2 relative to the field itself

@@ -14,6 +14,7 @@
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -51,7 +52,7 @@ struct thread {
 
 struct xr_chrome {
   int fd;
-  char path[1024];
+  char path[PATH_MAX];
   uint64_t frequency_hz;
   xr_chrome_name_fn name;
   void *name_ctx;
@@ -381,7 +382,7 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
 
 struct xr_chrome *xr_chrome_open(const char *log_path, uint64_t frequency_hz,
                                  xr_chrome_name_fn name, void *name_ctx) {
-  char path[1024];
+  char path[PATH_MAX];
   int fd = xr_open_sibling_file(log_path, ".json", path, sizeof path);
   if (fd < 0)
     return NULL; /* reported */

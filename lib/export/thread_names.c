@@ -1,8 +1,8 @@
 /* Remembered names of exited threads. See thread_names.h. */
 #include "export/thread_names.h"
+#include "core/lock.h"
 #include "core/thread.h"
 
-#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -15,32 +15,26 @@ struct entry {
 
 static struct entry table[SLOTS];
 static uint32_t next_slot;
-static volatile int lock;
+static xr_lock lock;
 
-static void take(void) {
-  while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
-    sched_yield();
-}
-static void release(void) { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
-
-void xr_thread_names_after_fork(void) { release(); }
+void xr_thread_names_after_fork(void) { xr_lock_after_fork(&lock); }
 
 void xr_thread_names_remember(void) {
   char name[16] = {0};
   if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
     return;
-  take();
+  xr_lock_take(&lock);
   struct entry *e = &table[next_slot++ % SLOTS];
   e->pid = xr_pid();
   e->tid = xr_tid();
   memcpy(e->name, name, sizeof name);
   e->name[15] = '\0';
-  release();
+  xr_lock_release(&lock);
 }
 
 const char *xr_thread_names_find(int32_t pid, int32_t tid, char buf[16]) {
   const char *found = NULL;
-  take();
+  xr_lock_take(&lock);
   uint32_t n = next_slot < SLOTS ? next_slot : SLOTS;
   for (uint32_t i = 0; i < n; i++) {
     if (table[i].tid == tid && table[i].pid == pid) {
@@ -48,6 +42,6 @@ const char *xr_thread_names_find(int32_t pid, int32_t tid, char buf[16]) {
       found = buf; /* later entries (a reused tid) win */
     }
   }
-  release();
+  xr_lock_release(&lock);
   return found;
 }

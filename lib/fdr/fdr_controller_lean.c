@@ -1,8 +1,10 @@
 /* FDR lean handlers: one per event kind, run straight from the trampolines.
  *
  * A lean translation unit (core/lean.h): no vector or x87 register, no libc
- * call, no lock, no system call, no atomic read-modify-write. Anything else
- * (a new buffer, the non-TSC clock) goes through xr_call_preserving_vectors.
+ * call, no lock, no system call. Anything else (a new buffer, the non-TSC
+ * clock) goes through xr_call_preserving_vectors. The one atomic
+ * read-modify-write is count_nested's locked add, on the rare path of an
+ * event dropped inside the tracer.
  *
  * Budget of a function event in the common case (function_event: a buffer
  * of this generation with room, same CPU, delta fits, threshold 0 or an
@@ -29,23 +31,15 @@
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_test_points.h"
 
 #define BARRIER() xr_compiler_barrier()
 
-/* Named test points (the unit tests compile this file again with
- * XR_FDR_TEST_POINTS to inject a signal handler's events at the point);
- * nothing at all in the library. */
+/* Named test points (fdr/fdr_test_points.h). */
 #ifdef XR_FDR_TEST_POINTS
 void (*xr_fdr_test_bail_window)(void);
 void (*xr_fdr_test_full_head)(void);
 void (*xr_fdr_test_full_tail)(void);
-#define XR_FDR_TEST_POINT(hook)                                                \
-  do {                                                                         \
-    if (hook)                                                                  \
-      hook();                                                                  \
-  } while (0)
-#else
-#define XR_FDR_TEST_POINT(hook) ((void)0)
 #endif
 
 /* The writer's state word and the epoch, as C11 atomics (same instructions

@@ -8,6 +8,7 @@
 #include "core/thread.h"
 #include "fdr/fdr_records.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -202,7 +203,7 @@ int xr_fdr_write_chrome(const char *log_path, struct xr_fdr_span *spans,
 static int write_chrome_renamed(const char *log_path,
                                 struct xr_fdr_span *spans, size_t n,
                                 int version, uint64_t frequency_hz) {
-  char part[1100], done[1100];
+  char part[PATH_MAX], done[PATH_MAX];
   int len = snprintf(done, sizeof done, "%s.json", log_path);
   if (len < 0 || (size_t)len >= sizeof done) {
     xr_report(XR_ERROR, "xray-fdr: no .json for '%s': name too long",

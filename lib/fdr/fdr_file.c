@@ -15,6 +15,7 @@
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,7 +147,7 @@ static uint64_t file_limit(void) {
  * whole block, so what is there stays readable; with none it is removed.
  * Then the JSON beside it, when asked for. */
 void xr_fdr_file_write(unsigned outputs) {
-  char path[1024];
+  char path[PATH_MAX];
   int fd = xr_open_log_file(path, sizeof path);
   if (fd < 0)
     return; /* reported by xr_open_log_file */

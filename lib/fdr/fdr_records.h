@@ -1,4 +1,5 @@
-/* Encoders of every FDR record kind (xray-abi.md 5.3 and 5.4).
+/* Encoders of every FDR record kind (LLVM's docs/XRayFDRFormat.rst; compiler-rt's
+ * xray_fdr_log_records.h).
  *
  * Pure functions: each writes one record at `p` and returns the position
  * after it. They are inline so the lean hot path (compiled with

@@ -21,11 +21,11 @@
  * same thread never finds it held, and another thread holds it only for a
  * copy and a system call. */
 #define _GNU_SOURCE /* sigorset, ucontext_t, ssignal */
+#include "core/lock.h"
 #include "core/report.h"
 #include "fdr/fdr_sigfront.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -66,7 +66,7 @@ struct front {
 };
 static struct front fronts[MAX_FRONT];
 static uint64_t fronted; /* atomic: bit s-1 for each signal s in front */
-static int table_lock;   /* atomic */
+static xr_lock table_lock;
 
 static bool is_fronted(int signo) {
   return signo > 0 && signo <= 64 &&
@@ -77,11 +77,10 @@ static void lock(sigset_t *saved) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, saved);
-  while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
-    sched_yield(); /* another thread, for a copy and one system call */
+  xr_lock_take(&table_lock); /* another thread, for a copy and a syscall */
 }
 static void unlock(const sigset_t *saved) {
-  __atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+  xr_lock_release(&table_lock);
   pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
@@ -230,7 +229,7 @@ void xr_sigfront_run(int signo, const struct sigaction *prog, siginfo_t *info,
 }
 
 void xr_sigfront_fork_child(void) {
-  __atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);
+  xr_lock_after_fork(&table_lock);
 }
 
 /* ---- the program's calls -------------------------------------------------- */

@@ -3,7 +3,7 @@
  * threshold, written by that thread right after the call's exit record, at
  * most one per snapshot_min_interval_ms in the process.
  *
- * The watch handlers (fdr_controller_hot.c) come here only for the watched
+ * The watch handlers (fdr_controller_lean.c) come here only for the watched
  * functions' events, through xr_call_preserving_vectors, so this is
  * ordinary C. Each thread keeps a small stack of the watched calls it is
  * in (entry time and id); an exit pops to the newest frame of its id, so
@@ -16,6 +16,7 @@
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_test_points.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>
@@ -131,13 +132,6 @@ static void slow_call(int32_t id, uint64_t ticks) {
 #ifdef XR_FDR_TEST_POINTS
 void (*xr_fdr_test_watch_head)(void);
 void (*xr_fdr_test_watch_tail)(void);
-#define WATCH_TEST_POINT(hook)                                                 \
-  do {                                                                         \
-    if (hook)                                                                  \
-      hook();                                                                  \
-  } while (0)
-#else
-#define WATCH_TEST_POINT(hook) ((void)0)
 #endif
 
 /* The guard of this path, as the full path's (enter_guard in
@@ -165,7 +159,7 @@ static bool enter_watch(void) {
 static void leave_watch(void) {
   xr_compiler_barrier();
   __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
-  WATCH_TEST_POINT(xr_fdr_test_watch_tail);
+  XR_FDR_TEST_POINT(xr_fdr_test_watch_tail);
   xr_compiler_barrier();
   struct xr_fdr_writer *w = xr_fdr_thread.writer;
   if (w != NULL) /* the cursor as it is: nothing was written here */
@@ -180,7 +174,7 @@ void xr_fdr_watch_slow(void *arg) {
    * the stack is this thread's and is being changed. */
   if (!enter_watch())
     return;
-  WATCH_TEST_POINT(xr_fdr_test_watch_head);
+  XR_FDR_TEST_POINT(xr_fdr_test_watch_head);
   uint64_t now = xr_now();
   struct watch_stack *s = &stack;
   int32_t slow_id = 0;

@@ -46,6 +46,7 @@
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -471,7 +472,7 @@ XRaySnapshotStatus xr_fdr_snapshot_write(const struct xr_fdr_snapshot_why *why,
   XRaySnapshotStatus status = XRAY_SNAPSHOT_NOT_RECORDING;
   if ((epoch & 1) &&
       __atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_ACQUIRE) == epoch) {
-    char name[1100];
+    char name[PATH_MAX];
     name[0] = 0;
     status = write_snapshot(why, &v, slot, name, sizeof name);
     if (path && path_size) {

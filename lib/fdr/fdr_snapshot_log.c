@@ -17,6 +17,7 @@
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot_log.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h> /* rename */
@@ -49,7 +50,7 @@ static int join(int fd, uint64_t size, const char *name, uint8_t *scratch,
     off += XR_FDR_META_SIZE + bytes;
   }
   int rc = -1;
-  char tmp[1100];
+  char tmp[PATH_MAX];
   struct text t = {tmp, 0, sizeof tmp};
   put_str(&t, name);
   put_str(&t, ".tmp");

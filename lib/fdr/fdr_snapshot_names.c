@@ -7,11 +7,12 @@
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_snapshot_names.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
-static char name_prefix[1024]; /* <base><program>.<suffix>.snap */
+static char name_prefix[PATH_MAX]; /* <base><program>.<suffix>.snap */
 static uint32_t name_counter;  /* atomic: the last N handed out */
 /* Which files the JSON side (xr_fdr_snapshot_each_new) may read. Normal
  * snapshots run one at a time (the try-lock), so they end in number order:
@@ -71,7 +72,7 @@ static uint32_t names_visited; /* xr_fdr_snapshot_each_new's last N */
 
 void xr_fdr_snapshot_each_new(void (*fn)(const char *path)) {
   uint32_t last = __atomic_load_n(&normal_done, __ATOMIC_ACQUIRE);
-  char name[1100];
+  char name[PATH_MAX];
   for (uint32_t n = names_visited + 1; n <= last; n++) {
     uint32_t crash = __atomic_load_n(&crash_number, __ATOMIC_SEQ_CST);
     if (crash == CRASH_TAKING)

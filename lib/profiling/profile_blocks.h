@@ -1,4 +1,5 @@
-/* compiler-rt's profile format (xray-abi.md 5.5), built in memory:
+/* compiler-rt's profile format (compiler-rt's
+ * xray_profile_collector.cpp writes it, LLVM's lib/XRay/Profile.cpp reads it), built in memory:
  *   file header, 32 bytes: u64 magic "xrayprof" as 0x7872617970726f66,
  *                          u64 version 0x20180424, u64 timestamp, u64 pid
  *   block header, 16 bytes: u32 block size (header included), u32 block

@@ -17,6 +17,7 @@
 #include "profiling/profile_views.h"
 #include "xray/xray_interface.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,7 +98,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
 
 static void write_view(const struct xr_prof_run *run, const char *path,
                        enum view v, struct xr_trie *merged) {
-  char out[1100];
+  char out[PATH_MAX];
   int fd = xr_open_sibling_file(path, suffixes[v], out, sizeof(out));
   if (fd < 0)
     return;
@@ -150,7 +151,7 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
 }
 
 void xr_prof_write_outputs(const struct xr_prof_run *run) {
-  char path[1024];
+  char path[PATH_MAX];
   int fd = xr_open_log_file(path, sizeof(path));
   if (fd < 0)
     return;

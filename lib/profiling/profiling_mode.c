@@ -1,5 +1,5 @@
 /* xray-profiling mode glue: the XRayLogImpl, its state machine (as
- * compiler-rt's, xray-abi.md 3.5), the in-memory buffer iterator and the
+ * compiler-rt's xray_profiling.cpp), the in-memory buffer iterator and the
  * files written at flush.
  *
  *   init:     UNINITIALIZED -> INITIALIZED; else returns the current state.

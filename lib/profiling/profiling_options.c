@@ -1,5 +1,6 @@
 /* The xray-profiling option table and its checks. Defaults of compiler-rt's
- * options are compiler-rt 14's (xray-abi.md 4.3); the meaning of the three
+ * options are compiler-rt 14's (its
+ * xray_profiling_flags.inc); the meaning of the three
  * allocator sizes is ours (docs/profiling-mode.md). */
 #include "profiling/profiling_options.h"
 #include "core/report.h"

@@ -49,7 +49,8 @@ fi
 [ -n "$(ls seeds)" ] || { echo "no seeds for $target" >&2; exit 1; }
 
 if [ "$mode" = replay ]; then
-  exec "$program" seeds
+  # A cross build (test/integration/cross.sh): under the emulator.
+  exec ${XRAY_TEST_EMULATOR:-} "$program" seeds
 fi
 
 seconds=${XRAY_FUZZ_SECONDS:-30}

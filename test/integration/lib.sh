@@ -12,6 +12,15 @@ note() { echo "--- $*" >&2; }
 rm -rf "$TEST_WORK_DIR"
 mkdir -p "$TEST_WORK_DIR"
 cd "$TEST_WORK_DIR"
+# A cross build (cmake/aarch64-linux-gnu.cmake): programs for the target,
+# run under the emulator (cross.sh).
+if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
+  source "$(dirname "${BASH_SOURCE[0]}")/cross.sh"
+fi
+# The CPU test programs are built for, as compiler-rt names its archives
+# (libclang_rt.xray-<arch>.a).
+XRAY_TEST_ARCH=${XRAY_TEST_TARGET:-$(uname -m)}
+XRAY_TEST_ARCH=${XRAY_TEST_ARCH%%-*}
 
 # xr_no_link_deps_flag CLANG: the spelling of "do not link compiler-rt's XRay
 # runtime" that CLANG accepts: clang 13-16 know only -fnoxray-link-deps,
@@ -70,6 +79,14 @@ xr_pinned() {
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
   [ "$2" == "$3" ] || fail "$1: expected [$2], got [$3]"
+}
+# xr_expected NAME: the expected-output file NAME.expected of the test's
+# directory, or NAME.<cpu>.expected where the target differs (AArch64: clang
+# records tail calls' sleds as function-exit).
+xr_expected() {
+  local f="$TEST_SRC_DIR/$1.$XRAY_TEST_ARCH.expected"
+  [ -f "$f" ] || f="$TEST_SRC_DIR/$1.expected"
+  echo "$f"
 }
 # expect_file_eq WHAT EXPECTED_FILE ACTUAL_FILE
 expect_file_eq() {

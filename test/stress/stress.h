@@ -114,7 +114,8 @@ NOINST static long stress_vm_hwm_kb(void) {
 }
 
 /* Sum of the call counts of records whose leaf is `id` in a profiling file
- * (xray-abi.md 5.5: header 32 B; blocks {u32 size, u32 number, u64 tid}
+ * (compiler-rt's xray_profile_collector.cpp:
+ * header 32 B; blocks {u32 size, u32 number, u64 tid}
  * then records {i32 ids leaf->root, i32 0, u64 count, u64 time}). */
 NOINST static long stress_profile_calls(const char *path, int32_t id, int *blocks) {
   FILE *f = fopen(path, "rb");

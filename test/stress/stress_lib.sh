@@ -96,7 +96,7 @@ exits_of() { awk -v id="$2" '$2 == id { n += $4 } END { print n + 0 }' "$1"; }
 unbalanced() { awk '$3 != $4' "$1"; }
 
 # check_profile FILE: a profiling-mode file starts with the magic "forpyarx"
-# header (xray-abi.md 5.5) and its blocks tile the file exactly.
+# header (compiler-rt's xray_profile_collector.cpp) and its blocks tile the file exactly.
 check_profile() {
   local file=$1
   [ "$(head -c 8 "$file" | od -An -c | tr -d ' \n')" = forpyarx ] ||

@@ -1,4 +1,5 @@
-/* Sled encodings for x86-64 (xray-abi.md 2.1) and the order in which a live
+/* Sled encodings for x86-64 (as LLVM's X86MCInstLower.cpp emits them and
+ * compiler-rt's xray_x86_64.cpp patches them) and the order in which a live
  * sled is rewritten.
  *
  *   entry / log-args / tail, off:  EB 09 <9 bytes of nop>     jmp +9

@@ -43,7 +43,8 @@
  * and the compiler does not treat them as calls, so both event paths save
  * the whole of rflags with pushfq/popfq.
  *
- * Alignment (rsp mod 16 on arrival, xray-abi.md 2.4): entry, tail and
+ * Alignment (rsp mod 16 on arrival, as the compilers' sleds
+ * leave it): entry, tail and
  * arg-logger 0 (two calls deep from an aligned frame); exit 8 (jumped to with
  * the function's return address on top); custom/typed events unknown (compilers
  * 13-19 get it wrong in different places), so those realign dynamically.

@@ -40,12 +40,12 @@ REF_DIR="$("$XRAY_CLANG" -print-resource-dir)/lib/linux"
 # (not under sanitizers: compiler-rt's archives clash with their runtimes)
 have_ref() {
   [ -z "${XRAY_TEST_SANITIZE:-}" ] &&
-  [ -f "$REF_DIR/libclang_rt.xray-x86_64.a" ] && [ -f "$REF_DIR/libclang_rt.xray-basic-x86_64.a" ]
+  [ -f "$REF_DIR/libclang_rt.xray-${XRAY_TEST_ARCH}.a" ] && [ -f "$REF_DIR/libclang_rt.xray-basic-${XRAY_TEST_ARCH}.a" ]
 }
 build_ref() {
   local name=$1; shift
   "$XRAY_CLANG" -g -O1 "${XRAY_CFLAGS[@]}" "$PROGS/$name.c" "$@" -o "$name.ref" \
-    -Wl,--whole-archive "$REF_DIR/libclang_rt.xray-x86_64.a" \
-    "$REF_DIR/libclang_rt.xray-basic-x86_64.a" -Wl,--no-whole-archive \
+    -Wl,--whole-archive "$REF_DIR/libclang_rt.xray-${XRAY_TEST_ARCH}.a" \
+    "$REF_DIR/libclang_rt.xray-basic-${XRAY_TEST_ARCH}.a" -Wl,--no-whole-archive \
     -lpthread -lrt -lm -ldl
 }

@@ -30,7 +30,7 @@ check "xray_naive_log_max_stack_depth=0x40" 2 "expected a decimal integer"
 check "verbosity=" 2 "empty value"
 check "xray_mode='xray-basic" 2 "unterminated single quote in the value of 'xray_mode'"
 check $'xray_logfile_base=\xff\xfe' 2 "bad value '.xff.xfe' for string option 'xray_logfile_base': control characters or invalid UTF-8"
-check "xray_logfile_base=$(head -c 10240 /dev/zero | tr '\0' x)" 2 "too long \\(10240 bytes, at most 511\\)"
+check "xray_logfile_base=$(head -c 10240 /dev/zero | tr '\0' x)" 2 "too long \\(10240 bytes, at most 4095\\)"
 check "$(head -c 10240 /dev/zero | tr '\0' y)" 2 "expected '=' after 'yyyy"
 check "verbosity=abc,,patch_premain=maybe::unknown_flag=1 xray_naive_log_thread_buffer_size=1e3" 6 "keeping '1024'"
 # Unknown flags alone are silent at verbosity 0.

@@ -1,6 +1,6 @@
 /* Every status of the mode registry in every call order that matters,
  * printed one per line, with a user mode whose state machine follows the
- * built-in FDR mode's (xray-abi.md 3.5). Built with -DSELECT_FIRST it runs
+ * built-in FDR mode's (compiler-rt's xray_fdr_logging.cpp). Built with -DSELECT_FIRST it runs
  * the flow compiler-rt requires, and its output must be the same with
  * compiler-rt's runtime as with ours. */
 #include <stdio.h>

@@ -54,7 +54,7 @@ xr_cc statuses_sf "$TEST_SRC_DIR/registry_statuses.c" -DSELECT_FIRST
 ./statuses_sf >ours_sf.txt 2>&1 || fail "select-first: exit status $?"
 awk '{print} /^current after failures/ {print "select: 0"}' want.txt >want_sf.txt
 expect_file_eq "select-first flow" want_sf.txt ours_sf.txt
-ref_rt=$("$XRAY_CLANG" -print-resource-dir)/lib/linux/libclang_rt.xray-x86_64.a
+ref_rt=$("$XRAY_CLANG" -print-resource-dir)/lib/linux/libclang_rt.xray-${XRAY_TEST_ARCH}.a
 if [ -f "$ref_rt" ]; then
   "$XRAY_CLANG" -O1 -fxray-instrument -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE" \
     -DSELECT_FIRST "$TEST_SRC_DIR/registry_statuses.c" -o statuses_ref

@@ -3,7 +3,7 @@
 source "$XRAY_TEST_LIB_SH"
 xr_cc events "$TEST_SRC_DIR/events.c" -O2
 ./events >out.txt 2>err.txt || { cat err.txt >&2; fail "events exited $?"; }
-expect_file_eq "event sequence" "$TEST_SRC_DIR/events.expected" out.txt
+expect_file_eq "event sequence" "$(xr_expected events)" out.txt
 [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"
 
 need_llvm_xray

@@ -2,4 +2,4 @@
 source "$XRAY_TEST_LIB_SH"
 xr_cc patch_race "$TEST_SRC_DIR/patch_race.c" -O2
 timeout 60 ./patch_race >out.txt 2>err.txt || { cat err.txt >&2; fail "exited $?"; }
-expect_file_eq "counts after the race" "$TEST_SRC_DIR/patch_race.expected" out.txt
+expect_file_eq "counts after the race" "$(xr_expected patch_race)" out.txt

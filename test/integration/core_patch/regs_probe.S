@@ -110,7 +110,7 @@ run_probe:
         .size run_probe, .-run_probe
 
 /* Probes: nothing but a sled (and a ret or a tail jmp). Unpatched sleds are
- * the compilers' exact bytes (xray-abi.md 2.1). */
+ * the compilers' exact bytes (LLVM's X86MCInstLower.cpp). */
 .macro ENTRY_SLED label
         .p2align 1
 \label:

@@ -8,8 +8,8 @@
  * So the runs are P3, then P1, then P0 + P1: the last reaches P1 only
  * through the crossing sled's last bytes. P2 holds no sled: its protection
  * must stay untouched. Each function is an entry sled followed by an exit
- * sled (a `ret` until patched), the compilers' exact bytes (xray-abi.md
- * 2.1). */
+ * sled (a `ret` until patched), the compilers' exact bytes (LLVM's
+ * X86MCInstLower.cpp). */
 
 .macro FUNCTION name, sled_entry, sled_exit
         .globl \name

@@ -2,4 +2,4 @@
 source "$XRAY_TEST_LIB_SH"
 xr_cc threads "$TEST_SRC_DIR/threads.c" -O2
 ./threads >out.txt 2>err.txt || { cat err.txt >&2; fail "exited $?"; }
-expect_file_eq "event counts" "$TEST_SRC_DIR/threads.expected" out.txt
+expect_file_eq "event counts" "$(xr_expected threads)" out.txt

@@ -63,3 +63,34 @@ for name in sorted(counts):
     print(name, 'enter', counts[name]['enter'], 'exit', counts[name]['exit'])
 PY
 }
+# xr_modes_build: modes.c's program and its linked chain libfirst.so ->
+# libsecond.so (the plugin it dlopens is the caller's).
+xr_modes_build() {
+  xr_so "$XRAY_CLANG" libsecond.so "$XRAY_SRC/test/integration/dso/second.c"
+  xr_so "$XRAY_CLANG" libfirst.so "$XRAY_SRC/test/integration/dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+  xr_exe "$XRAY_CLANG" modes "$XRAY_SRC/test/integration/dso/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+}
+# xr_modes_profile PLUGIN OUTPUTS: ./modes (modes.c) with PLUGIN in profiling
+# mode, profiling_output=OUTPUTS (folded and report among them): the exact
+# folded stacks (written to expected.folded) and a report line with each
+# function's calls.
+xr_modes_profile() {
+  rm -f xray-log.*
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
+    XRAY_PROFILING_OPTIONS="profiling_output=$2 folded_value=calls" \
+    ./modes "$1" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
+  cat >expected.folded <<'END'
+exe_leaf 3
+first_add 5
+first_add;second_mul 5
+plugin_fn 4
+plugin_fn;plugin_leaf 4
+END
+  expect_file_eq "folded stacks" expected.folded "$(only_file 'xray-log.modes.*.folded')"
+  local report f
+  report=$(only_file 'xray-log.modes.*.txt')
+  for f in exe_leaf:3 first_add:5 second_mul:5 plugin_fn:4 plugin_leaf:4; do
+    grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
+      fail "report: no line for ${f%:*} with ${f#*:} calls"
+  done
+}

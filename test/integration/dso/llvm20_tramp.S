@@ -1,5 +1,5 @@
-/* Trampolines written the way LLVM 20's per-object ones work (xray-abi.md
- * section 10), for llvm20.sh: load the handler from the executable's
+/* Trampolines written the way LLVM 20's per-object ones work (compiler-rt
+ * 20's xray_trampoline_x86_64.S), for llvm20.sh: load the handler from the executable's
  * exported variable through the GOT, save the argument registers and
  * xmm0-1, call it with (packed id from r10d, entry type). The test's own
  * code, not compiler-rt's. */

@@ -7,10 +7,8 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
-xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_modes_build
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
-xr_exe "$XRAY_CLANG" modes "$TEST_SRC_DIR/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
 
 cat >expected.txt <<'END'
 exe_leaf enter 3 exit 3
@@ -34,23 +32,7 @@ for mode in basic fdr; do
   expect_file_eq "$mode counts per function" expected.txt counts.txt
 done
 
-rm -f xray-log.*
-XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
-  XRAY_PROFILING_OPTIONS="profiling_output=folded+report folded_value=calls" \
-  ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
-cat >expected.folded <<'END'
-exe_leaf 3
-first_add 5
-first_add;second_mul 5
-plugin_fn 4
-plugin_fn;plugin_leaf 4
-END
-expect_file_eq "folded stacks" expected.folded "$(only_file 'xray-log.modes.*.folded')"
-report=$(only_file 'xray-log.modes.*.txt')
-for f in exe_leaf:3 first_add:5 second_mul:5 plugin_fn:4 plugin_leaf:4; do
-  grep -Eq "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +${f#*:} .* ${f%:*}\$" "$report" ||
-    fail "report: no line for ${f%:*} with ${f#*:} calls"
-done
+xr_modes_profile "$PWD/plugin.so" folded+report
 
 # The plugin's file deleted while it is loaded: its functions get made-up
 # names fn<id>@<file>+0x<offset> (offsets in the file: the symbol values).

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Reads an xray-profiling block file (compiler-rt's layout, xray-abi.md 5.5)
-and prints its call paths with counts, one block after another:
+"""Reads an xray-profiling block file (compiler-rt's layout, written
+by xray_profile_collector.cpp) and prints its call paths with counts, one
+block after another:
 
     block <n>
     main;tree;parse 2

@@ -1,5 +1,5 @@
 /* Record encoding: the exact bytes of normal and argument records
- * (xray-abi.md 5.2), cross-checked against the public struct layouts. */
+ * (compiler-rt's xray_records.h), cross-checked against the public struct layouts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* The XRAY_OPTIONS table and its loader: defaults (xray-abi.md 4.2), the
+/* The XRAY_OPTIONS table and its loader: defaults (compiler-rt's xray_flags.inc), the
  * program's __xray_default_options() hook, the environment winning, and
  * xr_getenv before libc has set `environ`. */
 #include <setjmp.h>

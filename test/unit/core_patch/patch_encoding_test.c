@@ -1,4 +1,4 @@
-/* Sled byte encodings (xray-abi.md 2.1) and the in-place rewrite of each
+/* Sled byte encodings (LLVM's X86MCInstLower.cpp) and the in-place rewrite of each
  * sled kind by xr_patch_sled, on writable copies of real unpatched sleds
  * (the port's encoder is reached only through xr_patch_sled: no test-only
  * entry point in the archive). */

@@ -1,5 +1,5 @@
 /* fdr_records.h / fdr_records.c: the exact bytes of every record kind
- * (xray-abi.md 5.3, 5.4), and the short-call rewind of fdr_controller.h. */
+ * (LLVM's docs/XRayFDRFormat.rst), and the short-call rewind of fdr_controller.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,7 +91,7 @@ static void buffer_extents(void **s) {
 static void custom_event_v5(void **s) {
   (void)s;
   poison();
-  /* the fact sheet's example: 11 bytes, delta 112 */
+  /* a v5 custom event marker: 11 bytes ("hello-event"), TSC delta 112 */
   CHECK_BYTES(xr_fdr_custom_event(buf, 11, 112), buf, 0x0B, 0x0B, 0, 0, 0,
               0x70, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   poison();
