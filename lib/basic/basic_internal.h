@@ -142,8 +142,16 @@ XR_HIDDEN void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid,
                                 unsigned type, uint64_t tsc, uint8_t cpu);
 
 /* Makes room in t->buf by handing it to the writer: the production value of
- * t->spill. Lean: goes through xr_call_preserving_vectors(xr_basic_spill_cb). */
+ * t->spill. Lean: goes through
+ * xr_call_preserving_vectors(xr_basic_spill_slow). */
 XR_HIDDEN void xr_basic_spill_lean(struct xr_basic_thread *t);
+
+/* The slow paths below, as the lean file reaches them: basic_mode.c sets
+ * these once, before the first recording generation begins (the epoch's
+ * release store publishes them), so that the lean file calls into
+ * basic_mode.c without naming it (calls between the two go one way). */
+XR_HIDDEN extern void (*xr_basic_prepare_slow)(void *prepare);
+XR_HIDDEN extern void (*xr_basic_spill_slow)(void *thread);
 
 /* ---- slow paths (basic_mode.c), called through xr_call_preserving_vectors */
 

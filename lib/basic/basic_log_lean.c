@@ -2,7 +2,9 @@
  *
  * A lean translation unit (core/lean.h): general registers only,
  * no libc. The two slow paths, setting a thread up and writing a full buffer,
- * leave through xr_call_preserving_vectors() into basic_mode.c.
+ * leave through xr_call_preserving_vectors() into basic_mode.c, by the two
+ * pointers below that it sets: this file names nothing of basic_mode.c, so
+ * calls between the two go one way (mode -> lean).
  *
  * Budget per event in steady state: a guard test and set, one load of the
  * global epoch, one rdtsc and the CPU id (xr_cpu_id: an rseq TLS load), a
@@ -32,6 +34,8 @@
 #include "core/thread.h"
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
+void (*xr_basic_prepare_slow)(void *prepare);
+void (*xr_basic_spill_slow)(void *thread);
 
 #define compiler_barrier() xr_compiler_barrier()
 
@@ -150,7 +154,7 @@ void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid, unsigned type,
 }
 
 void xr_basic_spill_lean(struct xr_basic_thread *t) {
-  xr_call_preserving_vectors(xr_basic_spill_cb, t);
+  xr_call_preserving_vectors(xr_basic_spill_slow, t);
 }
 
 static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
@@ -158,7 +162,7 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
   if ((epoch & 1) || t->exited)
     return false; /* stopped, or this thread already said goodbye */
   struct xr_basic_prepare p = {t, epoch, false};
-  xr_call_preserving_vectors(xr_basic_prepare_cb, &p);
+  xr_call_preserving_vectors(xr_basic_prepare_slow, &p);
   return p.ok;
 }
 

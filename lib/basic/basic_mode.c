@@ -185,6 +185,8 @@ static void register_hooks_once(void) {
   if (hooks_registered)
     return;
   hooks_registered = true;
+  xr_basic_prepare_slow = xr_basic_prepare_cb;
+  xr_basic_spill_slow = xr_basic_spill_cb;
   if (xr_thread_on_exit(on_thread_exit) != 0)
     xr_report(XR_ERROR, "basic mode: no thread-exit hook left; records of "
               "threads that exit before the flush may be lost");

@@ -21,34 +21,11 @@
 #include "xray/xray_names.h"
 
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-void xr_ctl_say(struct xr_ctl_reply *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  size_t room = sizeof r->body - r->len;
-  int n = vsnprintf(r->body + r->len, room, fmt, ap);
-  va_end(ap);
-  if (n > 0)
-    r->len += (size_t)n < room ? (size_t)n : room - 1;
-}
-
-void xr_ctl_fail(struct xr_ctl_reply *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(r->message, sizeof r->message, fmt, ap);
-  va_end(ap);
-  for (char *p = r->message; *p; p++) /* one line on the wire */
-    if (*p == '\n')
-      *p = ' ';
-  r->status = XR_CTL_ERROR;
-  r->len = 0;
-}
 
 static const char *state_word(XRayLogInitStatus s) {
   static const char *const words[] = {"uninitialized", "initializing",
@@ -275,7 +252,8 @@ static void cmd_flush(struct xr_ctl_reply *r) {
  * here, not in the client, so the program is restored even when the client
  * dies during the wait. `between` runs after finalize, before flush. */
 static void session(const char *given, const char *options, const char *patterns,
-                    uint32_t ms, int client, void (*between)(uint32_t, struct xr_ctl_reply *),
+                    uint32_t ms, const struct xr_ctl_client *client,
+                    void (*between)(uint32_t, struct xr_ctl_reply *),
                     uint32_t arg, struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *before = xr_registry_current(&s);
@@ -302,7 +280,7 @@ static void session(const char *given, const char *options, const char *patterns
     goto restore;
   }
   mark(patterns, 1);
-  xr_ctl_wait(client, ms);
+  client->wait(client->fd, ms);
   if (__xray_log_finalize() != XRAY_LOG_FINALIZED) {
     xr_ctl_fail(r, "the mode did not finalize");
   } else {
@@ -339,7 +317,8 @@ out:
 /* Basic and FDR keep every call (threshold 0); `output` "chrome" adds the
  * Chrome trace JSON beside the log. */
 static void cmd_record(uint32_t seconds, const char *given, const char *output,
-                       const char *patterns, int client, struct xr_ctl_reply *r) {
+                       const char *patterns, const struct xr_ctl_client *client,
+                       struct xr_ctl_reply *r) {
   const char *mode = xr_ctl_mode_name(given);
   bool chrome = strcmp(output, "chrome") == 0;
   if (!chrome && strcmp(output, "xray") != 0) {
@@ -356,7 +335,8 @@ static void cmd_record(uint32_t seconds, const char *given, const char *output,
   session(given, options, patterns, seconds * 1000u, client, NULL, 0, r);
 }
 
-static void cmd_top(uint32_t ms, uint32_t rows, int client, struct xr_ctl_reply *r) {
+static void cmd_top(uint32_t ms, uint32_t rows,
+                    const struct xr_ctl_client *client, struct xr_ctl_reply *r) {
   session("xray-profiling", "no_flush=true", "*", ms, client, xr_ctl_top_rows,
           rows, r);
 }
@@ -402,13 +382,14 @@ static void say_events(const char *mode, struct xr_ctl_reply *r) {
   xr_ctl_say(r, "events: %s recorded, %s dropped\n", rec, drop);
 }
 
-static void cmd_status(struct xr_ctl_reply *r) {
+static void cmd_status(const struct xr_ctl_client *client,
+                       struct xr_ctl_reply *r) {
   XRayLogInitStatus s;
   const char *mode = xr_registry_current(&s);
   size_t objects, total, by_control, patched_now;
   uint64_t served, refused, malformed;
   count_functions(&objects, &total, &by_control, &patched_now);
-  xr_ctl_counters(&served, &refused, &malformed);
+  client->counters(&served, &refused, &malformed);
   xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
              name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
   xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
@@ -427,7 +408,8 @@ static void cmd_status(struct xr_ctl_reply *r) {
   }
 }
 
-void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
+void xr_ctl_execute(const struct xr_ctl_request *rq,
+                    const struct xr_ctl_client *client,
                     struct xr_ctl_reply *r) {
   static bool in_session; /* record or top waits; only questions meanwhile */
   if (in_session && rq->verb != XR_CTL_HELLO && rq->verb != XR_CTL_STATUS) {
@@ -443,7 +425,7 @@ void xr_ctl_execute(const struct xr_ctl_request *rq, int client,
     cmd_hello(r);
     break;
   case XR_CTL_STATUS:
-    cmd_status(r);
+    cmd_status(client, r);
     break;
   case XR_CTL_PATCH:
   case XR_CTL_UNPATCH:

@@ -43,7 +43,7 @@ static char socket_path[XR_CTL_PATH_MAX]; /* written before the thread starts */
 static bool socket_live; /* atomic: the file is ours to remove, once */
 static uint64_t served, refused, malformed;
 
-void xr_ctl_counters(uint64_t *s, uint64_t *r, uint64_t *m) {
+static void counters(uint64_t *s, uint64_t *r, uint64_t *m) {
   *s = __atomic_load_n(&served, __ATOMIC_RELAXED);
   *r = __atomic_load_n(&refused, __ATOMIC_RELAXED);
   *m = __atomic_load_n(&malformed, __ATOMIC_RELAXED);
@@ -131,6 +131,9 @@ static void drain(int fd) {
   }
 }
 
+/* Sleeps for a command (record, top) while answering other clients. */
+static bool wait_answering(int client, uint32_t ms);
+
 static void serve(int fd) {
   struct xr_ctl_reply *const r = &replies[depth];
   struct ucred cred;
@@ -159,8 +162,9 @@ static void serve(int fd) {
     xr_ctl_fail(r, "%s", why);
   } else {
     __atomic_add_fetch(&served, 1, __ATOMIC_RELAXED);
+    struct xr_ctl_client c = {fd, wait_answering, counters};
     depth++;
-    xr_ctl_execute(&rq, fd, r);
+    xr_ctl_execute(&rq, &c, r);
     depth--;
   }
   send_reply(fd, r);
@@ -204,7 +208,9 @@ static bool accept_one(void) {
 
 static bool listener_lost;
 
-bool xr_ctl_wait(int client, uint32_t ms) {
+/* Returns false early when the client hangs up (it sends nothing more, so
+ * any event on it is that); accepts other clients meanwhile. */
+static bool wait_answering(int client, uint32_t ms) {
   int64_t deadline = now_ms() + ms;
   for (;;) {
     int64_t left = deadline - now_ms();

@@ -73,10 +73,13 @@ static void on_fork_child(void) {
   posted = NULL; /* copies of the parent's memory; left mapped */
 }
 
-void xr_prof_collector_setup(void) {
+static xr_trie_grow_fn lean_grow; /* set once, before the first session */
+
+void xr_prof_collector_setup(xr_trie_grow_fn grow) {
   static int done;
   if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) != 0)
     return;
+  lean_grow = grow;
   xr_quiesce_setup();
   xr_thread_on_exit(on_thread_exit);
   xr_thread_on_fork_child(on_fork_child);
@@ -100,7 +103,7 @@ static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
     p->failed_gen = gen;
     return;
   }
-  t->grow = xr_prof_lean_grow;
+  t->grow = lean_grow;
   t->gen = gen;
   t->tid = xr_tid();
   p->in_handler = &xr_in_handler;

@@ -55,12 +55,11 @@ XR_HIDDEN extern uint64_t xr_prof_nested_drops;
  * thread can record. */
 XR_HIDDEN void xr_prof_thread_refresh(void *arg);
 
-/* Lean arena growth for tries used by handlers (profiling_lean.c). */
-XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
-
 /* Registers the thread-exit and fork hooks and this process for expedited
- * membarrier (idempotent). */
-XR_HIDDEN void xr_prof_collector_setup(void);
+ * membarrier (idempotent). `grow` is what the tries made for the handlers
+ * grow with (profiling_lean.c's lean arena growth, given by the mode: the
+ * collector is below the lean file and names nothing of it). */
+XR_HIDDEN void xr_prof_collector_setup(xr_trie_grow_fn grow);
 
 /* Frees tries of ended sessions still held by the collector. */
 XR_HIDDEN void xr_prof_collector_reset(void);

@@ -53,7 +53,7 @@ static XR_ALWAYS_INLINE void guard_leave(void) {
 
 static void grow_cb(void *t) { xr_trie_add_chunk(t); }
 
-int xr_prof_lean_grow(struct xr_trie *t) {
+XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t) {
   xr_call_preserving_vectors(grow_cb, t);
   return t->grow_failed ? -1 : 0;
 }

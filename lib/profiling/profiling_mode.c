@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type);
+/* Lean arena growth for the handlers' tries (profiling_lean.c). */
+XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
 static int state = XRAY_LOG_UNINITIALIZED;
 static int flushing;
@@ -106,7 +108,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
     return XRAY_LOG_UNINITIALIZED;
   }
   xr_clock_init();
-  xr_prof_collector_setup();
+  xr_prof_collector_setup(xr_prof_lean_grow);
   xr_prof_collector_reset();
   free_profile();
   xr_prof_trie_config = (struct xr_trie_config){

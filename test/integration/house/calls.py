@@ -37,15 +37,6 @@ DSO_MAY_CALL = {"__xray_register_dso", "__xray_deregister_dso", "__xray_dso_disp
 # is a cycle another piece of work removes; empty this list as they land.
 # Every cycle is still printed, its allowed edges marked *.
 ALLOWED = {frozenset(p) for p in [
-    # A mode's lean handlers and its slow side call each other (the hot
-    # path: left alone by issue 22, its own issue).
-    ("basic/basic_mode.c", "basic/basic_log_lean.c"),
-    ("profiling/profiling_collector.c", "profiling/profiling_lean.c"),
-    # The control socket (lib/control): the server runs the commands, which
-    # read the server's counters and wait on its client; the commands' reply
-    # helpers serve top too. Nobody's in issue 22: its own issue.
-    ("control/control_server.c", "control/control_cmds.c"),
-    ("control/control_top.c", "control/control_cmds.c"),
 ]}
 
 
