@@ -191,6 +191,8 @@ XR_HIDDEN void xr_basic_writer_after_fork(void);
 /* Records this process wrote to the current/last file, and its path ("" if
  * none or removed). */
 XR_HIDDEN uint64_t xr_basic_writer_records(void);
+/* The same, read under the writer's lock (from another thread). */
+XR_HIDDEN uint64_t xr_basic_writer_records_locked(void);
 XR_HIDDEN const char *xr_basic_writer_path(void);
 
 /* Writes every stream format of outputs (XR_TRACE_OUT_*: `<log_path>.json`

@@ -18,6 +18,7 @@
 #include "core/lock.h"
 #include "core/quiesce.h"
 #include "core/log_registry.h"
+#include "core/mode_stats.h"
 #include "core/objects.h"
 #include "core/report.h"
 #include "core/thread.h"
@@ -48,6 +49,9 @@ static bool hooks_registered;
 static struct {
   uint64_t dropped_nested, unmatched_exits, unwound, erased;
 } gone;
+/* Events the last finalize counted as dropped (the counters above are
+ * zeroed there), for xr_basic_stats; under threads_lock. */
+static uint64_t dropped_at_finalize;
 
 /* ---- threads --------------------------------------------------------- */
 
@@ -228,6 +232,9 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   register_hooks_once();
   xr_registry_flush_at_exit(&xr_basic_impl);
   xr_basic_writer_reset();
+  xr_lock_take(&threads_lock);
+  dropped_at_finalize = 0;
+  xr_lock_release(&threads_lock);
   generation++;
   uint32_t epoch = generation * 2;
   if (epoch == 0)
@@ -334,6 +341,7 @@ static XRayLogFlushStatus basic_flush(void) {
   unwound += gone.unwound;
   erased += gone.erased;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
+  dropped_at_finalize = dropped;
   xr_lock_release(&threads_lock);
   xr_basic_writer_close();
   const char *path = xr_basic_writer_path();
@@ -362,3 +370,22 @@ static XRayLogFlushStatus basic_flush(void) {
 
 const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
                                           xr_basic_handle_arg0, basic_flush};
+
+/* For `xrayctl status`. Recorded: records this process wrote to the
+ * current log (a thread's buffered records count once it hands them over:
+ * buffer full, thread exit, flush). Dropped: events the re-entrancy guard
+ * dropped since init (relaxed loads of each thread's counter, which only
+ * its owner writes). */
+void xr_basic_stats(struct xr_mode_stats *out) {
+  xr_lock_take(&threads_lock);
+  uint64_t dropped = dropped_at_finalize + gone.dropped_nested;
+  for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
+    struct xr_basic_thread *t = xr_thread_entry(l, struct xr_basic_thread, link);
+    dropped += __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED);
+  }
+  xr_lock_release(&threads_lock);
+  *out = (struct xr_mode_stats){.recorded_known = true,
+                                .recorded = xr_basic_writer_records_locked(),
+                                .dropped_known = true,
+                                .dropped = dropped};
+}

@@ -27,7 +27,6 @@
  * on the program's behalf. */
 #include "basic/basic_internal.h"
 #include "core/lock.h"
-#include "core/mode_stats.h"
 #include "core/output.h"
 #include "core/report.h"
 
@@ -370,13 +369,10 @@ void xr_basic_writer_after_fork(void) {
 
 uint64_t xr_basic_writer_records(void) { return writer.records; }
 
-/* Recorded: records this process wrote to the current log file (a thread's
- * buffered records count once it hands them over: buffer full, thread exit,
- * flush). Dropped: unknown (the per-thread drop counts are summed only at
- * finalize). Here because this file is always linked with the mode. */
-void xr_basic_stats(struct xr_mode_stats *out) {
+uint64_t xr_basic_writer_records_locked(void) {
   xr_lock_take(&writer.lock);
-  *out = (struct xr_mode_stats){.recorded_known = true, .recorded = writer.records};
+  uint64_t n = writer.records;
   xr_lock_release(&writer.lock);
+  return n;
 }
 const char *xr_basic_writer_path(void) { return writer.path; }

@@ -22,7 +22,7 @@ ctl_rc 1 start $PID fdr >/dev/null # a mode runs: refused, exit 1
 grep -q "stop it first" ctl.err || fail "refusal not explained: $(cat ctl.err)"
 tell "run $N"
 # 12N calls (alpha 8N, beta 4N), two records each, handed over at thread exit
-expect_eq "basic events" "events: $((24 * N)) recorded, n/a dropped" "$(ctl status $PID | grep '^events')"
+expect_eq "basic events" "events: $((24 * N)) recorded, 0 dropped" "$(ctl status $PID | grep '^events')"
 log=$(ctl stop $PID)
 [ "$(echo "$log" | wc -l)" -eq 1 ] && [ "${log:0:1}" = / ] && [ -f "$log" ] || fail "stop printed [$log]"
 expect_eq "basic counts" "alpha $((8 * N))
