@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
+#include "core/mode_stats.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "profiling/profile_blocks.h"
@@ -229,3 +230,14 @@ const struct XRayLogImpl xr_profiling_impl = {
     xr_prof_handle_arg0,
     prof_flush,
 };
+
+/* For `xrayctl status`. Recorded: unknown while threads run (their tries'
+ * counts are written without atomics). Dropped: events lost for want of
+ * trie memory plus those nested inside the handler, since init (both
+ * counters are atomic). */
+void xr_profiling_stats(struct xr_mode_stats *out) {
+  *out = (struct xr_mode_stats){
+      .dropped_known = true,
+      .dropped = __atomic_load_n(&xr_prof_lost_events, __ATOMIC_RELAXED) +
+                 __atomic_load_n(&xr_prof_nested_drops, __ATOMIC_RELAXED)};
+}

@@ -59,6 +59,7 @@ ctl patch $PID 'alpha;beta' >/dev/null
 ctl start $PID profiling 'profiling_output=folded+pprof folded_value=calls' >/dev/null
 ctl_rc 1 flush $PID >/dev/null # profiling cannot write without stopping
 tell "run $N"
+expect_eq "profiling events" "events: n/a recorded, 0 dropped" "$(ctl status $PID | grep '^events')"
 files=$(ctl stop $PID)
 folded=$(echo "$files" | grep '\.folded$')
 pprof=$(echo "$files" | grep '\.pb$' || true)
