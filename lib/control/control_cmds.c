@@ -94,7 +94,7 @@ static void count_functions(size_t *loaded_objects, size_t *total,
       continue;
     ++*loaded_objects;
     *total += info.function_count;
-    *patched_now += info.patched_functions;
+    *patched_now += xr_objects_patched_functions((int32_t)o);
     const struct patched_set *s = &patched[o];
     if (s->count == info.function_count)
       for (size_t i = 0; i < s->count; i++)

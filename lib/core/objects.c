@@ -414,10 +414,17 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
   if (o != NULL)
     *out = (struct xr_object_info){id,       o->loaded,          o->base,
                                    o->path,  o->build_id,        o->build_id_size,
-                                   o->map->function_count, o->id_base, o->map,
-                                   xr_patched_functions(o)};
+                                   o->map->function_count, o->id_base, o->map};
   xr_objects_unlock();
   return o != NULL;
+}
+
+size_t xr_objects_patched_functions(int32_t id) {
+  xr_objects_lock();
+  const struct xr_object *o = xr_object_get(id);
+  size_t n = o != NULL ? xr_patched_functions(o) : 0;
+  xr_objects_unlock();
+  return n;
 }
 
 XR_API int32_t __xray_unpack_function_id(int32_t PackedId) { return xr_id_function(PackedId); }

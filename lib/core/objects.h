@@ -123,13 +123,15 @@ struct xr_object_info {
   size_t function_count;
   uint32_t id_base;              /* XR_NO_ID_BASE: none */
   const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
-  size_t patched_functions;      /* whose sleds are patched now */
 };
 /* One more than the highest object id ever handed out (1 with only the
  * executable, 0 before init): what __xray_num_objects returns. */
 XR_HIDDEN size_t xr_objects_count(void);
 /* Fills *out for object id; false when the id was never used. */
 XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
+/* How many of object id's functions have a sled patched now, read from the
+ * sleds under the registry lock (0 when it is not loaded). */
+XR_HIDDEN size_t xr_objects_patched_functions(int32_t id);
 
 /* object_map.c: writes `<log_path>.map` when shared objects were
  * registered (nothing otherwise), naming each function by the id the log

@@ -71,10 +71,6 @@ struct all_runs {
 struct xr_patch_state {
   struct segments segments;
   struct all_runs all_runs;
-  /* Which functions have their sleds patched now (on[id - 1], whoever asked:
-   * XRAY_OPTIONS, the API, control) and how many: status's "patched". */
-  uint8_t *on;
-  size_t on_size, patched;
 };
 
 /* The object being patched: set by xr_patch_object_functions, which runs
@@ -247,15 +243,6 @@ static int open_run(uintptr_t start, uintptr_t end) {
   return 0;
 }
 
-/* Keeps on[] and the count true after a sled of function id was written. */
-static void note_patched(int32_t id, bool enable) {
-  struct xr_patch_state *p = cur->patch;
-  if (p->on == NULL || p->on[id - 1] == enable)
-    return;
-  p->on[id - 1] = enable;
-  p->patched = enable ? p->patched + 1 : p->patched - 1;
-}
-
 /* populate: fault the run's pages in writable with one madvise
  * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
  * copy-on-write fault per page at the first sled write (faster; figures in
@@ -283,8 +270,6 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
       continue;
     if (xr_patch_sled(&m->sleds[i], xr_pack_id(id, object), trampolines, enable))
       (*failed)++;
-    else
-      note_patched(id, enable);
   }
   return close_run(r->start, r->end, cur_segments()->count);
 }
@@ -443,13 +428,6 @@ static bool alloc_state(void) {
   if (m == MAP_FAILED)
     return false;
   cur->patch = m; /* zeroed: nothing loaded, no runs */
-  /* Without it the count stays 0 (status says so); patching still works. */
-  size_t n = cur->map->function_count ? cur->map->function_count : 1;
-  void *on = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (on != MAP_FAILED) {
-    cur->patch->on = on;
-    cur->patch->on_size = n;
-  }
   return true;
 }
 
@@ -478,12 +456,27 @@ void xr_patch_state_free(struct xr_object *o) {
     munmap(p->segments.v, p->segments.capacity * sizeof(struct prot_segment));
   if (p->all_runs.v)
     munmap(p->all_runs.v, p->all_runs.capacity * sizeof(struct run));
-  if (p->on)
-    munmap(p->on, p->on_size);
   munmap(p, sizeof *p);
   o->patch = NULL;
 }
 
+/* Read from the sleds themselves, so whoever patched them counts
+ * (XRAY_OPTIONS, the API, control) and patching keeps no book: the caller
+ * holds the registry lock, under which sleds are written, and an unloaded
+ * object's code is not read. */
 size_t xr_patched_functions(const struct xr_object *o) {
-  return o->patch ? o->patch->patched : 0;
+  if (!o->loaded || o->map == NULL)
+    return 0;
+  const struct xr_sled_map *m = o->map;
+  size_t patched = 0;
+  for (size_t f = 0; f < m->function_count; f++) {
+    const struct xr_function *fn = &m->functions[f];
+    for (uint32_t i = 0; i < fn->sled_count; i++) {
+      if (xr_sled_enabled(&m->sleds[fn->first_sled + i])) {
+        patched++;
+        break;
+      }
+    }
+  }
+  return patched;
 }

@@ -16,6 +16,11 @@
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                             const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable);
 
+/* Whether the sled's code is in its enabled form now (the port reads its
+ * first bytes). The sled must be mapped; reads race with nothing only under
+ * the lock its writers hold. */
+XR_HIDDEN bool xr_sled_enabled(const struct xr_sled *sled);
+
 /* The executable's own trampolines, in XR_TRAMP_* order. */
 XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]);
 

@@ -162,3 +162,9 @@ int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
     return -1;
   }
 }
+
+/* Every kind's enabled form starts with a nop where the disabled one
+ * branches over the sled. */
+bool xr_sled_enabled(const struct xr_sled *sled) {
+  return *(const volatile uint32_t *)sled->address == W_NOP;
+}

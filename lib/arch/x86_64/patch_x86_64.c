@@ -153,3 +153,14 @@ int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
     return -1;
   }
 }
+
+bool xr_sled_enabled(const struct xr_sled *sled) {
+  uint16_t first = *(const volatile uint16_t *)sled->address;
+  switch (sled->kind) {
+  case CUSTOM_EVENT:
+  case TYPED_EVENT:
+    return first == BYTES_NOP2;
+  default:
+    return first == BYTES_MOV_R10D;
+  }
+}
