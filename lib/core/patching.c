@@ -274,6 +274,21 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
   return close_run(r->start, r->end, cur_segments()->count);
 }
 
+/* Each object's sleds call that object's own trampolines (a shared
+ * object's are its own position-independent copies: the executable's are
+ * usually out of a sled call's reach). The call sled kinds index the table
+ * directly, on every port: XR_TRAMP_* follow XRayEntryType. */
+_Static_assert(XR_TRAMP_ENTRY == (int)ENTRY && XR_TRAMP_EXIT == (int)EXIT &&
+                   XR_TRAMP_TAIL == (int)TAIL && XR_TRAMP_ARGS == (int)LOG_ARGS_ENTRY,
+               "trampoline table order");
+
+void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
+  out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
+  out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
+  out[XR_TRAMP_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
+  out[XR_TRAMP_ARGS] = (uintptr_t)&__xray_ArgLoggerEntry;
+}
+
 static size_t page_size(void) {
   uint64_t override = xr_flags.xray_page_size_override;
   if (override == 0)

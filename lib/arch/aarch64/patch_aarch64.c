@@ -69,17 +69,6 @@
 #define W_LDP_X0_X30_POST 0xA8C17BE0u /* ldp x0, x30, [sp], #16 */
 #define W_BL 0x94000000u
 
-void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
-  out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
-  out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
-  out[XR_TRAMP_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
-  out[XR_TRAMP_ARGS] = (uintptr_t)&__xray_ArgLoggerEntry;
-}
-
-_Static_assert(XR_TRAMP_ENTRY == (int)ENTRY && XR_TRAMP_EXIT == (int)EXIT && XR_TRAMP_TAIL == (int)TAIL &&
-                   XR_TRAMP_ARGS == (int)LOG_ARGS_ENTRY,
-               "trampoline table order");
-
 /* Words +4..+28 of an enabled call sled at `sled` calling `target`; -1 when
  * the bl at +12 cannot reach it. */
 static int call_sled_body(uint32_t body[7], uintptr_t sled, int32_t id, uintptr_t target) {

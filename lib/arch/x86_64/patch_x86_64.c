@@ -63,7 +63,6 @@
 
 #include "xray/xray_interface.h"
 
-
 #define CALL_SLED_SIZE 11
 #define OP_CALL 0xE8
 #define OP_JMP 0xE9
@@ -75,21 +74,6 @@
 #define BYTES_NOP2 0x9066u       /* 66 90 */
 #define BYTES_JMP_15 0x0FEBu     /* EB 0F */
 #define BYTES_JMP_20 0x14EBu     /* EB 14 */
-
-void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
-  out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
-  out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
-  out[XR_TRAMP_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
-  out[XR_TRAMP_ARGS] = (uintptr_t)&__xray_ArgLoggerEntry;
-}
-
-/* Each object's sleds call that object's own trampolines (a shared object's
- * are its own PIC copies: the executable's are usually out of rel32 reach). */
-/* The call sled kinds (ENTRY 0, EXIT 1, TAIL 2, LOG_ARGS_ENTRY 3) index the
- * table directly: XR_TRAMP_* follow XRayEntryType. */
-_Static_assert(XR_TRAMP_ENTRY == (int)ENTRY && XR_TRAMP_EXIT == (int)EXIT && XR_TRAMP_TAIL == (int)TAIL &&
-                   XR_TRAMP_ARGS == (int)LOG_ARGS_ENTRY,
-               "trampoline table order");
 
 /* Code is written with plain x86 stores in asm, never C stores: sanitizers
  * would instrument those, and ThreadSanitizer keeps no writable shadow for
