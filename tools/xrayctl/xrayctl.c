@@ -228,12 +228,17 @@ static int exchange(int fd, const char *request, struct reply *out) {
   }
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap + 1);
+  if (buf == NULL)
+    return -1;
   for (;;) {
     if (len == cap) {
       if (cap >= (1 << 24))
         break;
+      char *bigger = realloc(buf, 2 * cap + 1);
+      if (bigger == NULL)
+        break; /* what was read is kept; the reply counts as cut short */
+      buf = bigger;
       cap *= 2;
-      buf = realloc(buf, cap + 1);
     }
     ssize_t got = recv(fd, buf + len, cap - len, 0);
     if (got < 0 && errno == EINTR)
