@@ -55,9 +55,10 @@ bool xr_trace_outputs_streamed(unsigned outputs) {
 
 /* ---- names -------------------------------------------------------------- */
 
-/* From the runtime's one name table (lib/core/names.c): demangled, built
- * once, never freed, so nothing is opened or closed per trace. */
-const char *xr_trace_packed_name(void *ctx, int32_t fid) {
+/* Names of packed ids, every object's, from the runtime's one name table
+ * (lib/core/names.c): demangled, built once, never freed, so nothing is
+ * opened or closed per trace; "fn<id>" when there is no table. */
+static const char *packed_name(void *ctx, int32_t fid) {
   static char fallback[24];
   if (ctx != NULL)
     return xr_names_get_name(NULL, fid);
@@ -67,7 +68,7 @@ const char *xr_trace_packed_name(void *ctx, int32_t fid) {
 
 static const char *dense_name(void *ctx, int32_t fid) {
   int32_t packed = xr_objects_packed_of_dense(fid);
-  return xr_trace_packed_name(packed < 0 ? NULL : ctx,
+  return packed_name(packed < 0 ? NULL : ctx,
                               packed < 0 ? fid : packed);
 }
 
@@ -79,7 +80,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
   const struct xr_name_table *table;
   struct xr_trace_context c = {
       .frequency_hz = frequency_hz,
-      .name = ids == XR_TRACE_IDS_DENSE ? dense_name : xr_trace_packed_name,
+      .name = ids == XR_TRACE_IDS_DENSE ? dense_name : packed_name,
       .name_ctx = xr_names_table(0, &table) == XR_NAMES_OK ? (void *)table
                                                            : NULL};
   s->n = 0;

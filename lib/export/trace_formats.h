@@ -100,8 +100,4 @@ static inline void xr_trace_writers_event(struct xr_trace_writers *s,
 /* Closes them all: 0, or -1 when one failed (reported). */
 XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
 
-/* Names of packed ids, every object's (core/names.c's one table, loaded on
- * first use); "fn<id>" when there is no table. For writers and tests. */
-XR_HIDDEN const char *xr_trace_packed_name(void *ctx, int32_t fid);
-
 #endif
