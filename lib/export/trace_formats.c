@@ -3,7 +3,7 @@
 #include "export/trace_formats.h"
 #include "core/names.h"
 #include "core/objects.h"
-#include "core/options.h"
+#include "core/option_words.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "export/chrome_trace.h"
@@ -15,13 +15,15 @@
 #include <unistd.h>
 
 /* One row per trace_output word, in bit order (XR_TRACE_OUT_*). A new
- * format: its file in lib/export/ and its row here. */
+ * format: its file in lib/export/ and its row here; the option's help and
+ * messages list the rows. */
 static const struct {
   const char *word;
   const struct xr_trace_format *format; /* NULL: the mode's own log */
+  const char *note;                     /* what it is, for the help text */
 } rows[] = {
-    {"xray", NULL},
-    {"chrome", &xr_chrome_format},
+    {"xray", NULL, "the log"},
+    {"chrome", &xr_chrome_format, "Chrome trace events for Perfetto"},
 };
 _Static_assert(XR_ARRAY_SIZE(rows) <= XR_TRACE_FORMATS_MAX, "one bit each");
 
@@ -32,19 +34,29 @@ unsigned xr_trace_outputs_parse(const char *s) {
   return xr_options_word_set(s, words, XR_ARRAY_SIZE(rows));
 }
 
+/* The words, with their notes and files when `notes`. */
+static void word_list(char *buf, size_t cap, bool notes) {
+  const char *words[XR_ARRAY_SIZE(rows)], *what[XR_ARRAY_SIZE(rows)];
+  char text[XR_ARRAY_SIZE(rows)][96];
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
+    words[i] = rows[i].word;
+    snprintf(text[i], sizeof text[i], "%s%s%s", rows[i].note,
+             rows[i].format ? ": <log>" : "",
+             rows[i].format ? rows[i].format->suffix : "");
+    what[i] = text[i];
+  }
+  xr_options_word_list(buf, cap, words, notes ? what : NULL,
+                       XR_ARRAY_SIZE(rows));
+}
+
 const char *xr_trace_outputs_words(void) {
   static char text[128];
-  if (text[0] == '\0') {
-    size_t len = 0;
-    for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
-      len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
-                              i == 0 ? ""
-                              : i + 1 == XR_ARRAY_SIZE(rows) ? " and "
-                                                              : ", ",
-                              rows[i].word);
-  }
+  if (text[0] == '\0')
+    word_list(text, sizeof text, false);
   return text;
 }
+
+void xr_trace_outputs_help(char *buf, size_t cap) { word_list(buf, cap, true); }
 
 bool xr_trace_outputs_streamed(unsigned outputs) {
   for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)

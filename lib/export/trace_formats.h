@@ -63,6 +63,9 @@ enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
+/* The words with what each writes, for the option's help text (a struct
+ * xr_option's words function). */
+XR_HIDDEN void xr_trace_outputs_help(char *buf, size_t cap);
 /* True when outputs has a stream format (a file beside the log): the mode
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);

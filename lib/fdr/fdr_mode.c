@@ -46,10 +46,11 @@ struct fdr_options {
 };
 
 #define OPT(name, type, def, min, max, help)                                   \
-  {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help}
+  {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help,    \
+   NULL}
 #define OPT_STRING(name, def, help)                                            \
   {#name, XR_OPT_STRING, offsetof(struct fdr_options, name),                   \
-   sizeof(((struct fdr_options *)0)->name), def, 0, 0, help}
+   sizeof(((struct fdr_options *)0)->name), def, 0, 0, help, NULL}
 static const struct xr_option fdr_option_rows[] = {
     OPT(func_duration_threshold_us, XR_OPT_INT, "5", 0, 1000000000,
         "calls shorter than this many microseconds are erased"),
@@ -62,10 +63,11 @@ static const struct xr_option fdr_option_rows[] = {
         "flush writes no file (buffers only via __xray_log_process_buffers)"),
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
         "file format: 5 (llvm-xray 7+) or 1 (the 2017 layout)"),
-    OPT_STRING(trace_output, "xray",
-               "files to write: xray (the log), chrome (Chrome trace events "
-               "for Perfetto: <log>.json at flush, <snapshot>.json soon after "
-               "each snapshot) or xray+chrome"),
+    {"trace_output", XR_OPT_STRING, offsetof(struct fdr_options, trace_output),
+     sizeof(((struct fdr_options *)0)->trace_output), "xray", 0, 0,
+     "files to write at flush, and beside each snapshot soon after it, "
+     "several joined by '+'",
+     xr_trace_outputs_help},
     OPT_STRING(snapshot_signal, "",
                "this signal (SIGUSR2, USR2 or a number) writes a snapshot"),
     OPT(snapshot_on_crash, XR_OPT_BOOL, "false", 0, 0,

@@ -23,6 +23,10 @@ static void words_are_rows(void **state) {
                    XR_TRACE_OUT_XRAY | XR_TRACE_OUT_CHROME);
   assert_int_equal(xr_trace_outputs_parse("perfetto"), 0);
   assert_string_equal(xr_trace_outputs_words(), "xray and chrome");
+  char help[256];
+  xr_trace_outputs_help(help, sizeof help);
+  assert_string_equal(help, "xray (the log) and chrome (Chrome trace events "
+                            "for Perfetto: <log>.json)");
   assert_false(xr_trace_outputs_streamed(XR_TRACE_OUT_XRAY));
   assert_true(xr_trace_outputs_streamed(XR_TRACE_OUT_CHROME));
 }
