@@ -13,11 +13,23 @@
  * erased count's increment), and the
  * busy flag set and cleared. No system call, no lock, no allocation, no loop
  * (except when longjmp skipped exits). Most of an event's time is the
- * rdtsc where a VM traps it (docs/performance.md has the figures). The
- * shadow stack and the duration filter are basic_stack.h's. */
+ * rdtsc where a VM traps it (docs/performance.md has the figures).
+ *
+ * Filtering (per thread, on the shadow stack):
+ *  - entries at depth index >= max_depth are tracked but not written, and so
+ *    are their exits;
+ *  - an exit whose call is the last thing in the buffer, ran on the same CPU
+ *    and took less than threshold_ticks rewinds the buffer over the call's
+ *    entry record (and its argument payload) instead of writing an exit;
+ *  - an exit for a call below the top of the stack (longjmp or an exception
+ *    skipped the exits above it) first closes the skipped calls with exit
+ *    records at the same time, so the file stays well nested and the stack
+ *    never grows for ever;
+ *  - an exit for a call that is not on the stack at all began before
+ *    recording did: every tracked call is closed and the exit dropped. */
 #include "core/lean.h"
 #include "basic/basic_internal.h"
-#include "basic/basic_stack.h"
+#include "basic/basic_stack.h" /* the shadow stack and the filter */
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/thread.h"

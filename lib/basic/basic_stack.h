@@ -1,19 +1,7 @@
 /* Basic mode's shadow stack and duration filter: the logic of the lean
  * handlers (basic_log_lean.c), inline and pure over one thread's state, so
  * that the unit tests run exactly this code with synthetic timestamps.
- *
- * Filtering (per thread, on the shadow stack):
- *  - entries at depth index >= max_depth are tracked but not written, and so
- *    are their exits;
- *  - an exit whose call is the last thing in the buffer, ran on the same CPU
- *    and took less than threshold_ticks rewinds the buffer over the call's
- *    entry record (and its argument payload) instead of writing an exit;
- *  - an exit for a call below the top of the stack (longjmp or an exception
- *    skipped the exits above it) first closes the skipped calls with exit
- *    records at the same time, so the file stays well nested and the stack
- *    never grows for ever;
- *  - an exit for a call that is not on the stack at all began before
- *    recording did: every tracked call is closed and the exit dropped. */
+ * The filter's rules are in basic_log_lean.c's head comment. */
 #ifndef XR_BASIC_STACK_H
 #define XR_BASIC_STACK_H
 
