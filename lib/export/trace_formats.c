@@ -58,6 +58,23 @@ const char *xr_trace_outputs_words(void) {
 
 void xr_trace_outputs_help(char *buf, size_t cap) { word_list(buf, cap, true); }
 
+void xr_trace_outputs_files(unsigned outputs, const char *log_path,
+                            char *buf, size_t cap) {
+  const char *words[XR_ARRAY_SIZE(rows)], *files[XR_ARRAY_SIZE(rows)];
+  char text[XR_ARRAY_SIZE(rows)][PATH_MAX + 3];
+  size_t n = 0;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
+    if (!(outputs >> i & 1) || rows[i].format == NULL)
+      continue;
+    snprintf(text[n], sizeof text[n], "'%s%s'", log_path,
+             rows[i].format->suffix);
+    words[n] = rows[i].word;
+    files[n] = text[n];
+    n++;
+  }
+  xr_options_word_list(buf, cap, words, files, n);
+}
+
 bool xr_trace_outputs_streamed(unsigned outputs) {
   for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
     if ((outputs >> i & 1) && rows[i].format != NULL)

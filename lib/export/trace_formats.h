@@ -66,6 +66,10 @@ XR_HIDDEN const char *xr_trace_outputs_words(void);
 /* The words with what each writes, for the option's help text (a struct
  * xr_option's words function). */
 XR_HIDDEN void xr_trace_outputs_help(char *buf, size_t cap);
+/* The stream formats of outputs and the files they write beside log_path,
+ * "chrome ('<log>.json')", for messages. */
+XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
+                                      char *buf, size_t cap);
 /* True when outputs has a stream format (a file beside the log): the mode
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
