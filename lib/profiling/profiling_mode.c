@@ -103,13 +103,13 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   xr_prof_collector_setup(xr_prof_lean_grow);
   xr_prof_collector_reset();
   free_profile();
-  xr_prof_trie_config = (struct xr_trie_config){
+  xr_prof_set_trie_config(&(struct xr_trie_config){
       .chunk_bytes = flags.per_thread_allocator_max,
       .stack_bytes = flags.stack_allocator_max,
       .max_depth = (uint32_t)flags.max_depth,
       .global_max_bytes = flags.global_allocator_max,
       .global_used = &global_used,
-  };
+  });
   __atomic_store_n(&xr_prof_lost_events, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_prof_nested_drops, 0, __ATOMIC_RELAXED);
   if (++last_gen == 0 || last_gen == XR_PROF_NO_GEN)
