@@ -1,4 +1,4 @@
-/* Basic mode glue: the XRayLogImpl "xray-basic", its state machine, the
+/* Basic mode glue: the XRayLogImpl "xray-basic" and its transitions, the
  * registry of recording threads and the hooks (thread exit, fork, exit).
  *
  * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,

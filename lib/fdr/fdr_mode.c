@@ -1,4 +1,4 @@
-/* FDR mode: its options and the init/finalize/flush state machine, which
+/* FDR mode: its options and the init/finalize/flush work, which
  * installs the handlers, maps the buffers and hands the file to fdr_file.c,
  * the snapshots to fdr_triggers.c and fdr_slow_call.c.
  *
