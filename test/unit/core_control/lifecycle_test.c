@@ -2,6 +2,7 @@
  * each call returns in every state it may not leave (the statuses the three
  * modes hand back to their callers), and that of threads racing for a
  * transition exactly one wins. */
+#define _GNU_SOURCE /* pthread_barrier_t under any -std */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
