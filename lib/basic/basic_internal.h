@@ -4,7 +4,7 @@
  *   basic_stack.h     their shadow stack and duration filter (inline, pure)
  *   basic_writer.c    the log file (header version 3, type 0 + records) and
  *                     the recording switch (xr_basic_epoch)
- *   basic_mode.c      XRayLogImpl glue: state machine, hooks, flushing
+ *   basic_mode.c      XRayLogImpl glue: transitions, hooks, flushing
  *
  * Data path: handler -> this thread's xr_basic_thread (initial-exec TLS) ->
  * its record buffer (mmap) -> when full, at thread exit, at flush: appended

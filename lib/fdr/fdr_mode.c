@@ -1,11 +1,10 @@
-/* FDR mode: its options and the init/finalize/flush state machine, which
+/* FDR mode: its options and the init/finalize/flush work, which
  * installs the handlers, maps the buffers and hands the file to fdr_file.c,
  * the snapshots to fdr_triggers.c and fdr_slow_call.c.
  *
- * States (XRayLogInitStatus): UNINITIALIZED -init-> INITIALIZED
- * -finalize-> FINALIZED -flush-> UNINITIALIZED (re-init allowed). A call in
- * the wrong state returns the current state (init, finalize) or
- * XRAY_LOG_NOT_FLUSHING (flush), as compiler-rt does. */
+ * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * what a call in the wrong state returns, the memory ordering), in
+ * xr_fdr_lifecycle (fdr_state.c) because the snapshot reads it too. */
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
@@ -96,12 +95,9 @@ static void advance_epoch(uint64_t by) {
 }
 
 static struct fdr_trigger_options triggers;
-static int flushing;                       /* atomic */
 static struct fdr_options options;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
-static int load_state(void) { return __atomic_load_n(&xr_fdr_state, __ATOMIC_ACQUIRE); }
-static void set_state(int s) { __atomic_store_n(&xr_fdr_state, s, __ATOMIC_RELEASE); }
 
 /* Defaults -> XRAY_FDR_OPTIONS (or, when that is unset or empty, the legacy
  * xray_fdr_log_* flags) -> the deprecated log_init sizes -> the config
@@ -191,7 +187,7 @@ static void fork_child(void) {
   xr_fdr_triggers_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
-  if (load_state() == XRAY_LOG_INITIALIZED) {
+  if (xr_lifecycle_status(&xr_fdr_lifecycle) == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
     xr_fdr_queue_reset(&xr_fdr_queue);
     xr_fdr_writers_reset_counters();
@@ -201,27 +197,23 @@ static void fork_child(void) {
 
 static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
                                   void *args, size_t args_size) {
-  int expected = XRAY_LOG_UNINITIALIZED;
-  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_INITIALIZING,
-                                   false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE)) {
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_init(&xr_fdr_lifecycle, &now)) {
     xr_report(XR_ERROR, "xray-fdr: cannot initialise: already initialised "
                         "(finalize and flush first)");
-    return (XRayLogInitStatus)expected;
+    return now;
   }
   /* A deprecated call passes sizes (and an old options struct we ignore);
    * a current one passes a config string in args. */
   bool sizes = buffer_size != 0 || buffer_max != 0;
   if (!sizes && args == NULL) {
     xr_report(XR_ERROR, "xray-fdr: no configuration given to log_init");
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
   if (load_options(buffer_size, buffer_max, sizes ? NULL : args,
                    args_size) != 0) {
     xr_report(XR_ERROR, "xray-fdr: bad configuration; not initialised");
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
 
   /* Fresh buffers for this generation. The old ones go only if finalize saw
@@ -238,8 +230,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
               "initialised",
               (int)options.buffer_max, (int)options.buffer_size,
               strerror(errno));
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
   queue_quiescent = true;
 
@@ -275,7 +266,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   xr_fdr_snapshot_prepare();
   if (xr_trace_outputs_streamed(outputs))
     xr_fdr_snapjson_start(outputs); /* before the first snapshot is taken */
-  set_state(XRAY_LOG_INITIALIZED);
+  xr_lifecycle_end_init(&xr_fdr_lifecycle, true);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
             "xray-fdr: initialised: %d buffers of %d bytes, threshold %d us, "
@@ -286,10 +277,9 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
 }
 
 static XRayLogInitStatus fdr_finalize(void) {
-  int expected = XRAY_LOG_INITIALIZED;
-  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_FINALIZING,
-                                   false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return (XRayLogInitStatus)expected;
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_finalize(&xr_fdr_lifecycle, &now))
+    return now;
   xr_fdr_triggers_remove(); /* no snapshot once recording stops */
   /* Close the gate (epoch becomes even), stop calling us, then wait only for
    * threads caught in the middle of an event. */
@@ -315,8 +305,7 @@ static XRayLogInitStatus fdr_finalize(void) {
                        "%zu buffer(s) left out of the log",
               (int)bound_ms, left_out);
   xr_fdr_file_prepare((uint64_t)options.buffer_size);
-  set_state(XRAY_LOG_FINALIZED);
-  return XRAY_LOG_FINALIZED;
+  return xr_lifecycle_end_finalize(&xr_fdr_lifecycle);
 }
 
 /* Every call was erased by the threshold: the user gets a log without a
@@ -336,9 +325,7 @@ static void report_all_calls_erased(void) {
 }
 
 static XRayLogFlushStatus fdr_flush(void) {
-  if (load_state() != XRAY_LOG_FINALIZED)
-    return XRAY_LOG_NOT_FLUSHING;
-  if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL))
+  if (!xr_lifecycle_begin_flush(&xr_fdr_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   /* Keep our own handlers from running if a signal arrives mid-flush. */
   uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
@@ -363,9 +350,7 @@ static XRayLogFlushStatus fdr_flush(void) {
             (unsigned long long)dropped, (unsigned long long)nested,
             (unsigned long long)overwritten);
   __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
-  set_state(XRAY_LOG_UNINITIALIZED);
-  __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
-  return XRAY_LOG_FLUSHED;
+  return xr_lifecycle_end_flush(&xr_fdr_lifecycle);
 }
 
 const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize,
