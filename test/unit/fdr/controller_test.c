@@ -286,9 +286,9 @@ static void move_to(int cpu) {
 }
 
 /* Every CPU-id source the handlers can use (rseq, the port's CPU-id
- * instruction, its tick-and-CPU read, the sched_getcpu slow path) notices a migration: a NewCPUId with the new CPU
- * comes before the first record written there, on the fast path and on the
- * full one. The source is forced after init, with the fast path allowed as
+ * instruction, its tick-and-CPU read, the sched_getcpu slow path) notices a
+ * migration: a NewCPUId with the new CPU comes before the first record
+ * written there, on the fast path and on the full one. The source is forced after init, with the fast path allowed as
  * init would allow it (fdr_mode.c, advance_epoch). Sources this machine
  * lacks are skipped; with a single CPU the whole test is. */
 static void cpu_sources_follow_a_migration(void **s) {
