@@ -263,7 +263,11 @@ struct xr_fdr_writer *xr_fdr_writer_claim(void) {
 }
 
 void xr_fdr_writer_free(struct xr_fdr_writer *w) {
-  __atomic_store_n(&w->state, 0, __ATOMIC_RELEASE);
+  /* The cursor stays: a thread that exits once finalize has closed the
+   * epoch leaves its buffer held, and xr_fdr_queue_close reads how far its
+   * records go from here (claim clears it for the next thread). */
+  uintptr_t state = __atomic_load_n(&w->state, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->state, state & ~XR_FDR_BUSY, __ATOMIC_RELEASE);
   uint8_t guard = xr_thread_list_lock(&registry_lock);
   xr_thread_list_remove(&live, &w->link);
   xr_thread_list_add(&spare, &w->link);

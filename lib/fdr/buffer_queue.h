@@ -188,9 +188,10 @@ static XR_ALWAYS_INLINE bool xr_fdr_writer_enter(struct xr_fdr_writer *w) {
  * thread's guard set (a slow path), so never from a signal handler that
  * interrupted the lock's holder on the same thread. */
 XR_HIDDEN struct xr_fdr_writer *xr_fdr_writer_claim(void);
-/* Thread exit: clears w's state (so its busy bit) first, then takes the
- * lock and moves w to the spare records; a quiesce holding the lock never
- * waits for a writer that is waiting for the lock. Its counters stay. */
+/* Thread exit: clears w's busy bit first (the cursor stays, for a buffer
+ * it still holds), then takes the lock and moves w to the spare records:
+ * a quiesce holding the lock never waits for a writer that is waiting for
+ * the lock. Its counters stay. */
 XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 
 /* Steps b. and c. of core/quiesce.h's protocol, the busy bit being the

@@ -367,8 +367,26 @@ static void writer_enter_sets_busy_and_keeps_cursor(void **s) {
   assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
   assert_true(xr_fdr_writer_enter(w)); /* nested: already busy */
   assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
+  xr_fdr_writer_free(w); /* busy off, the cursor kept */
+  assert_int_equal(w->state, (uintptr_t)(buffer + 24));
+}
+
+/* A thread that exits after finalize closed the epoch keeps its buffer held
+ * (xr_fdr_thread_exit: it may no longer give it back) and frees its
+ * record; finalize's close still finds how far the thread's records go. */
+static void close_reads_an_exited_holders_cursor(void **s) {
+  (void)s;
+  struct xr_fdr_queue q;
+  assert_int_equal(xr_fdr_queue_init(&q, 256, 2), 0);
+  struct xr_fdr_writer *w = xr_fdr_writer_claim();
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire_for(&q, w);
+  assert_non_null(b);
+  b->extents = 32; /* the preamble, as the slow path sets it */
+  w->state = (uintptr_t)(b->data + 96) | XR_FDR_BUSY; /* the exit hook */
   xr_fdr_writer_free(w);
-  assert_int_equal(w->state, 0);
+  assert_int_equal(xr_fdr_queue_close(&q, NULL), 0);
+  assert_int_equal(b->flush_extents, 96);
+  xr_fdr_queue_destroy(&q);
 }
 
 int main(void) {
@@ -382,6 +400,7 @@ int main(void) {
       cmocka_unit_test(quiesce_lets_an_exiting_writer_leave),
       cmocka_unit_test(buffers_are_populated_in_steps),
       cmocka_unit_test(writer_enter_sets_busy_and_keeps_cursor),
+      cmocka_unit_test(close_reads_an_exited_holders_cursor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
