@@ -326,7 +326,7 @@ uint64_t xr_fdr_writers_erased(void) {
  * per event). Dropped: events dropped for want of a buffer, too large, or
  * nested in the tracer (relaxed loads of the owners' atomic counters); the
  * oldest buffers a wrapping ring overwrites are not in it. Here because it
- * sums the slots. */
+ * sums the writers. */
 void xr_fdr_stats(struct xr_mode_stats *out) {
   *out = (struct xr_mode_stats){
       .dropped_known = true,
