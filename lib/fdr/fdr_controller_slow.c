@@ -146,8 +146,8 @@ void xr_fdr_thread_exit(void) {
     t->buffer->extents = (uint64_t)(cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
   }
-  /* Otherwise the buffer stays held: finalize has run, and flush writes
-   * held buffers as they are. */
+  /* Otherwise the buffer stays held: finalize has closed the epoch, and
+   * its close reads the cursor the freed record keeps. */
   t->buffer = NULL;
   t->end = t->begin = NULL;
   t->epoch = 0;

@@ -11,6 +11,7 @@
 #include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
+#include "core/quiesce.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/thread_names.h"
@@ -235,7 +236,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   queue_quiescent = true;
 
   xr_clock_init();
-  xr_fdr_writers_prepare();
+  xr_quiesce_setup();
   xr_fdr_writers_reset_counters();
   xr_fdr_detect_rseq();
   int version = options.format_version;
