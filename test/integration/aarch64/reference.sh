@@ -148,4 +148,28 @@ $ev events function-enter 3
 $ev events function-exit 3
 $ev events typed-event 3" "$(records $cmp_bin "$log")"
 fi
+# Register preservation: regs.c with compiler-rt's sled layout (-DXR_REF),
+# no handler and a full (user) handler. One instrumented function gives it
+# an instrumentation map (without one compiler-rt does not initialise, and
+# __xray_set_handler refuses). What it loses is its reference behaviour,
+# observed under qemu (SVE on): NZCV at every event; with a handler x9-x15,
+# x17, FPCR, FPSR, and every z/p register and FFR (it saves q0-q7, which
+# also cuts z0-z7 to 128 bits without a handler); at a tail exit x8 too,
+# and the handler is told "exit" (1), not "tail exit" (2). Ours keeps all
+# of it: aarch64.regs.
+note "register preservation"
+echo 'void xr_ref_instrumented(void) {}' >instr.c
+"$XRAY_CLANG" -O1 -fxray-instrument -fxray-instruction-threshold=1 -c instr.c -o instr.o
+"$XRAY_CLANG" -O1 -no-pie -DXR_REF -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
+  instr.o -o regs_crt -Wl,--whole-archive "$ref_dir/libclang_rt.xray-aarch64.a" -Wl,--no-whole-archive \
+  -lpthread -lrt -lm -ldl
+rc=0; ./regs_crt >regs_crt.txt 2>regs_crt.err || rc=$?
+[ $rc -eq 1 ] || { cat regs_crt.txt regs_crt.err >&2; fail "regs_crt exited $rc, not 1 (registers lost)"; }
+if [ "$(head -1 regs_crt.txt)" = "sve: yes" ]; then
+  cp "$TEST_SRC_DIR/regs.reference.expected" regs_crt.expected
+else # the same without the SVE registers
+  sed -E 's/^sve: yes$/sve: no/; /MISMATCH .*: (z[0-9]+|p[0-9]+|ffr)$/d' \
+    "$TEST_SRC_DIR/regs.reference.expected" >regs_crt.expected
+fi
+expect_file_eq "compiler-rt's registers (reference behaviour observed)" regs_crt.expected regs_crt.txt
 echo "reference: ok"

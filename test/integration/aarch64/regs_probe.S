@@ -189,6 +189,29 @@ sve_vl:
         ret
         .size sve_vl, .-sve_vl
 
+#ifdef XR_REF
+/* compiler-rt 14's patched call sled: the id and the trampoline's address
+ * are literals after the blr (its trampolines return 12 bytes past it); the
+ * id goes in w0. st_in's x17 holds the same id, 0x4321. */
+.macro CALL_SLED name, tramp
+        .globl \name
+        .type \name,@function
+        .p2align 4
+\name:
+        stp x0, x30, [sp, #-16]!
+        ldr w0, 1f
+        ldr x16, 2f
+        blr x16
+1:      .word 0x4321
+2:      .quad \tramp
+        ldp x0, x30, [sp], #16
+        ret
+        .size \name, .-\name
+.endm
+        CALL_SLED probe_entry, __xray_FunctionEntry
+        CALL_SLED probe_exit, __xray_FunctionExit
+        CALL_SLED probe_tail, __xray_FunctionTailExit
+#else
 /* A patched call sled: x17 already holds the id (loaded from st_in). */
 .macro CALL_SLED name, tramp
         .globl \name
@@ -247,6 +270,7 @@ probe_typed:
         ldp x29, x30, [sp], #16
         ret
         .size probe_typed, .-probe_typed
+#endif
 
 /* Everything a C function may change (AAPCS64): x0-x17, v0-v7 and v16-v31
  * whole, the upper halves of v8-v15, NZCV, FPSR; and FPCR's rounding mode,
