@@ -9,6 +9,10 @@
 #   7. starts calc in the background with xray_control=true (nothing traced)
 #      and records two seconds of it from outside with `xrayctl record`.
 # Everything goes to build/demo/ (override with XRAY_DEMO_DIR).
+# XRAY_DEMO_CMAKE_ARGS adds arguments to the runtime's configure (e.g. a
+# toolchain file); XRAYCTL names the xrayctl to run (default: the one
+# installed in step 1). test/integration/package/demo.sh uses both to run
+# the demo cross-built for AArch64 under qemu.
 # Needs: cmake, make, a C compiler, clang and llvm-xray (Debian: apt-get
 # install cmake build-essential clang llvm).
 set -euo pipefail
@@ -39,7 +43,7 @@ mkdir -p "$RESULTS"
 
 step 1 "Building the runtime (libxray.a) in $OUT/runtime"
 "$CMAKE" -S "$ROOT" -B "$OUT/runtime" -DCMAKE_BUILD_TYPE=Release -DXRAY_BUILD_TESTS=OFF \
-  -DCMAKE_C_COMPILER="$CLANG" >"$OUT/cmake-configure.log" 2>&1 ||
+  -DCMAKE_C_COMPILER="$CLANG" ${XRAY_DEMO_CMAKE_ARGS:-} >"$OUT/cmake-configure.log" 2>&1 ||
   { cat "$OUT/cmake-configure.log" >&2; die "cmake configure failed"; }
 "$CMAKE" --build "$OUT/runtime" -j"$JOBS" 2>&1 | sed -n 's/^\[ *\([0-9]*%\)\].*/  \1/p' | tr '\n' ' '
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "build failed: run cmake --build $OUT/runtime to see why"
@@ -111,7 +115,7 @@ cat "$REPORT"
 
 step 7 "Steering a running calc from outside (xrayctl record, docs/control.md)"
 # xray_control=true: nothing is patched and no mode runs until xrayctl asks.
-XRAYCTL=$OUT/prefix/bin/xrayctl
+XRAYCTL=${XRAYCTL:-$OUT/prefix/bin/xrayctl}
 CTL_DIR=$OUT/control
 rm -rf "$CTL_DIR"
 XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR xray_logfile_base=$RESULTS/record-" \

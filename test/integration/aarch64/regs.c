@@ -3,7 +3,11 @@
  * handler that clobbers all a C function may, and a lean-style handler
  * that clobbers every general register and NZCV. What each path must keep
  * is the contract written in lib/arch/aarch64/trampoline_aarch64.S. Built
- * without -fxray-instrument: the probes are the only callers. */
+ * without -fxray-instrument: the probes are the only callers.
+ * Built with -DXR_REF (reference.sh) for compiler-rt 14's runtime: its
+ * sled layout, its public API, no handler and a full handler, the entry,
+ * exit and tail trampolines only (it has no event trampolines, and its
+ * arg1 trampoline returns onto the sled's literal id). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +39,9 @@ extern void probe_entry(void), probe_exit(void), probe_tail(void), probe_log_arg
 extern void probe_custom(void), probe_typed(void);
 extern void clobber_everything(void);
 extern void lean_handler(void);
+#ifndef XR_REF
 void xr_handler_install(int slot, void *fn, unsigned flags); /* runtime-internal */
+#endif
 enum { SLOT_ARG0, SLOT_ARG1, SLOT_CUSTOM, SLOT_TYPED, LEAN = 1 };
 
 static uint64_t full_args[4];
@@ -56,6 +62,7 @@ static void full_arg1(int32_t id, XRayEntryType type, uint64_t arg) {
   full_args[2] = arg;
   full_arg0(id, type);
 }
+#ifndef XR_REF
 static void full_custom(void *p, size_t n) {
   full_calls++, full_args[0] = (uintptr_t)p, full_args[1] = n;
   clobber_all();
@@ -64,6 +71,7 @@ static void full_typed(size_t type, const void *p, size_t n) {
   full_calls++, full_args[0] = type, full_args[1] = (uintptr_t)p, full_args[2] = n;
   clobber_all();
 }
+#endif
 
 enum handler { NONE, FULL, LEAN_STYLE };
 struct probe {
@@ -75,8 +83,11 @@ struct probe {
 };
 static const struct probe probes[] = {
     {"entry", probe_entry, 0, 9, 0},     {"exit", probe_exit, 1, 2, 0},
-    {"tail", probe_tail, 2, 16, 0},      {"log-args", probe_log_args, 3, 9, 0},
+    {"tail", probe_tail, 2, 16, 0},
+#ifndef XR_REF
+    {"log-args", probe_log_args, 3, 9, 0},
     {"custom", probe_custom, 4, 16, 1},  {"typed", probe_typed, 5, 16, 1},
+#endif
 };
 
 static int failures;
@@ -158,6 +169,11 @@ static void check_sve(const char *what, size_t vl) {
 }
 
 static void install(const struct probe *p, enum handler h) {
+#ifdef XR_REF
+  (void)p;
+  __xray_set_handler(h == FULL ? full_arg0 : NULL);
+  __xray_set_handler_arg1(h == FULL ? full_arg1 : NULL);
+#else
   void *fn = NULL;
   unsigned flags = 0;
   int slot = p->kind == 4 ? SLOT_CUSTOM : p->kind == 5 ? SLOT_TYPED : p->kind == 3 ? SLOT_ARG1 : SLOT_ARG0;
@@ -172,6 +188,7 @@ static void install(const struct probe *p, enum handler h) {
   xr_handler_install(SLOT_TYPED, NULL, 0);
   if (fn)
     xr_handler_install(slot, fn, flags);
+#endif
 }
 
 int main(void) {
@@ -190,7 +207,13 @@ int main(void) {
   /* FFR must be monotonic (true elements first) to be written back */
   for (size_t b = 0; b < vl / 8; b++)
     p_reg(sve_in, vl, 16)[b] = b < vl / 16 ? 0xff : 0;
-  for (int h = NONE; h <= LEAN_STYLE; h++)
+#ifdef XR_REF
+  printf("sve: %s\n", have_sve ? "yes" : "no");
+  const int last = FULL;
+#else
+  const int last = LEAN_STYLE;
+#endif
+  for (int h = NONE; h <= last; h++)
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
       const struct probe *p = &probes[i];
       char what[64];
@@ -210,6 +233,9 @@ int main(void) {
       }
       printf("%s: %s\n", what, failures == before ? "ok" : "FAILED");
     }
+#ifdef XR_REF
+  return failures != 0;
+#else
   /* The lean handlers' slow-path helper keeps every vector register (the
    * z/p registers and FFR with SVE), FPCR and FPSR. */
   int before = failures;
@@ -227,4 +253,5 @@ int main(void) {
   }
   printf("call_preserving_vectors: %s\n", failures == before ? "ok" : "FAILED");
   return failures != 0;
+#endif
 }

@@ -189,14 +189,25 @@ sve_vl:
         ret
         .size sve_vl, .-sve_vl
 
-/* A patched call sled: x17 already holds the id (loaded from st_in). */
+/* A patched call sled: x17 already holds the id (loaded from st_in).
+ * With XR_REF, compiler-rt 14's: the id and the trampoline's address are
+ * literals after the blr (its trampolines return 12 bytes past it), the id
+ * goes in w0 (st_in's x17 holds the same, 0x4321). */
 .macro CALL_SLED name, tramp
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         stp x0, x30, [sp, #-16]!
+#ifdef XR_REF
+        ldr w0, 1f
+        ldr x16, 2f
+        blr x16
+1:      .word 0x4321
+2:      .quad \tramp
+#else
         bl \tramp
+#endif
         ldp x0, x30, [sp], #16
         ret
         .size \name, .-\name
@@ -204,6 +215,7 @@ sve_vl:
         CALL_SLED probe_entry, __xray_FunctionEntry
         CALL_SLED probe_exit, __xray_FunctionExit
         CALL_SLED probe_tail, __xray_FunctionTailExit
+#ifndef XR_REF
         CALL_SLED probe_log_args, __xray_ArgLoggerEntry
 
 /* xr_call_preserving_vectors(clobber_everything_sve_too, 0) as a lean
@@ -247,6 +259,7 @@ probe_typed:
         ldp x29, x30, [sp], #16
         ret
         .size probe_typed, .-probe_typed
+#endif
 
 /* Everything a C function may change (AAPCS64): x0-x17, v0-v7 and v16-v31
  * whole, the upper halves of v8-v15, NZCV, FPSR; and FPCR's rounding mode,

@@ -8,7 +8,14 @@ for impl in xr_fdr_impl xr_profiling_impl; do
 done
 
 # The demo builds its own runtime with the clang and llvm-xray the suite uses.
+# A cross build (cross.sh): the runtime with the project's toolchain file,
+# cross.sh's wrappers for clang and llvm-xray (programs run under the
+# emulator), and its xrayctl wrapper (XRAYCTL).
+demo_cmake=
+[ -z "${XRAY_TEST_EMULATOR:-}" ] ||
+  demo_cmake="-DCMAKE_TOOLCHAIN_FILE=$XRAY_SRC/cmake/$XRAY_TEST_TARGET.cmake -DXRAY_AARCH64_CLANG=$XRAY_CLANG"
 PATH="$(dirname "$XRAY_CLANG"):$PATH" CLANG="$XRAY_CLANG" LLVM_XRAY="$LLVM_XRAY" \
+  XRAY_DEMO_CMAKE_ARGS="$demo_cmake" \
   XRAY_DEMO_DIR="$PWD/demo" bash "$XRAY_SRC/docs/examples/demo.sh" >demo.out 2>demo.err ||
   { cat demo.out demo.err >&2; fail "demo.sh failed"; }
 cat demo.out >&2

@@ -30,6 +30,24 @@ done
 [ -z "${XRAY_CLANGXX:-}" ] || [ -x build-OFF/app_cxx ] || fail "the C++ consumer was not built"
 check_traced build-OFF/app
 
+# A cross build: the consumer cross-built as a user would, with the
+# project's toolchain file (XRAY_TEST_TARGET's; cross.sh's compiler wrapper
+# as its clang, so that the programs run under the emulator). There
+# find_package searches only the target's root: XRay_DIR names the install.
+if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
+  note "consumer cross-built with cmake/$XRAY_TEST_TARGET.cmake"
+  cmake -S "$CONSUMER_SRC" -B build-toolchain \
+    -DCMAKE_TOOLCHAIN_FILE="$XRAY_SRC/cmake/$XRAY_TEST_TARGET.cmake" \
+    -DXRAY_AARCH64_CLANG="$XRAY_CLANG" -DXRay_DIR="$PWD/prefix/lib/cmake/XRay" \
+    >configure-toolchain.log 2>&1 || { cat configure-toolchain.log >&2; fail "configure with the toolchain file"; }
+  grep -q "^set(CMAKE_SYSTEM_PROCESSOR \"$XRAY_TEST_ARCH\")" build-toolchain/CMakeFiles/*/CMakeSystem.cmake ||
+    fail "the consumer's build is not for $XRAY_TEST_ARCH"
+  cmake --build build-toolchain >build-toolchain.log 2>&1 || { cat build-toolchain.log >&2; fail "build with the toolchain file"; }
+  check_app build-toolchain/app
+  check_plugin build-toolchain/app_plugin "$PWD/build-toolchain/plugin.so"
+  check_host build-toolchain/host_plugin "$PWD/build-toolchain/plugin.so"
+fi
+
 # clang 13-16 and clang 19 spell "no link deps" differently; the package
 # asks the compiler. Try the other installed clangs.
 for cc in $(other_clangs clang-13 clang-16 clang-19); do
