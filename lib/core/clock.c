@@ -26,7 +26,6 @@ struct xr_clock_info xr_clock = {
 
 enum { CPU_NONE = 0 };
 int xr_cpu_method = CPU_NONE;
-static bool have_cpu_insn, have_ticks_cpu;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
 
@@ -178,8 +177,6 @@ static const char *method_name(const struct xr_arch_clock_caps *caps) {
 static void clock_init_once(void) {
   struct xr_arch_clock_caps caps;
   xr_arch_clock_probe(&caps);
-  have_cpu_insn = caps.cpu_insn;
-  have_ticks_cpu = caps.ticks_cpu;
   if (rseq_available())
     xr_cpu_method = XR_CPU_ID_RSEQ;
   else if (caps.cpu_insn)
@@ -206,33 +203,6 @@ void xr_clock_init(void) { pthread_once(&clock_once, clock_init_once); }
 static uint32_t sched_cpu(void) {
   int c = sched_getcpu();
   return c < 0 ? 0u : (uint32_t)c;
-}
-
-int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
-  xr_clock_init();
-  switch (method) {
-  case XR_CPU_ID_RSEQ: {
-    int32_t c = rseq_available() ? xr_cpu_by_rseq() : -1;
-    if (c < 0)
-      return -1;
-    *cpu = (uint32_t)c;
-    return 0;
-  }
-  case XR_CPU_ID_INSN:
-    if (!have_cpu_insn)
-      return -1;
-    *cpu = xr_cpu_by_insn();
-    return 0;
-  case XR_CPU_ID_WITH_TICKS:
-    if (!have_ticks_cpu)
-      return -1;
-    *cpu = xr_cpu_by_ticks_read();
-    return 0;
-  case XR_CPU_ID_SCHED:
-    *cpu = sched_cpu();
-    return 0;
-  }
-  return -1;
 }
 
 /* Ordinary code, run by clock_lean.c behind a vector save (see clock.h). */

@@ -81,9 +81,10 @@ XR_HIDDEN uint32_t xr_cpu_id(void);
 XR_HIDDEN extern int xr_cpu_method;
 
 /* The register-only CPU readers, shared by xr_cpu_id (clock_lean.c, lean),
- * xr_cpu_id_by (clock.c) and FDR's fast path. glibc >= 2.35 registers an
- * rseq area per thread and exports where it is: struct rseq at thread
- * pointer + __rseq_offset, cpu_id at offset 4, negative while unregistered. */
+ * FDR's fast path and the tests' probe of each method. glibc >= 2.35
+ * registers an rseq area per thread and exports where it is: struct rseq at
+ * thread pointer + __rseq_offset, cpu_id at offset 4, negative while
+ * unregistered. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 /* Where the calling thread's rseq cpu_id is, from the thread pointer. */
@@ -118,9 +119,6 @@ enum xr_cpu_id_method {
   XR_CPU_ID_WITH_TICKS = 3, /* read together with the tick counter */
   XR_CPU_ID_SCHED = 4       /* sched_getcpu, behind a vector save */
 };
-/* For tests: the CPU id read by one given method, if this CPU/libc/thread
- * supports it (returns 0 and sets *cpu), else -1. */
-XR_HIDDEN int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu);
 
 /* Converts ticks of xr_now() to nanoseconds / microseconds to ticks. */
 XR_HIDDEN uint64_t xr_ticks_to_ns(uint64_t ticks);

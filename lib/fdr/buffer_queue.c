@@ -157,12 +157,6 @@ size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q, const void *p) {
   return i < q->count ? i : q->count;
 }
 
-size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q, size_t from) {
-  while (from < q->count && q->buffers[from].extents == 0)
-    from++;
-  return from;
-}
-
 size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
                           const struct xr_fdr_writer *self) {
   /* Ordering argument. A writer that may still run (a straggler: it passed

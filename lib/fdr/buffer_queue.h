@@ -108,10 +108,6 @@ XR_HIDDEN void xr_fdr_queue_reset(struct xr_fdr_queue *q);
 /* Index of the buffer whose data (or prefix) starts at p, or q->count. */
 XR_HIDDEN size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q,
                                        const void *p);
-/* Index of the first buffer at or after `from` with extents > 0, or
- * q->count. Only while no writer can touch the queue (tests). */
-XR_HIDDEN size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q,
-                                        size_t from);
 /* Finalize: takes every buffer away from the writers, after the epoch
  * change and xr_fdr_writers_quiesce. Free buffers become CLOSED (no
  * acquisition can succeed any more); a buffer held by a writer that is not
@@ -122,7 +118,8 @@ XR_HIDDEN size_t xr_fdr_queue_next_used(const struct xr_fdr_queue *q,
  * left out. Readers then use only flush_extents. */
 XR_HIDDEN size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
                                     const struct xr_fdr_writer *self);
-/* Like xr_fdr_queue_next_used, over flush_extents (after close). */
+/* Index of the first buffer at or after `from` with flush_extents > 0
+ * (after close), or q->count. */
 XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
                                            size_t from);
 

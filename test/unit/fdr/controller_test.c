@@ -22,6 +22,7 @@
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "xray/xray_log_interface.h"
+#include "../cpu_id_methods.h"
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;
@@ -313,7 +314,7 @@ static void cpu_sources_follow_a_migration(void **s) {
   int tested = 0;
   for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
     uint32_t probe;
-    if (xr_cpu_id_by(sources[i].needs, &probe) != 0) {
+    if (test_cpu_id_by(sources[i].needs, &probe) != 0) {
       printf("cpu source %s: not on this machine, skipped\n", sources[i].name);
       continue;
     }
