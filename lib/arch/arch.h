@@ -79,10 +79,15 @@ void xr_vector_state_init(void);
 unsigned xr_arch_full_path(void);
 
 /* ---- sleds -------------------------------------------------------------- */
-/* In the port's header: xr_arch_sled_size(kind), the bytes a sled of each
- * kind (XR_T_*, enum XRayEntryType) occupies; XR_ARCH_CALL_SLED_BYTES, those
- * of the call kinds (entry..arg), and XR_ARCH_MAX_SLED_BYTES, the most any
- * kind occupies: the range patching must make writable. */
+/* The port's header gives the bytes a sled occupies: XR_ARCH_CALL_SLED_BYTES
+ * for the call kinds (entry..arg), XR_ARCH_CUSTOM_SLED_BYTES and
+ * XR_ARCH_TYPED_SLED_BYTES for the events, and XR_ARCH_MAX_SLED_BYTES, the
+ * most any kind occupies: the range patching must make writable. */
+static inline size_t xr_arch_sled_size(uint8_t kind) { /* kind: XR_T_* */
+  return kind == XR_T_CUSTOM  ? XR_ARCH_CUSTOM_SLED_BYTES
+         : kind == XR_T_TYPED ? XR_ARCH_TYPED_SLED_BYTES
+                              : XR_ARCH_CALL_SLED_BYTES;
+}
 
 /* ---- clock reads -------------------------------------------------------- */
 /* What the CPU says about its tick counter and CPU-id readers; filled once

@@ -28,12 +28,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline size_t xr_arch_sled_size(uint8_t kind) {
-  return kind == XR_T_CUSTOM  ? XR_ARCH_CUSTOM_SLED_BYTES
-         : kind == XR_T_TYPED ? XR_ARCH_TYPED_SLED_BYTES
-                              : XR_ARCH_CALL_SLED_BYTES;
-}
-
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 
 /* The time-stamp counter (rdtsc). */
