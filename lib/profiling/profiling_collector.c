@@ -15,7 +15,7 @@
 XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
                                             .failed_gen = XR_PROF_NO_GEN};
 uint32_t xr_prof_active_gen;
-struct xr_trie_config xr_prof_trie_config;
+static struct xr_trie_config trie_config; /* fields atomic: see read_config */
 uint64_t xr_prof_lost_events;
 uint64_t xr_prof_nested_drops;
 
@@ -96,12 +96,45 @@ void xr_prof_end_session(unsigned grace_ms) {
   xr_quiesce_fence((uint64_t)grace_ms * 1000000u);
 }
 
-static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
-  struct xr_trie_config cfg = xr_prof_trie_config;
+/* Every field is read and written with relaxed atomics and checked after
+ * as a sequence lock checks its count, xr_prof_active_gen being the count:
+ * init writes the fields only after the session ended (the generation went
+ * to 0 before the previous flush's lifecycle store, which init's
+ * begin_init follows), behind a release fence. A reader that took any
+ * field from the new init synchronises with that fence through its acquire
+ * fence, so its second load of the generation sees 0 or the new one, never
+ * gen (generations are not reused). Equal generations thus mean a copy of
+ * gen's own parameters. */
+void xr_prof_set_trie_config(const struct xr_trie_config *c) {
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&trie_config.chunk_bytes, c->chunk_bytes, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.stack_bytes, c->stack_bytes, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.max_depth, c->max_depth, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.global_max_bytes, c->global_max_bytes,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.global_used, c->global_used, __ATOMIC_RELAXED);
+}
+
+static bool read_config(struct xr_trie_config *out, uint32_t gen) {
+  out->chunk_bytes = __atomic_load_n(&trie_config.chunk_bytes, __ATOMIC_RELAXED);
+  out->stack_bytes = __atomic_load_n(&trie_config.stack_bytes, __ATOMIC_RELAXED);
+  out->max_depth = __atomic_load_n(&trie_config.max_depth, __ATOMIC_RELAXED);
+  out->global_max_bytes =
+      __atomic_load_n(&trie_config.global_max_bytes, __ATOMIC_RELAXED);
+  out->global_used = __atomic_load_n(&trie_config.global_used, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED) == gen;
+}
+
+/* Returns false when the session gen ended meanwhile (nothing made). */
+static bool make_trie(struct xr_prof_thread *p, uint32_t gen) {
+  struct xr_trie_config cfg;
+  if (!read_config(&cfg, gen))
+    return false;
   struct xr_trie *t = xr_trie_create(&cfg);
   if (t == NULL) {
     p->failed_gen = gen;
-    return;
+    return true;
   }
   t->grow = lean_grow;
   t->gen = gen;
@@ -114,6 +147,7 @@ static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
   xr_thread_arm();
   p->trie_gen = gen;
   __atomic_store_n(&p->trie, t, __ATOMIC_RELEASE);
+  return true;
 }
 
 void xr_prof_thread_refresh(void *arg) {
@@ -130,8 +164,8 @@ void xr_prof_thread_refresh(void *arg) {
   p->gen_tag = XR_PROF_NO_GEN;
   if (gen == 0)
     return;
-  if (p->trie == NULL && p->failed_gen != gen)
-    make_trie(p, gen);
+  if (p->trie == NULL && p->failed_gen != gen && !make_trie(p, gen))
+    return; /* gen ended while we looked: the event belongs to no session */
   if (p->trie != NULL && p->trie_gen == gen)
     p->gen_tag = gen;
   else
