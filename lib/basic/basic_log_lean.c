@@ -7,13 +7,13 @@
  * calls between the two go one way (mode -> lean).
  *
  * Budget per event in steady state: a guard test and set, one load of the
- * global epoch, one rdtsc and the CPU id (xr_cpu_id: an rseq TLS load), a
+ * global epoch, one tick read and the CPU id (xr_cpu_id: an rseq TLS load), a
  * shadow-stack push or pop (a handful of loads and stores in one frame), one
  * 32-byte record (four 8-byte stores) or a rewind (a subtraction and the
  * erased count's increment), and the
  * busy flag set and cleared. No system call, no lock, no allocation, no loop
  * (except when longjmp skipped exits). Most of an event's time is the
- * rdtsc where a VM traps it (docs/performance.md has the figures).
+ * tick read where a VM traps it (docs/performance.md has the figures).
  *
  * Filtering (per thread, on the shadow stack):
  *  - entries at depth index >= max_depth are tracked but not written, and so
@@ -40,8 +40,9 @@ void (*xr_basic_spill_slow)(void *thread);
 
 #define compiler_barrier() xr_compiler_barrier()
 
-/* rdtsc + the rseq CPU id, not rdtscp: on VMs that trap both, rdtscp costs
- * about twice rdtsc (docs/performance.md), and the rseq load is ~free. */
+/* The tick read + xr_cpu_id (the rseq load where there is one), not the
+ * port's tick-and-CPU read: on VMs that trap both, x86-64's costs about
+ * twice the plain one (docs/performance.md), and the rseq load is ~free. */
 static XR_ALWAYS_INLINE uint64_t read_clock(uint8_t *cpu) {
   uint64_t tsc = xr_now();
   *cpu = (uint8_t)xr_cpu_id();

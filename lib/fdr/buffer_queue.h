@@ -16,8 +16,8 @@
 #ifndef XR_FDR_BUFFER_QUEUE_H
 #define XR_FDR_BUFFER_QUEUE_H
 
-#include "arch/arch.h"
 #include "core/common.h"
+#include "core/thread.h"
 
 /* A buffer's `holder` word: FREE, CLOSED (taken by finalize: nobody may
  * acquire it), HELD (held, holder unknown), or the holding writer's slot
@@ -155,8 +155,9 @@ static XR_ALWAYS_INLINE void xr_fdr_set_run_start(struct xr_fdr_writer *w,
   __atomic_store_n(&w->run_start, p, __ATOMIC_RELEASE);
 }
 
-/* The busy bit of xr_fdr_writer.state: bit 63, never set in a user-space
- * address on x86-64. */
+/* The busy bit of xr_fdr_writer.state: the top bit, which
+ * xr_owner_test_and_set_top_bit sets and which no cursor has (an address in
+ * a buffer mmap'd here: core/thread.h says why on each port). */
 #define XR_FDR_BUSY ((uintptr_t)1 << 63)
 static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
   return (uint8_t *)(state & ~XR_FDR_BUSY);
@@ -164,13 +165,13 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
 static XR_ALWAYS_INLINE bool xr_fdr_writer_busy(const struct xr_fdr_writer *w) {
   return (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) & XR_FDR_BUSY) != 0;
 }
-/* Owner only: sets the busy bit and says whether it was set already. One
- * instruction, not locked (other threads only read the word): a signal
- * handler on this thread runs wholly before it (and any cursor it advanced
- * is kept) or sees the bit (and drops its event); so the cursor is read
- * after this, never before. Also a compiler barrier. */
+/* Owner only: sets the busy bit and says whether it was set already. Not
+ * locked (other threads only read the word): a signal handler on this
+ * thread runs wholly before it (and any cursor it advanced is kept) or sees
+ * the bit (and drops its event); so the cursor is read after this, never
+ * before. Also a compiler barrier. */
 static XR_ALWAYS_INLINE bool xr_fdr_writer_enter(struct xr_fdr_writer *w) {
-  return xr_arch_test_and_set_top_bit(&w->state);
+  return xr_owner_test_and_set_top_bit(&w->state);
 }
 
 /* A free slot for the calling thread, or NULL (mmap failed). */

@@ -89,7 +89,7 @@ XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
 static void advance_epoch(uint64_t by) {
   uint64_t e = __atomic_add_fetch(&xr_fdr_hot.epoch, by, __ATOMIC_SEQ_CST);
   bool fast = (e & 1) && xr_fdr_hot.cpu_source != XR_FDR_CPU_SLOW &&
-              xr_clock.using_tsc;
+              xr_clock.using_ticks;
   __atomic_store_n(&xr_fdr_hot.fast_epoch, fast ? e : XR_FDR_NO_FAST,
                    __ATOMIC_SEQ_CST);
 }
