@@ -27,10 +27,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/trampoline_numbers.h"
+
 /* The inline part of the port: xr_arch_ticks(), xr_arch_ticks_cpu(&cpu),
  * xr_arch_cpu_insn(), xr_arch_udiv128(hi, lo, d), xr_arch_pause(),
  * xr_arch_tls_load_s32(offset), xr_arch_test_and_set_top_bit(&word),
- * XR_PAGE_SIZE, XR_ARCH_MAX_SLED_BYTES, XR_ARCH_PATH_COUNT. */
+ * XR_PAGE_SIZE, the sled sizes, the full-path variants and
+ * XR_ARCH_PATH_COUNT. */
 #if defined(__x86_64__)
 #include "arch/x86_64/arch_x86_64.h"
 #elif defined(__aarch64__)
@@ -54,15 +57,11 @@ extern void __xray_ArgLoggerEntry(void);
  * xr_trampoline_dispatch to one of its paths in xr_trampoline_paths (no
  * handler / lean / full), so that the empty path touches no register and no
  * flag. xr_handler_install (core/handlers.c) keeps the pointers in step with
- * the handler slots, which the paths read (core/handlers.h). */
-enum xr_trampoline {
-  XR_T_ENTRY, XR_T_TAIL, XR_T_EXIT, XR_T_ARG, XR_T_CUSTOM, XR_T_TYPED,
-  XR_T_COUNT
-};
-/* The paths core chooses between. A port may have variants of the full
- * path for what the CPU offers (xr_arch_full_path picks one), so each
- * trampoline has XR_ARCH_PATH_COUNT paths, these three first. */
-enum xr_path { XR_PATH_NONE, XR_PATH_LEAN, XR_PATH_FULL };
+ * the handler slots, which the paths read (core/handlers.h). Both tables
+ * are indexed by XR_T_* and XR_PATH_* (arch/trampoline_numbers.h, which the
+ * trampolines read too). A port may have variants of the full path for
+ * what the CPU offers (xr_arch_full_path picks one), so each trampoline has
+ * XR_ARCH_PATH_COUNT paths, NONE, LEAN and FULL first. */
 extern void *volatile xr_trampoline_dispatch[XR_T_COUNT];
 extern void *const xr_trampoline_paths[XR_T_COUNT][XR_ARCH_PATH_COUNT];
 
@@ -80,9 +79,15 @@ void xr_vector_state_init(void);
 unsigned xr_arch_full_path(void);
 
 /* ---- sleds -------------------------------------------------------------- */
-/* xr_arch_sled_size(kind): bytes a sled of each kind (enum XRayEntryType)
- * occupies, and XR_ARCH_MAX_SLED_BYTES the most any kind does: the range
- * patching must make writable (inline, in the port's header). */
+/* The port's header gives the bytes a sled occupies: XR_ARCH_CALL_SLED_BYTES
+ * for the call kinds (entry..arg), XR_ARCH_CUSTOM_SLED_BYTES and
+ * XR_ARCH_TYPED_SLED_BYTES for the events, and XR_ARCH_MAX_SLED_BYTES, the
+ * most any kind occupies: the range patching must make writable. */
+static inline size_t xr_arch_sled_size(uint8_t kind) { /* kind: XR_T_* */
+  return kind == XR_T_CUSTOM  ? XR_ARCH_CUSTOM_SLED_BYTES
+         : kind == XR_T_TYPED ? XR_ARCH_TYPED_SLED_BYTES
+                              : XR_ARCH_CALL_SLED_BYTES;
+}
 
 /* ---- clock reads -------------------------------------------------------- */
 /* What the CPU says about its tick counter and CPU-id readers; filled once

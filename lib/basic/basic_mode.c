@@ -258,7 +258,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   return XRAY_LOG_INITIALIZED;
 }
 
-static void remove_handler_if_ours(enum xr_slot slot, void *fn) {
+static void remove_handler_if_ours(unsigned slot, void *fn) {
   if (xr_handler_lean[slot] == fn)
     xr_handler_install(slot, NULL, XR_HANDLER_LEAN);
 }

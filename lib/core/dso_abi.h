@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/trampoline_numbers.h"
+
 /* The object's own trampolines, passed by value (32 bytes: in memory). */
 struct xr_dso_trampolines {
   void (*entry)(void);
@@ -30,7 +32,8 @@ int32_t __xray_register_dso(const void *sleds_begin, const void *sleds_end,
 bool __xray_deregister_dso(int32_t object_id);
 
 /* Our extension (absent from LLVM 20's runtime: callers test the weak
- * symbol): slots[4] (entry, exit, tail exit, log-args) is the object's
+ * symbol): slots[XR_T_CALL_COUNT] (entry, exit, tail exit, log-args, by
+ * their XR_T_* numbers: part of this ABI, never renumbered) is the object's
  * copy of the executable's trampoline dispatch; the runtime keeps it in step
  * with the handlers until the object is deregistered, so the object's
  * trampolines jump straight to the right path, as the executable's do. */
@@ -40,13 +43,14 @@ void __xray_dso_dispatch(int32_t object_id, void *volatile *slots);
  * dense paths call this instead of __xray_dso_dispatch): as
  * __xray_dso_dispatch, plus what a mode that records dense ids (FDR) needs.
  * The runtime writes *id_offset (id base - object << 24) once, keeps
- * handlers[2] (the arg0 and arg1 handlers that take dense ids, or NULL) in
- * step, and points slots at paths[k] while such a mode runs. */
+ * handlers[2] in step (the arg0 and arg1 handlers that take dense ids, or
+ * NULL, at XR_SLOT_ARG0 and XR_SLOT_ARG1), and points slots[t] at paths[t]
+ * while such a mode runs. */
 struct xr_dso_dense {
   void *volatile *slots;
   void *volatile *handlers;
   int32_t *id_offset;
-  void (*paths[4])(void); /* entry, exit, tail exit, log-args */
+  void (*paths[XR_T_CALL_COUNT])(void); /* by XR_T_* number, as slots */
 };
 void __xray_dso_dense_dispatch(int32_t object_id, const struct xr_dso_dense *dense);
 

@@ -23,12 +23,13 @@ XR_API void *volatile xr_llvm_arg_logger __asm__("_ZN6__xray13XRayArgLoggerE");
 XR_API void *volatile xr_llvm_custom_event __asm__("_ZN6__xray22XRayPatchedCustomEventE");
 XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedEventE");
 
-/* Shared objects' copies of the dispatch (xr_handler_dso_dispatch), in
- * XR_TRAMP_* order, with their dense paths; guarded by XR_LOCK_INSTALL. */
+/* Shared objects' copies of the dispatch of the call kinds
+ * (xr_handler_dso_dispatch), with their dense paths, both indexed as
+ * xr_trampoline_dispatch; guarded by XR_LOCK_INSTALL. */
 struct dso_copy {
   void *volatile *slots;
   void *volatile *dense_handlers; /* NULL: the object has no dense paths */
-  void *dense_paths[XR_TRAMP_COUNT];
+  void *dense_paths[XR_T_CALL_COUNT];
 };
 static struct dso_copy dso_copies[XR_MAX_OBJECTS];
 /* Which lean handlers take dense ids (XR_HANDLER_DENSE), and so which
@@ -40,19 +41,14 @@ static bool dispatch_dense[XR_T_COUNT];
  * ever holds dense handlers (or NULL), so a thread inside a dense path
  * never calls a handler that wants packed ids, whatever it finds. */
 static void copy_dispatch(const struct dso_copy *c) {
-  static const int from[XR_TRAMP_COUNT] = {[XR_TRAMP_ENTRY] = XR_T_ENTRY,
-                                           [XR_TRAMP_EXIT] = XR_T_EXIT,
-                                           [XR_TRAMP_TAIL] = XR_T_TAIL,
-                                           [XR_TRAMP_ARGS] = XR_T_ARG};
   if (c->dense_handlers != NULL)
     for (int k = 0; k < 2; k++)
       __atomic_store_n(&c->dense_handlers[k], xr_dense_handlers[k], __ATOMIC_RELEASE);
-  for (int k = 0; k < XR_TRAMP_COUNT; k++) {
-    int t = from[k];
+  for (int t = 0; t < XR_T_CALL_COUNT; t++) {
     void *path = xr_trampoline_dispatch[t];
     if (dispatch_dense[t]) /* no dense path: not traced while it lasts */
-      path = c->dense_handlers != NULL ? c->dense_paths[k] : xr_trampoline_paths[t][XR_PATH_NONE];
-    __atomic_store_n(&c->slots[k], path, __ATOMIC_RELEASE);
+      path = c->dense_handlers != NULL ? c->dense_paths[t] : xr_trampoline_paths[t][XR_PATH_NONE];
+    __atomic_store_n(&c->slots[t], path, __ATOMIC_RELEASE);
   }
 }
 
@@ -66,19 +62,19 @@ void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
   *c = (struct dso_copy){slots, NULL, {NULL}};
   if (slots != NULL && dense != NULL) {
     c->dense_handlers = dense->handlers;
-    for (int k = 0; k < XR_TRAMP_COUNT; k++)
-      c->dense_paths[k] = (void *)dense->paths[k];
+    for (int t = 0; t < XR_T_CALL_COUNT; t++)
+      c->dense_paths[t] = (void *)dense->paths[t];
   }
   if (slots != NULL)
     copy_dispatch(c);
   xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
-static void *handler_of(enum xr_slot slot) {
+static void *handler_of(unsigned slot) {
   return xr_handler_lean[slot] ? xr_handler_lean[slot] : xr_handler_full[slot];
 }
 
-static enum xr_path path_of(enum xr_slot slot) {
+static unsigned path_of(unsigned slot) {
   return xr_handler_lean[slot]   ? XR_PATH_LEAN
          : xr_handler_full[slot] ? XR_PATH_FULL
                                  : XR_PATH_NONE;
@@ -88,9 +84,9 @@ static enum xr_path path_of(enum xr_slot slot) {
  * trampoline prefers an arg1 handler, then the arg0 one (lean before full
  * for each), as its paths do. */
 static void refresh_dispatch(void) {
-  enum xr_path arg0 = path_of(XR_SLOT_ARG0), arg1 = path_of(XR_SLOT_ARG1);
-  const enum xr_path want[XR_T_COUNT] = {
-      [XR_T_ENTRY] = arg0, [XR_T_TAIL] = arg0, [XR_T_EXIT] = arg0,
+  unsigned arg0 = path_of(XR_SLOT_ARG0), arg1 = path_of(XR_SLOT_ARG1);
+  const unsigned want[XR_T_COUNT] = {
+      [XR_T_ENTRY] = arg0, [XR_T_EXIT] = arg0, [XR_T_TAIL] = arg0,
       [XR_T_ARG] = arg1 != XR_PATH_NONE ? arg1 : arg0,
       [XR_T_CUSTOM] = path_of(XR_SLOT_CUSTOM),
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
@@ -99,7 +95,7 @@ static void refresh_dispatch(void) {
   for (int k = 0; k < 2; k++)
     __atomic_store_n(&xr_dense_handlers[k], lean_dense[k] ? xr_handler_lean[k] : NULL,
                      __ATOMIC_RELEASE);
-  dispatch_dense[XR_T_ENTRY] = dispatch_dense[XR_T_TAIL] = dispatch_dense[XR_T_EXIT] =
+  dispatch_dense[XR_T_ENTRY] = dispatch_dense[XR_T_EXIT] = dispatch_dense[XR_T_TAIL] =
       arg0 == XR_PATH_LEAN && lean_dense[XR_SLOT_ARG0];
   dispatch_dense[XR_T_ARG] =
       want[XR_T_ARG] == XR_PATH_LEAN && lean_dense[arg1_first ? XR_SLOT_ARG1 : XR_SLOT_ARG0];
@@ -132,8 +128,8 @@ static void refresh_dispatch(void) {
  * lags a removal only costs a wasted save. Release stores publish the
  * handler's state before its pointer. The lock keeps concurrent installs
  * from leaving a stale dispatch behind (cold path). */
-void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
-  if ((unsigned)slot >= XR_SLOT_COUNT)
+void xr_handler_install(unsigned slot, void *fn, unsigned flags) {
+  if (slot >= XR_SLOT_COUNT)
     return;
   xr_vector_state_init(); /* before any full path can run */
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
@@ -148,7 +144,7 @@ void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
 }
 
 /* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */
-static int install_user(enum xr_slot slot, void *fn) {
+static int install_user(unsigned slot, void *fn) {
   if (!xr_runtime_initialized())
     return 0;
   xr_handler_install(slot, fn, 0);

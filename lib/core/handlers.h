@@ -13,15 +13,9 @@
 #include "arch/arch.h"
 #include "dso_abi.h"
 
-enum xr_slot {
-  XR_SLOT_ARG0 = 0,   /* void (*)(int32_t id, enum XRayEntryType) */
-  XR_SLOT_ARG1 = 1,   /* void (*)(int32_t id, enum XRayEntryType, uint64_t) */
-  XR_SLOT_CUSTOM = 2, /* void (*)(void *, size_t) */
-  XR_SLOT_TYPED = 3,  /* void (*)(uint16_t, const void *, size_t) */
-  XR_SLOT_COUNT = 4
-};
-
-/* Read by assembly: keep the layout (two arrays of XR_SLOT_COUNT pointers). */
+/* The slots are numbered XR_SLOT_* (arch/trampoline_numbers.h, read by the
+ * trampolines too): arg0, arg1, custom event, typed event. Read by
+ * assembly: keep the layout (two arrays of XR_SLOT_COUNT pointers). */
 XR_HIDDEN extern void *volatile xr_handler_full[XR_SLOT_COUNT];
 XR_HIDDEN extern void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
@@ -49,6 +43,6 @@ XR_HIDDEN void xr_dense_wrap_arg1(int32_t packed, int type, uint64_t arg);
 
 /* Installs fn (NULL removes) in slot; flags as above. Release ordering: a
  * handler's state must be ready before it is installed. */
-XR_HIDDEN void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags);
+XR_HIDDEN void xr_handler_install(unsigned slot, void *fn, unsigned flags);
 
 #endif

@@ -36,7 +36,7 @@
 
 /* Our installs are always full handlers (users' code; built-in modes
  * install their own lean ones). */
-static void install(enum xr_slot slot, void *fn) {
+static void install(unsigned slot, void *fn) {
   xr_handler_install(slot, fn, 0);
 }
 

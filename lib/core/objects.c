@@ -262,10 +262,10 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
   }
   fresh.map = &map;
   fresh.id = -1;
-  fresh.trampolines[XR_TRAMP_ENTRY] = (uintptr_t)trampolines.entry;
-  fresh.trampolines[XR_TRAMP_EXIT] = (uintptr_t)trampolines.exit;
-  fresh.trampolines[XR_TRAMP_TAIL] = (uintptr_t)trampolines.tail_exit;
-  fresh.trampolines[XR_TRAMP_ARGS] = (uintptr_t)trampolines.log_args;
+  fresh.trampolines[XR_T_ENTRY] = (uintptr_t)trampolines.entry;
+  fresh.trampolines[XR_T_EXIT] = (uintptr_t)trampolines.exit;
+  fresh.trampolines[XR_T_TAIL] = (uintptr_t)trampolines.tail_exit;
+  fresh.trampolines[XR_T_ARG] = (uintptr_t)trampolines.log_args;
   describe(&fresh, map.min_sled);
   /* Subscribers that take the lock (a mode's init: in a host without a
    * map the first object starts the trace) hear of it before. */

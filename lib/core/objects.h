@@ -8,6 +8,7 @@
 #ifndef XR_OBJECTS_H
 #define XR_OBJECTS_H
 
+#include "arch/trampoline_numbers.h"
 #include "common.h"
 #include "sled_map.h"
 
@@ -44,15 +45,12 @@ XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
  * unit test starts it near the limit). */
 XR_HIDDEN extern uint32_t xr_objects_next_id_base;
 
-/* The trampolines an object's sleds call, in XRayTrampolines order. */
-enum { XR_TRAMP_ENTRY, XR_TRAMP_EXIT, XR_TRAMP_TAIL, XR_TRAMP_ARGS, XR_TRAMP_COUNT };
-
 struct xr_patch_state; /* patching.c's per-object cache */
 
 struct xr_object {
   int32_t id;
   struct xr_sled_map *map;  /* &xr_self_map for object 0 */
-  uintptr_t trampolines[XR_TRAMP_COUNT];
+  uintptr_t trampolines[XR_T_CALL_COUNT]; /* what its call sleds call, by kind */
   struct xr_patch_state *patch;
   uintptr_t base;           /* load address (dl_iterate_phdr's dlpi_addr) */
   char path[PATH_MAX];      /* as the loader names it; "" unknown */

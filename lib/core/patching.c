@@ -86,9 +86,8 @@ bool xr_patching_ever_enabled(void) {
   return __atomic_load_n(&ever_enabled, __ATOMIC_RELAXED);
 }
 
-/* Sled sizes are the port's (lib/arch/arch.h). */
-#define MAX_SLED_BYTES XR_ARCH_MAX_SLED_BYTES
-static size_t sled_size(uint8_t kind) { return xr_arch_sled_size(kind); }
+/* Sled sizes are the port's: xr_arch_sled_size and XR_ARCH_MAX_SLED_BYTES
+ * (lib/arch/arch.h). */
 
 static bool add_segment(uintptr_t start, uintptr_t end, int prot) {
   struct segments *s = cur_segments();
@@ -276,17 +275,20 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
 
 /* Each object's sleds call that object's own trampolines (a shared
  * object's are its own position-independent copies: the executable's are
- * usually out of a sled call's reach). The call sled kinds index the table
- * directly, on every port: XR_TRAMP_* follow XRayEntryType. */
-_Static_assert(XR_TRAMP_ENTRY == (int)ENTRY && XR_TRAMP_EXIT == (int)EXIT &&
-                   XR_TRAMP_TAIL == (int)TAIL && XR_TRAMP_ARGS == (int)LOG_ARGS_ENTRY,
-               "trampoline table order");
+ * usually out of a sled call's reach). The sled kinds index the tables
+ * directly, on every port, and the trampolines pass their number to the
+ * handler as its entry type: the trampoline numbers are XRayEntryType's
+ * (arch/trampoline_numbers.h, which the assembly reads too). */
+_Static_assert(XR_T_ENTRY == (int)ENTRY && XR_T_EXIT == (int)EXIT && XR_T_TAIL == (int)TAIL &&
+                   XR_T_ARG == (int)LOG_ARGS_ENTRY && XR_T_CUSTOM == (int)CUSTOM_EVENT &&
+                   XR_T_TYPED == (int)TYPED_EVENT,
+               "trampoline numbers are XRayEntryType's");
 
-void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]) {
-  out[XR_TRAMP_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
-  out[XR_TRAMP_EXIT] = (uintptr_t)&__xray_FunctionExit;
-  out[XR_TRAMP_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
-  out[XR_TRAMP_ARGS] = (uintptr_t)&__xray_ArgLoggerEntry;
+void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]) {
+  out[XR_T_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
+  out[XR_T_EXIT] = (uintptr_t)&__xray_FunctionExit;
+  out[XR_T_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
+  out[XR_T_ARG] = (uintptr_t)&__xray_ArgLoggerEntry;
 }
 
 static size_t page_size(void) {
@@ -349,8 +351,8 @@ static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, cons
       start = end_page = a & ~mask;
       reach = page;
     }
-    if (a + MAX_SLED_BYTES > end_page) { /* may reach past the run: exact size */
-      uintptr_t hi = (a + sled_size(sleds[i].kind) + mask) & ~mask;
+    if (a + XR_ARCH_MAX_SLED_BYTES > end_page) { /* may reach past the run: exact size */
+      uintptr_t hi = (a + xr_arch_sled_size(sleds[i].kind) + mask) & ~mask;
       if (hi > end_page)
         end_page = hi;
       reach = end_page - start + page;
@@ -402,7 +404,7 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     return FAILED;
   if (!cur_segments()->loaded) {
     uintptr_t lo = m->min_sled & ~(uintptr_t)(page - 1);
-    uintptr_t hi = (m->max_sled + MAX_SLED_BYTES + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = (m->max_sled + XR_ARCH_MAX_SLED_BYTES + page - 1) & ~(uintptr_t)(page - 1);
     if (!load_protections(lo, hi)) {
       xr_report(XR_ERROR, "cannot read /proc/self/maps: XRay patching failed");
       cur_segments()->count = 0;

@@ -14,15 +14,15 @@
  * odd address (nothing written then). Ordering: body first, first two bytes
  * last with one atomic 16-bit store. */
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
-                            const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable);
+                            const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable);
 
 /* Whether the sled's code is in its enabled form now (the port reads its
  * first bytes). The sled must be mapped; reads race with nothing only under
  * the lock its writers hold. */
 XR_HIDDEN bool xr_sled_enabled(const struct xr_sled *sled);
 
-/* The executable's own trampolines, in XR_TRAMP_* order. */
-XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_TRAMP_COUNT]);
+/* The executable's own trampolines of the call kinds, by XR_T_* number. */
+XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]);
 
 /* patching.c: rewrites the sleds of functions first_id..last_id of object o
  * (ids local to o; the sleds get packed ids), or only those with

@@ -1,28 +1,34 @@
-/* The inline part of the AArch64 port (see lib/arch/arch.h): register-only
- * reads that the lean handlers inline. Include arch/arch.h, not this. */
+/* The inline part of the AArch64 port (see lib/arch/arch.h): its sizes and
+ * path numbers, and the register-only reads that the lean handlers inline.
+ * C includes arch/arch.h, not this; the trampolines include it for the
+ * numbers (the C part is hidden from the assembler). */
 #ifndef XR_ARCH_AARCH64_H
 #define XR_ARCH_AARCH64_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "arch/trampoline_numbers.h"
 
 /* The smallest translation granule Linux uses on AArch64. Kernels built
  * with 16 KiB or 64 KiB pages refuse the 4 KiB-aligned madvise of the FDR
  * buffer pre-fault (buffer_queue.c), which then falls back to faulting
  * pages in as they are written; patching asks sysconf for the real size. */
 #define XR_PAGE_SIZE 4096u
-#define XR_ARCH_MAX_SLED_BYTES 36u /* the typed-event sled */
 
-/* Sled sizes by kind (enum XRayEntryType: 4 custom event, 5 typed event;
- * every other kind is a 32-byte call sled: `b #32` and seven nops). */
-static inline size_t xr_arch_sled_size(uint8_t kind) {
-  return kind == 4 ? 24 : kind == 5 ? 36 : 32;
-}
+/* Sled sizes: 32 bytes for the call kinds (`b #32` and seven nops while
+ * unpatched), and those of the two event sleds. */
+#define XR_ARCH_CALL_SLED_BYTES 32u
+#define XR_ARCH_CUSTOM_SLED_BYTES 24u
+#define XR_ARCH_TYPED_SLED_BYTES 36u
+#define XR_ARCH_MAX_SLED_BYTES XR_ARCH_TYPED_SLED_BYTES
 
-/* After arch.h's NONE, LEAN, FULL: the full path for CPUs with SVE (z0-z31,
- * p0-p15 and FFR whole, not q0-q7). */
-enum { XR_PATH_FULL_SVE = 3, XR_ARCH_PATH_COUNT = 4 };
+/* After NONE, LEAN, FULL: the full path for CPUs with SVE (z0-z31, p0-p15
+ * and FFR whole, not q0-q7). */
+#define XR_PATH_FULL_SVE 3
+#define XR_ARCH_PATH_COUNT 4
+
+#ifndef __ASSEMBLER__
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 
@@ -92,5 +98,7 @@ static XR_ARCH_INLINE bool xr_arch_test_and_set_top_bit(uintptr_t *word) {
                    : "memory");
   return (old >> 63) != 0;
 }
+
+#endif /* __ASSEMBLER__ */
 
 #endif

@@ -34,86 +34,37 @@
         .size \name, .-\name
 .endm
 
-.macro FORWARD name, index
+/* Slot t of xr_dso_dispatch_slots is trampoline t's (XR_T_*, dso_abi.h). */
+.macro FORWARD name, t
         FN_BEGIN \name
         adrp x16, xr_dso_dispatch_slots
-        ldr x16, [x16, #:lo12:xr_dso_dispatch_slots+8*\index]
+        ldr x16, [x16, #:lo12:xr_dso_dispatch_slots+8*\t]
         br x16
         FN_END \name
 .endm
 
-        FORWARD xr_dso_entry, 0
-        FORWARD xr_dso_exit, 1
-        FORWARD xr_dso_tail_exit, 2
-        FORWARD xr_dso_log_args, 3
+        FORWARD xr_dso_entry, XR_T_ENTRY
+        FORWARD xr_dso_exit, XR_T_EXIT
+        FORWARD xr_dso_tail_exit, XR_T_TAIL
+        FORWARD xr_dso_log_args, XR_T_ARG
 
-/* w0 = w17 + xr_dso_id_offset (x9: dead, or saved, in every caller). */
-.macro DENSE_ID
-        adrp x9, xr_dso_id_offset
-        ldr w9, [x9, #:lo12:xr_dso_id_offset]
-        add w0, w17, w9
-.endm
-
-/* Calls the dense arg0 handler with (dense id, type). */
-.macro DENSE_CALL_ARG0 type
-        adrp x16, xr_dso_dense_handlers
-        ldr x16, [x16, #:lo12:xr_dso_dense_handlers]
-        cbz x16, 9f
-        DENSE_ID
-        mov w1, #\type
-        blr x16
-9:
-.endm
-
-/* Entry: x1-x8; tail exit: x1-x15 (as the executable's lean paths). */
+/* The dense paths: the executable's lean paths
+ * (trampoline_macros_aarch64.inc) with this object's handler copy and id
+ * offset. */
         FN_BEGIN xr_dso_entry_dense
-        FRAME_OPEN 80
-        GPR_PAIRS stp, 16, 1, 8
-        DENSE_CALL_ARG0 TYPE_ENTRY
-        GPR_PAIRS ldp, 16, 1, 8
-        FRAME_CLOSE 80
-        ret
+        LEAN_ENTRY_LIKE_PATH xr_dso_dense_handlers, XR_T_ENTRY, xr_dso_id_offset
         FN_END xr_dso_entry_dense
 
         FN_BEGIN xr_dso_tail_exit_dense
-        FRAME_OPEN 144
-        GPR_PAIRS stp, 16, 1, 14
-        str x15, [sp, #128]
-        DENSE_CALL_ARG0 TYPE_TAIL
-        GPR_PAIRS ldp, 16, 1, 14
-        ldr x15, [sp, #128]
-        FRAME_CLOSE 144
-        ret
+        LEAN_ENTRY_LIKE_PATH xr_dso_dense_handlers, XR_T_TAIL, xr_dso_id_offset
         FN_END xr_dso_tail_exit_dense
 
-/* Exit: x1 (x0-x1 hold an integer result). */
         FN_BEGIN xr_dso_exit_dense
-        FRAME_OPEN 32
-        str x1, [sp, #16]
-        DENSE_CALL_ARG0 TYPE_EXIT
-        ldr x1, [sp, #16]
-        FRAME_CLOSE 32
-        ret
+        LEAN_EXIT_PATH xr_dso_dense_handlers, xr_dso_id_offset
         FN_END xr_dso_exit_dense
 
-/* Log-args entry: the dense arg1 handler with (id, LOG_ARGS_ENTRY, x0),
- * else the arg0 handler; x1-x10 kept (x9, x10: scratch here). */
         FN_BEGIN xr_dso_log_args_dense
-        FRAME_OPEN 96
-        GPR_PAIRS stp, 16, 1, 10
-        adrp x16, xr_dso_dense_handlers
-        add x16, x16, #:lo12:xr_dso_dense_handlers
-        ldr x10, [x16, #8]
-        cbnz x10, 8f
-        ldr x10, [x16]
-        cbz x10, 9f
-8:      mov x2, x0                       /* the logged argument */
-        DENSE_ID
-        mov w1, #TYPE_LOG_ARGS_ENTRY
-        blr x10
-9:      GPR_PAIRS ldp, 16, 1, 10
-        FRAME_CLOSE 96
-        ret
+        LEAN_ARG_PATH xr_dso_dense_handlers, xr_dso_id_offset
         FN_END xr_dso_log_args_dense
 
         .section .note.GNU-stack,"",@progbits

@@ -61,7 +61,6 @@
 
 #include "xray/xray_interface.h"
 
-#define CALL_SLED_SIZE 32
 #define W_NOP 0xD503201Fu
 #define W_B(words) (0x14000000u | (uint32_t)(words)) /* b #4*words */
 #define W_STP_X0_X30_PRE 0xA9BF7BE0u  /* stp x0, x30, [sp, #-16]! */
@@ -117,9 +116,9 @@ static void set_first_word(uintptr_t address, uint32_t w) {
 }
 
 static int patch_call_sled(const struct xr_sled *sled, int32_t id,
-                           const uintptr_t t[XR_TRAMP_COUNT], bool enable) {
+                           const uintptr_t t[XR_T_CALL_COUNT], bool enable) {
   if (!enable) {
-    set_first_word(sled->address, W_B(CALL_SLED_SIZE / 4));
+    set_first_word(sled->address, W_B(XR_ARCH_CALL_SLED_BYTES / 4));
     return 0;
   }
   uint32_t body[7];
@@ -127,13 +126,13 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
     return -1;
   for (int i = 0; i < 7; i++)
     store_word(sled->address + 4 + 4 * (uintptr_t)i, body[i]);
-  sync_code(sled->address + 4, sled->address + CALL_SLED_SIZE);
+  sync_code(sled->address + 4, sled->address + XR_ARCH_CALL_SLED_BYTES);
   set_first_word(sled->address, W_NOP); /* after the body: step 3 */
   return 0;
 }
 
 int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
-                  const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable) {
+                  const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable) {
   if (sled->address & 3)
     return -1; /* instructions are 4-aligned: not a sled */
   switch (sled->kind) {

@@ -62,52 +62,37 @@
  *   lean: + frame, 4 pairs (entry; 8 for tail), 2 loads, cbz, 2 moves,
  *         blr, the same pairs back, ret.
  *   full: x1-x15, x17, q0-q7, NZCV, FPCR, FPSR. */
-.macro ENTRY_LIKE_TRAMPOLINE name, type, index, lean_last
+.macro ENTRY_LIKE_TRAMPOLINE name, t
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
         SLED_FRAME_CFI
-        DISPATCH \index
+        DISPATCH \t
 .L\name\()_none:
         ret
 
 .L\name\()_lean:
-        .if \lean_last == 8
-        FRAME_OPEN 80
-        GPR_PAIRS stp, 16, 1, 8
-        CALL_ARG0 xr_handler_lean, \type
-        GPR_PAIRS ldp, 16, 1, 8
-        FRAME_CLOSE 80
-        .else
-        FRAME_OPEN 144
-        GPR_PAIRS stp, 16, 1, 14
-        str x15, [sp, #128]
-        CALL_ARG0 xr_handler_lean, \type
-        GPR_PAIRS ldp, 16, 1, 14
-        ldr x15, [sp, #128]
-        FRAME_CLOSE 144
-        .endif
-        ret
+        LEAN_ENTRY_LIKE_PATH xr_handler_lean, \t
 
 .L\name\()_full:
         FULL_SAVE q
-        CALL_ARG0 xr_handler_full, \type
+        CALL_ARG0 xr_handler_full, \t
         FULL_RESTORE q
         ret
 
 .L\name\()_full_sve:
         FULL_SAVE sve
-        CALL_ARG0 xr_handler_full, \type
+        CALL_ARG0 xr_handler_full, \t
         FULL_RESTORE sve
         ret
         .cfi_endproc
         .size \name, .-\name
 .endm
 
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY, 8
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL, 15
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, XR_T_ENTRY
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, XR_T_TAIL
 
 /* __xray_FunctionExit: x0-x1 hold an integer result (q0-q3 a floating
  * one). lean: frame + x1; full: as the entry's. */
@@ -117,47 +102,26 @@ ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL, 15
 __xray_FunctionExit:
         .cfi_startproc
         SLED_FRAME_CFI
-        DISPATCH T_EXIT
+        DISPATCH XR_T_EXIT
 .Lexit_none:
         ret
 
 .Lexit_lean:
-        FRAME_OPEN 32
-        str x1, [sp, #16]
-        CALL_ARG0 xr_handler_lean, TYPE_EXIT
-        ldr x1, [sp, #16]
-        FRAME_CLOSE 32
-        ret
+        LEAN_EXIT_PATH xr_handler_lean
 
 .Lexit_full:
         FULL_SAVE q
-        CALL_ARG0 xr_handler_full, TYPE_EXIT
+        CALL_ARG0 xr_handler_full, XR_T_EXIT
         FULL_RESTORE q
         ret
 
 .Lexit_full_sve:
         FULL_SAVE sve
-        CALL_ARG0 xr_handler_full, TYPE_EXIT
+        CALL_ARG0 xr_handler_full, XR_T_EXIT
         FULL_RESTORE sve
         ret
         .cfi_endproc
         .size __xray_FunctionExit, .-__xray_FunctionExit
-
-/* Calls the arg1 handler of `table` with (id, LOG_ARGS_ENTRY, x0), else
- * its arg0 handler with (id, LOG_ARGS_ENTRY), else nothing. */
-.macro ARG_CALL table
-        adrp x16, \table
-        add x16, x16, #:lo12:\table
-        ldr x9, [x16, #SLOT_ARG1]
-        cbnz x9, 8f
-        ldr x9, [x16, #SLOT_ARG0]
-        cbz x9, 9f
-8:      mov x2, x0                       /* the logged argument */
-        mov w0, w17
-        mov w1, #TYPE_LOG_ARGS_ENTRY
-        blr x9
-9:
-.endm
 
 /* __xray_ArgLoggerEntry: entry of an xray_log_args(1) function; the
  * logged argument is x0. Lean saves x1-x9 (x9 holds the handler). */
@@ -167,27 +131,22 @@ __xray_FunctionExit:
 __xray_ArgLoggerEntry:
         .cfi_startproc
         SLED_FRAME_CFI
-        DISPATCH T_ARG
+        DISPATCH XR_T_ARG
 .Larg_none:
         ret
 
 .Larg_lean:
-        FRAME_OPEN 96
-        GPR_PAIRS stp, 16, 1, 10
-        ARG_CALL xr_handler_lean
-        GPR_PAIRS ldp, 16, 1, 10
-        FRAME_CLOSE 96
-        ret
+        LEAN_ARG_PATH xr_handler_lean
 
 .Larg_full:
         FULL_SAVE q
-        ARG_CALL xr_handler_full
+        ARG_CALL xr_handler_full, x9
         FULL_RESTORE q
         ret
 
 .Larg_full_sve:
         FULL_SAVE sve
-        ARG_CALL xr_handler_full
+        ARG_CALL xr_handler_full, x9
         FULL_RESTORE sve
         ret
         .cfi_endproc
@@ -232,14 +191,14 @@ __xray_ArgLoggerEntry:
         \op q30, q31, [sp, #\off+480]
 .endm
 
-.macro EVENT_TRAMPOLINE name, slot, index, pushed
+.macro EVENT_TRAMPOLINE name, slot, t, pushed
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
         .cfi_def_cfa sp, \pushed
-        DISPATCH \index
+        DISPATCH \t
 .L\name\()_none:
         ret
 
@@ -287,9 +246,9 @@ __xray_ArgLoggerEntry:
 .endm
 
 /* __xray_CustomEvent(void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, T_CUSTOM, 16
+EVENT_TRAMPOLINE __xray_CustomEvent, XR_SLOT_CUSTOM, XR_T_CUSTOM, 16
 /* __xray_TypedEvent(uint16_t type, const void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, T_TYPED, 32
+EVENT_TRAMPOLINE __xray_TypedEvent, XR_SLOT_TYPED, XR_T_TYPED, 32
 
 /* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
  * Slow-path helper for lean handlers: saves q0-q31 (with SVE: z0-z31,
@@ -332,25 +291,30 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, FULL_SVE] (read-only), and the
- * current one of each, xr_trampoline_dispatch, written only by
- * xr_handler_install (core/handlers.c), under its lock. */
+/* Paths of each trampoline, [XR_T_*][XR_PATH_*: NONE, LEAN, FULL,
+ * FULL_SVE] (read-only), and the current one of each,
+ * xr_trampoline_dispatch, written only by xr_handler_install
+ * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
+ * an entry is not where the numbers put it. */
+.macro PATHS t, name
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_NONE, \name\()_none
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_LEAN, \name\()_lean
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL, \name\()_full
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_SVE, \name\()_full_sve
+.endm
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths
         .hidden xr_trampoline_paths
         .type xr_trampoline_paths,@object
 xr_trampoline_paths:
-        .irp t, __xray_FunctionEntry, __xray_FunctionTailExit
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
-        .endr
-        .irp t, exit, arg
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
-        .endr
-        .irp t, __xray_CustomEvent, __xray_TypedEvent
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_sve
-        .endr
-        .size xr_trampoline_paths, .-xr_trampoline_paths
+        PATHS XR_T_ENTRY, .L__xray_FunctionEntry
+        PATHS XR_T_EXIT, .Lexit
+        PATHS XR_T_TAIL, .L__xray_FunctionTailExit
+        PATHS XR_T_ARG, .Larg
+        PATHS XR_T_CUSTOM, .L__xray_CustomEvent
+        PATHS XR_T_TYPED, .L__xray_TypedEvent
+        XR_TABLE_END xr_trampoline_paths, XR_T_COUNT*XR_ARCH_PATH_COUNT
 
         .data
         .p2align 6
@@ -358,12 +322,12 @@ xr_trampoline_paths:
         .hidden xr_trampoline_dispatch
         .type xr_trampoline_dispatch,@object
 xr_trampoline_dispatch:
-        .quad .L__xray_FunctionEntry_none
-        .quad .L__xray_FunctionTailExit_none
-        .quad .Lexit_none
-        .quad .Larg_none
-        .quad .L__xray_CustomEvent_none
-        .quad .L__xray_TypedEvent_none
-        .size xr_trampoline_dispatch, .-xr_trampoline_dispatch
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ENTRY, .L__xray_FunctionEntry_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_EXIT, .Lexit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TAIL, .L__xray_FunctionTailExit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ARG, .Larg_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_CUSTOM, .L__xray_CustomEvent_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TYPED, .L__xray_TypedEvent_none
+        XR_TABLE_END xr_trampoline_dispatch, XR_T_COUNT
 
         .section .note.GNU-stack,"",@progbits

@@ -1,29 +1,32 @@
-/* The inline part of the x86-64 port (see lib/arch/arch.h): register-only
- * reads that the lean handlers inline. Include arch/arch.h, not this. */
+/* The inline part of the x86-64 port (see lib/arch/arch.h): its sizes and
+ * path numbers, and the register-only reads that the lean handlers inline.
+ * C includes arch/arch.h, not this; the trampolines include it for the
+ * numbers (the C part is hidden from the assembler). */
 #ifndef XR_ARCH_X86_64_H
 #define XR_ARCH_X86_64_H
 
+#include "arch/trampoline_numbers.h"
+
+#define XR_PAGE_SIZE 4096u /* x86-64 base pages */
+
+/* Sled sizes: 11 bytes for the call kinds (`mov $id, %r10d` and a rel32
+ * call or jmp once patched), and those of the two event sleds. */
+#define XR_ARCH_CALL_SLED_BYTES 11u
+#define XR_ARCH_CUSTOM_SLED_BYTES 17u
+#define XR_ARCH_TYPED_SLED_BYTES 22u
+#define XR_ARCH_MAX_SLED_BYTES XR_ARCH_TYPED_SLED_BYTES
+
+/* The trampolines' full-path variants, after NONE, LEAN, FULL: pushfq/popfq
+ * instead of lahf/sahf, zmm instead of ymm, and both. */
+#define XR_PATH_FULL_PUSHF 3
+#define XR_PATH_FULL_ZMM 4
+#define XR_PATH_FULL_ZMM_PUSHF 5
+#define XR_ARCH_PATH_COUNT 6
+
+#ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define XR_PAGE_SIZE 4096u /* x86-64 base pages */
-#define XR_ARCH_MAX_SLED_BYTES 22u /* the typed-event sled */
-
-/* Sled sizes by kind (enum XRayEntryType: 4 custom event, 5 typed event;
- * every other kind is an 11-byte call sled). */
-static inline size_t xr_arch_sled_size(uint8_t kind) {
-  return kind == 4 ? 17 : kind == 5 ? 22 : 11;
-}
-
-/* The trampolines' full-path variants, after arch.h's NONE, LEAN, FULL:
- * pushfq/popfq instead of lahf/sahf, zmm instead of ymm, and both. */
-enum {
-  XR_PATH_FULL_PUSHF = 3,
-  XR_PATH_FULL_ZMM = 4,
-  XR_PATH_FULL_ZMM_PUSHF = 5,
-  XR_ARCH_PATH_COUNT = 6
-};
 
 #define XR_ARCH_INLINE inline __attribute__((always_inline))
 
@@ -80,5 +83,7 @@ static XR_ARCH_INLINE bool xr_arch_test_and_set_top_bit(uintptr_t *word) {
   __asm__ volatile("btsq $63, %0" : "+m"(*word), "=@ccc"(was_set) : : "memory");
   return was_set;
 }
+
+#endif /* __ASSEMBLER__ */
 
 #endif

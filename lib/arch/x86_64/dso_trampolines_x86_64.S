@@ -26,8 +26,6 @@
  * lean path plus one add (the handler load is from this object instead). */
 #include "trampoline_macros_x86_64.inc"
 
-        .text
-
 .macro FN_BEGIN name
         .globl \name
         .hidden \name
@@ -41,74 +39,34 @@
         .size \name, .-\name
 .endm
 
-.macro FORWARD name, index
+/* Slot t of xr_dso_dispatch_slots is trampoline t's (XR_T_*, dso_abi.h). */
+.macro FORWARD name, t
         FN_BEGIN \name
-        jmp *xr_dso_dispatch_slots+8*\index(%rip)
+        jmp *xr_dso_dispatch_slots+8*\t(%rip)
         FN_END \name
 .endm
 
-        FORWARD xr_dso_entry, 0
-        FORWARD xr_dso_exit, 1
-        FORWARD xr_dso_tail_exit, 2
-        FORWARD xr_dso_log_args, 3
+        FORWARD xr_dso_entry, XR_T_ENTRY
+        FORWARD xr_dso_exit, XR_T_EXIT
+        FORWARD xr_dso_tail_exit, XR_T_TAIL
+        FORWARD xr_dso_log_args, XR_T_ARG
 
-/* Entry and tail exit: as the executable's lean path (rsp = 0 mod 16 on
- * arrival, 64 bytes pushed). */
-.macro DENSE_ENTRY_LIKE name, type
-        FN_BEGIN \name
-        SAVE_LEAN_GPRS
-        movq xr_dso_dense_handlers(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        addl xr_dso_id_offset(%rip), %edi
-        movl $\type, %esi
-        call *%rax
-3:      RESTORE_LEAN_GPRS
-        ret
-        FN_END \name
-.endm
+/* The dense paths: the executable's lean paths (trampoline_macros_x86_64.inc)
+ * with this object's handler copy and id offset. */
+        FN_BEGIN xr_dso_entry_dense
+        LEAN_ENTRY_LIKE_PATH xr_dso_dense_handlers, XR_T_ENTRY, xr_dso_id_offset
+        FN_END xr_dso_entry_dense
 
-        DENSE_ENTRY_LIKE xr_dso_entry_dense, TYPE_ENTRY
-        DENSE_ENTRY_LIKE xr_dso_tail_exit_dense, TYPE_TAIL
+        FN_BEGIN xr_dso_tail_exit_dense
+        LEAN_ENTRY_LIKE_PATH xr_dso_dense_handlers, XR_T_TAIL, xr_dso_id_offset
+        FN_END xr_dso_tail_exit_dense
 
-/* Exit: jumped to with rsp = 8 mod 16; rax and rdx live (24 bytes). */
         FN_BEGIN xr_dso_exit_dense
-        PUSH_CFI %rax
-        PUSH_CFI %rdx
-        subq $8, %rsp
-        .cfi_adjust_cfa_offset 8
-        movq xr_dso_dense_handlers(%rip), %rax
-        testq %rax, %rax
-        jz 1f
-        movl %r10d, %edi
-        addl xr_dso_id_offset(%rip), %edi
-        movl $TYPE_EXIT, %esi
-        call *%rax
-1:      addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
-        POP_CFI %rdx
-        POP_CFI %rax
-        ret
+        LEAN_EXIT_PATH xr_dso_dense_handlers, xr_dso_id_offset
         FN_END xr_dso_exit_dense
 
-/* Log-args entry: the arg1 handler with (id, LOG_ARGS_ENTRY, rdi), else the
- * arg0 handler, as the executable's lean path. */
         FN_BEGIN xr_dso_log_args_dense
-        SAVE_LEAN_GPRS
-        movq %rdi, %rdx
-        movl %r10d, %edi
-        addl xr_dso_id_offset(%rip), %edi
-        movl $TYPE_LOG_ARGS_ENTRY, %esi
-        movq xr_dso_dense_handlers+8(%rip), %rax
-        testq %rax, %rax
-        jnz 1f
-        movq xr_dso_dense_handlers(%rip), %rax
-        testq %rax, %rax
-        jz 2f
-1:      call *%rax
-2:      RESTORE_LEAN_GPRS
-        ret
+        LEAN_ARG_PATH xr_dso_dense_handlers, xr_dso_id_offset
         FN_END xr_dso_log_args_dense
 
         .section .note.GNU-stack,"",@progbits

@@ -63,7 +63,6 @@
 
 #include "xray/xray_interface.h"
 
-#define CALL_SLED_SIZE 11
 #define OP_CALL 0xE8
 #define OP_JMP 0xE9
 
@@ -93,7 +92,7 @@ static void store_code_1(unsigned char *p, uint8_t v) {
 }
 
 static int patch_call_sled(const struct xr_sled *sled, int32_t id,
-                           const uintptr_t t[XR_TRAMP_COUNT], bool enable) {
+                           const uintptr_t t[XR_T_CALL_COUNT], bool enable) {
   unsigned char *p = (unsigned char *)sled->address;
   if (!enable) {
     store_first_two(sled->address, sled->kind == EXIT ? BYTES_RET_NOP : BYTES_JMP_9);
@@ -103,7 +102,7 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
    * sled otherwise): bytes 2..9 = id, opcode, rel32 bits 0..23; byte 10 =
    * rel32 bits 24..31. */
   uintptr_t target = t[sled->kind]; /* a call kind: see xr_patch_sled */
-  int64_t rel = (int64_t)(target - (sled->address + CALL_SLED_SIZE));
+  int64_t rel = (int64_t)(target - (sled->address + XR_ARCH_CALL_SLED_BYTES));
   if (rel < INT32_MIN || rel > INT32_MAX)
     return -1;
   uint32_t rel32 = (uint32_t)(int32_t)rel;
@@ -117,7 +116,7 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
 }
 
 int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
-                  const uintptr_t trampolines[XR_TRAMP_COUNT], bool enable) {
+                  const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable) {
   if (sled->address & 1)
     return -1; /* the 16-bit store could cross a fetch block: see above */
   switch (sled->kind) {

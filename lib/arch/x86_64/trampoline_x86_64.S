@@ -54,23 +54,23 @@
 
 #include "trampoline_macros_x86_64.inc"
 
-/* The full path of an entry-like trampoline, at `label`; `how` as SAVE_FLAGS,
- * `vec` as SAVE_VEC (arguments: vector registers 0-7). 80 bytes pushed (9
- * registers + flags): rsp = 0 mod 16 at the call. */
-.macro ENTRY_FULL_PATH name, type, how, vec, label
+/* The full path of an entry-like trampoline (entry, tail exit, log-args
+ * entry: number t), at `label`; `how` as SAVE_FLAGS, `vec` as SAVE_VEC
+ * (arguments: vector registers 0-7). 80 bytes pushed (9 registers +
+ * flags): rsp = 0 mod 16 at the call. */
+.macro ENTRY_FULL_PATH t, how, vec, label
 \label:
         .cfi_def_cfa_offset 8
         SAVE_CALLER_GPRS
         SAVE_FLAGS \how
         VEC_ALLOC \vec, 8
         SAVE_VEC \vec, 8
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        movl $\type, %esi
-        call *%rax
-3:      RESTORE_VEC \vec, 8
+        .if \t == XR_T_ARG
+        ARG_CALL xr_handler_full
+        .else
+        CALL_ARG0 xr_handler_full, \t
+        .endif
+        RESTORE_VEC \vec, 8
         VEC_FREE \vec, 8
         RESTORE_FLAGS \how
         RESTORE_CALLER_GPRS
@@ -86,95 +86,51 @@
  *          frame for the 32-aligned vector area, 8 vector stores and loads
  *          (ymm with AVX; with AVX-512 first a 6-instruction test of
  *          zmm0-7's upper halves, then ymm, or zmm when one is set), call. */
-.macro ENTRY_LIKE_TRAMPOLINE name, type, index
+.macro ENTRY_LIKE_TRAMPOLINE name, t
         .globl \name
         .type \name,@function
         .p2align 4
 \name:
         .cfi_startproc
-        jmp *xr_trampoline_dispatch+8*\index(%rip)
+        jmp *xr_trampoline_dispatch+8*\t(%rip)
 .L\name\()_none:
         ret
 
 .L\name\()_lean:
-        SAVE_LEAN_GPRS                   /* rsp = 0 mod 16 */
-        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        movl $\type, %esi
-        call *%rax
-3:      RESTORE_LEAN_GPRS
-        ret
+        LEAN_ENTRY_LIKE_PATH xr_handler_lean, \t
 
-        ENTRY_FULL_PATH \name, \type, lahf, avx, .L\name\()_full
-        ENTRY_FULL_PATH \name, \type, pushf, avx, .L\name\()_full_pushf
-        ENTRY_FULL_PATH \name, \type, lahf, zmm, .L\name\()_full_zmm
-        ENTRY_FULL_PATH \name, \type, pushf, zmm, .L\name\()_full_zmm_pushf
+        ENTRY_FULL_PATH \t, lahf, avx, .L\name\()_full
+        ENTRY_FULL_PATH \t, pushf, avx, .L\name\()_full_pushf
+        ENTRY_FULL_PATH \t, lahf, zmm, .L\name\()_full_zmm
+        ENTRY_FULL_PATH \t, pushf, zmm, .L\name\()_full_zmm_pushf
         .cfi_endproc
         .size \name, .-\name
 .endm
 
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, TYPE_ENTRY, T_ENTRY
-ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, TYPE_TAIL, T_TAIL
-
-/* Calls the arg1 handler of `table` with (id, LOG_ARGS_ENTRY, rdi), else
- * its arg0 handler with (id, LOG_ARGS_ENTRY), else nothing. */
-.macro ARG_CALL table
-        movq %rdi, %rdx                  /* the logged argument */
-        movl %r10d, %edi
-        movl $TYPE_LOG_ARGS_ENTRY, %esi
-        movq \table+SLOT_ARG1(%rip), %rax
-        testq %rax, %rax
-        jnz 1f
-        movq \table+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 2f
-1:      call *%rax
-2:
-.endm
-
-/* The full path of __xray_ArgLoggerEntry, at `label`; `how` as SAVE_FLAGS,
- * `vec` as SAVE_VEC. */
-.macro ARG_FULL_PATH how, vec, label
-\label:
-        .cfi_def_cfa_offset 8
-        SAVE_CALLER_GPRS
-        SAVE_FLAGS \how
-        VEC_ALLOC \vec, 8
-        SAVE_VEC \vec, 8
-        ARG_CALL xr_handler_full
-        RESTORE_VEC \vec, 8
-        VEC_FREE \vec, 8
-        RESTORE_FLAGS \how
-        RESTORE_CALLER_GPRS
-        ret
-.endm
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionEntry, XR_T_ENTRY
+ENTRY_LIKE_TRAMPOLINE __xray_FunctionTailExit, XR_T_TAIL
 
 /* __xray_ArgLoggerEntry: entry of an xray_log_args(1) function. Calls the
  * arg1 handler with (id, LOG_ARGS_ENTRY, rdi); without one, the arg0 handler
- * with (id, LOG_ARGS_ENTRY). Order: lean arg1, full arg1, lean arg0, full
- * arg0 (the dispatch pointer follows the same order). Budget as the entry
- * trampoline, plus one load and test. */
+ * with (id, LOG_ARGS_ENTRY) (ARG_CALL). Order: lean arg1, full arg1, lean
+ * arg0, full arg0 (the dispatch pointer follows the same order). Budget as
+ * the entry trampoline, plus one load and test. */
         .globl __xray_ArgLoggerEntry
         .type __xray_ArgLoggerEntry,@function
         .p2align 4
 __xray_ArgLoggerEntry:
         .cfi_startproc
-        jmp *xr_trampoline_dispatch+8*T_ARG(%rip)
+        jmp *xr_trampoline_dispatch+8*XR_T_ARG(%rip)
 .Larg_none:
         ret
 
 .Larg_lean:
-        SAVE_LEAN_GPRS
-        ARG_CALL xr_handler_lean
-        RESTORE_LEAN_GPRS
-        ret
+        LEAN_ARG_PATH xr_handler_lean
 
-        ARG_FULL_PATH lahf, avx, .Larg_full
-        ARG_FULL_PATH pushf, avx, .Larg_full_pushf
-        ARG_FULL_PATH lahf, zmm, .Larg_full_zmm
-        ARG_FULL_PATH pushf, zmm, .Larg_full_zmm_pushf
+        ENTRY_FULL_PATH XR_T_ARG, lahf, avx, .Larg_full
+        ENTRY_FULL_PATH XR_T_ARG, pushf, avx, .Larg_full_pushf
+        ENTRY_FULL_PATH XR_T_ARG, lahf, zmm, .Larg_full_zmm
+        ENTRY_FULL_PATH XR_T_ARG, pushf, zmm, .Larg_full_zmm_pushf
         .cfi_endproc
         .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
 
@@ -190,13 +146,8 @@ __xray_ArgLoggerEntry:
         VEC_ALLOC \vec, 2, 176           /* x87 area: 176 bytes below rbx */
         SAVE_VEC \vec, 2
         X87_EXIT_SPILL
-        movq xr_handler_full+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 3f
-        movl %r10d, %edi
-        movl $TYPE_EXIT, %esi
-        call *%rax
-3:      X87_EXIT_RELOAD
+        CALL_ARG0 xr_handler_full, XR_T_EXIT
+        X87_EXIT_RELOAD
         RESTORE_VEC \vec, 2
         VEC_FREE \vec, 2
         RESTORE_FLAGS \how
@@ -226,26 +177,12 @@ __xray_ArgLoggerEntry:
         .p2align 4
 __xray_FunctionExit:
         .cfi_startproc
-        jmp *xr_trampoline_dispatch+8*T_EXIT(%rip)
+        jmp *xr_trampoline_dispatch+8*XR_T_EXIT(%rip)
 .Lexit_none:
         ret
 
 .Lexit_lean:
-        PUSH_CFI %rax
-        PUSH_CFI %rdx
-        subq $8, %rsp                    /* 24 bytes: rsp = 0 mod 16 */
-        .cfi_adjust_cfa_offset 8
-        movq xr_handler_lean+SLOT_ARG0(%rip), %rax
-        testq %rax, %rax
-        jz 1f
-        movl %r10d, %edi
-        movl $TYPE_EXIT, %esi
-        call *%rax
-1:      addq $8, %rsp
-        .cfi_adjust_cfa_offset -8
-        POP_CFI %rdx
-        POP_CFI %rax
-        ret
+        LEAN_EXIT_PATH xr_handler_lean
 
         EXIT_FULL_PATH lahf, avx, .Lexit_full
         EXIT_FULL_PATH pushf, avx, .Lexit_full_pushf
@@ -307,7 +244,7 @@ __xray_FunctionExit:
         ret
 .endm
 
-/* Calls the event handler of `table` at `slot` when one is set. reload: the
+/* Calls the event handler in slot `slot` of `table` when one is set. reload: the
  * arguments come back from the frame (the full paths used eax/ecx/edx).
  * zext: the first argument is a uint16_t (TypedEvent's type). */
 .macro EVENT_CALL table, slot, zext, reload
@@ -319,14 +256,14 @@ __xray_FunctionExit:
         .if \zext
         movzwl %di, %edi
         .endif
-        movq \table+\slot(%rip), %rax
+        movq \table+8*\slot(%rip), %rax
         testq %rax, %rax
         jz 3f
         call *%rax
 3:
 .endm
 
-.macro EVENT_TRAMPOLINE name, slot, zext, index, pushed
+.macro EVENT_TRAMPOLINE name, slot, zext, t, pushed
         .globl \name
         .type \name,@function
         .p2align 4
@@ -344,7 +281,7 @@ __xray_FunctionExit:
         .if \pushed == 3
         .cfi_offset %rdx, -24
         .endif
-        jmp *xr_trampoline_dispatch+8*\index(%rip)
+        jmp *xr_trampoline_dispatch+8*\t(%rip)
 .L\name\()_none:
         ret
 
@@ -415,9 +352,9 @@ __xray_FunctionExit:
 .endm
 
 /* __xray_CustomEvent(void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_CustomEvent, SLOT_CUSTOM, 0, T_CUSTOM, 2
+EVENT_TRAMPOLINE __xray_CustomEvent, XR_SLOT_CUSTOM, 0, XR_T_CUSTOM, 2
 /* __xray_TypedEvent(uint16_t type, const void *ptr, size_t size) */
-EVENT_TRAMPOLINE __xray_TypedEvent, SLOT_TYPED, 1, T_TYPED, 3
+EVENT_TRAMPOLINE __xray_TypedEvent, XR_SLOT_TYPED, 1, XR_T_TYPED, 3
 
 /* void xr_call_preserving_vectors(void (*fn)(void *), void *arg)
  * Slow-path helper for lean handlers: saves the whole vector and x87 state
@@ -485,32 +422,36 @@ xr_call_preserving_vectors:
         .cfi_endproc
         .size xr_call_preserving_vectors, .-xr_call_preserving_vectors
 
-/* Paths of each trampoline, [T_*][NONE, LEAN, FULL, then this port's full
- * variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM, FULL_ZMM_PUSHF]
- * (read-only). FULL_PUSHF: the full path for CPUs without LAHF/SAHF (the
- * event trampolines' full paths use pushfq anyway). FULL_ZMM: the full path
- * when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1; zmm0-31 and k0-7 in the
- * event trampolines). And the current one of each, xr_trampoline_dispatch, written
- * only by xr_handler_install (core/handlers.c), under its lock. */
+/* Paths of each trampoline, [XR_T_*][XR_PATH_*: NONE, LEAN, FULL, then
+ * this port's full variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM,
+ * FULL_ZMM_PUSHF] (read-only). FULL_PUSHF: the full path for CPUs without
+ * LAHF/SAHF (the event trampolines' full paths use pushfq anyway).
+ * FULL_ZMM: the full path when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1;
+ * zmm0-31 and k0-7 in the event trampolines). And the current one of each,
+ * xr_trampoline_dispatch, written only by xr_handler_install
+ * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
+ * an entry is not where the numbers put it. */
+.macro PATHS t, name, pushf=_full_pushf, zmm=_full_zmm, zmm_pushf=_full_zmm_pushf
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_NONE, \name\()_none
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_LEAN, \name\()_lean
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL, \name\()_full
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_PUSHF, \name\pushf
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_ZMM, \name\zmm
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_ZMM_PUSHF, \name\zmm_pushf
+.endm
         .section .data.rel.ro,"aw"
         .p2align 3
         .globl xr_trampoline_paths
         .hidden xr_trampoline_paths
         .type xr_trampoline_paths,@object
 xr_trampoline_paths:
-        .irp t, __xray_FunctionEntry, __xray_FunctionTailExit
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_pushf
-        .quad .L\t\()_full_zmm, .L\t\()_full_zmm_pushf
-        .endr
-        .irp t, exit, arg
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full_pushf
-        .quad .L\t\()_full_zmm, .L\t\()_full_zmm_pushf
-        .endr
-        .irp t, __xray_CustomEvent, __xray_TypedEvent
-        .quad .L\t\()_none, .L\t\()_lean, .L\t\()_full, .L\t\()_full
-        .quad .L\t\()_full_zmm, .L\t\()_full_zmm
-        .endr
-        .size xr_trampoline_paths, .-xr_trampoline_paths
+        PATHS XR_T_ENTRY, .L__xray_FunctionEntry
+        PATHS XR_T_EXIT, .Lexit
+        PATHS XR_T_TAIL, .L__xray_FunctionTailExit
+        PATHS XR_T_ARG, .Larg
+        PATHS XR_T_CUSTOM, .L__xray_CustomEvent, _full, _full_zmm, _full_zmm
+        PATHS XR_T_TYPED, .L__xray_TypedEvent, _full, _full_zmm, _full_zmm
+        XR_TABLE_END xr_trampoline_paths, XR_T_COUNT*XR_ARCH_PATH_COUNT
 
 /* Ids whose exit found the x87 stack empty (X87_EXIT_SPILL), by the id's
  * low bits; 0 is no id. Written by the exit full paths only. */
@@ -529,12 +470,12 @@ xr_x87_free_exits:
         .hidden xr_trampoline_dispatch
         .type xr_trampoline_dispatch,@object
 xr_trampoline_dispatch:
-        .quad .L__xray_FunctionEntry_none
-        .quad .L__xray_FunctionTailExit_none
-        .quad .Lexit_none
-        .quad .Larg_none
-        .quad .L__xray_CustomEvent_none
-        .quad .L__xray_TypedEvent_none
-        .size xr_trampoline_dispatch, .-xr_trampoline_dispatch
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ENTRY, .L__xray_FunctionEntry_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_EXIT, .Lexit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TAIL, .L__xray_FunctionTailExit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ARG, .Larg_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_CUSTOM, .L__xray_CustomEvent_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TYPED, .L__xray_TypedEvent_none
+        XR_TABLE_END xr_trampoline_dispatch, XR_T_COUNT
 
         .section .note.GNU-stack,"",@progbits

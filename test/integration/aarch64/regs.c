@@ -15,6 +15,10 @@
 #include <sys/auxv.h>
 #include <xray/xray_interface.h>
 
+#ifndef XR_REF
+#include "core/handlers.h" /* runtime-internal: xr_handler_install */
+#endif
+
 struct state {
   uint64_t x[19]; /* x0-x18 */
   uint64_t nzcv, fpcr, fpsr;
@@ -39,10 +43,6 @@ extern void probe_entry(void), probe_exit(void), probe_tail(void), probe_log_arg
 extern void probe_custom(void), probe_typed(void);
 extern void clobber_everything(void);
 extern void lean_handler(void);
-#ifndef XR_REF
-void xr_handler_install(int slot, void *fn, unsigned flags); /* runtime-internal */
-#endif
-enum { SLOT_ARG0, SLOT_ARG1, SLOT_CUSTOM, SLOT_TYPED, LEAN = 1 };
 
 static uint64_t full_args[4];
 static int full_calls;
@@ -77,16 +77,18 @@ enum handler { NONE, FULL, LEAN_STYLE };
 struct probe {
   const char *name;
   void (*fn)(void);
-  int kind;            /* XRayEntryType, or 4 custom, 5 typed */
+  int kind;            /* XRayEntryType */
   unsigned lean_gprs;  /* x0..x(n-1) a lean path keeps (and x17 for events) */
   int event;
 };
 static const struct probe probes[] = {
-    {"entry", probe_entry, 0, 9, 0},     {"exit", probe_exit, 1, 2, 0},
-    {"tail", probe_tail, 2, 16, 0},
+    {"entry", probe_entry, ENTRY, 9, 0},
+    {"exit", probe_exit, EXIT, 2, 0},
+    {"tail", probe_tail, TAIL, 16, 0},
 #ifndef XR_REF
-    {"log-args", probe_log_args, 3, 9, 0},
-    {"custom", probe_custom, 4, 16, 1},  {"typed", probe_typed, 5, 16, 1},
+    {"log-args", probe_log_args, LOG_ARGS_ENTRY, 9, 0},
+    {"custom", probe_custom, CUSTOM_EVENT, 16, 1},
+    {"typed", probe_typed, TYPED_EVENT, 16, 1},
 #endif
 };
 
@@ -146,9 +148,9 @@ static void check(const struct probe *p, enum handler h, const char *what) {
     return;
   const uint64_t *got = full ? full_args : lean_args;
   uint64_t want[3] = {0x4321, (uint64_t)p->kind, st_in.x[0]}; /* id, type, arg */
-  int n = p->kind == 3 ? 3 : 2;
+  int n = p->kind == LOG_ARGS_ENTRY ? 3 : 2;
   if (p->event)
-    memcpy(want, st_in.x, sizeof want), n = p->kind == 5 ? 3 : 2;
+    memcpy(want, st_in.x, sizeof want), n = p->kind == TYPED_EVENT ? 3 : 2;
   for (int i = 0; i < n; i++)
     if (got[i] != want[i]) {
       printf("  MISMATCH %s: handler argument %d = %#llx\n", what, i, (unsigned long long)got[i]);
@@ -176,16 +178,17 @@ static void install(const struct probe *p, enum handler h) {
 #else
   void *fn = NULL;
   unsigned flags = 0;
-  int slot = p->kind == 4 ? SLOT_CUSTOM : p->kind == 5 ? SLOT_TYPED : p->kind == 3 ? SLOT_ARG1 : SLOT_ARG0;
+  unsigned slot = p->kind == CUSTOM_EVENT     ? XR_SLOT_CUSTOM
+                  : p->kind == TYPED_EVENT    ? XR_SLOT_TYPED
+                  : p->kind == LOG_ARGS_ENTRY ? XR_SLOT_ARG1
+                                              : XR_SLOT_ARG0;
   if (h == LEAN_STYLE)
-    fn = (void *)lean_handler, flags = LEAN;
+    fn = (void *)lean_handler, flags = XR_HANDLER_LEAN;
   else if (h == FULL)
-    fn = p->kind == 4 ? (void *)full_custom : p->kind == 5 ? (void *)full_typed
-         : p->kind == 3 ? (void *)full_arg1 : (void *)full_arg0;
-  xr_handler_install(SLOT_ARG0, NULL, 0);
-  xr_handler_install(SLOT_ARG1, NULL, 0);
-  xr_handler_install(SLOT_CUSTOM, NULL, 0);
-  xr_handler_install(SLOT_TYPED, NULL, 0);
+    fn = p->kind == CUSTOM_EVENT ? (void *)full_custom : p->kind == TYPED_EVENT ? (void *)full_typed
+         : p->kind == LOG_ARGS_ENTRY ? (void *)full_arg1 : (void *)full_arg0;
+  for (unsigned s = 0; s < XR_SLOT_COUNT; s++)
+    xr_handler_install(s, NULL, 0);
   if (fn)
     xr_handler_install(slot, fn, flags);
 #endif

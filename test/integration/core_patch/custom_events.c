@@ -5,9 +5,9 @@
 
 #include <pthread.h>
 
-/* Internal installer (hidden in the archive, reachable in a static link). */
-void xr_handler_install(int slot, void *fn, unsigned flags);
-enum { SLOT_CUSTOM = 2, SLOT_TYPED = 3, LEAN = 1 };
+/* The internal installer (hidden in the archive, reachable in a static
+ * link) and its slot numbers. */
+#include "core/handlers.h"
 
 static char log_buf[4096];
 static int log_len;
@@ -131,8 +131,8 @@ NOXRAY int main(void) {
 
   /* Lean path (the built-in modes' kind of handler), same alignment rule. */
   CHECK(__xray_patch() == SUCCESS);
-  xr_handler_install(SLOT_CUSTOM, (void *)lean_custom, LEAN);
-  xr_handler_install(SLOT_TYPED, (void *)lean_typed, LEAN);
+  xr_handler_install(XR_SLOT_CUSTOM, (void *)lean_custom, XR_HANDLER_LEAN);
+  xr_handler_install(XR_SLOT_TYPED, (void *)lean_typed, XR_HANDLER_LEAN);
   custom_lean();
   typed_lean();
   framed_custom(3);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <xray/xray_interface.h>
 
+#include "core/handlers.h" /* runtime-internal: xr_handler_install */
+
 struct state {
   uint64_t gpr[15]; /* rax rbx rcx rdx rsi rdi rbp r8..r15 */
   uint64_t flags;
@@ -28,8 +30,6 @@ extern uint8_t xr_cpu_lahf_sahf; /* runtime-internal: forces the pushfq paths */
 extern uint8_t xr_vector_avx512; /* runtime-internal: forces the ymm paths */
 extern uint32_t lean_last_id, lean_last_type;
 
-void xr_handler_install(int slot, void *fn, unsigned flags);
-enum { SLOT_ARG0 = 0, SLOT_ARG1 = 1, LEAN = 1 };
 enum { RAX, RBX, RCX, RDX, RSI, RDI, RBP, R8, R9, R10, R11, R12, R13, R14, R15 };
 static const char *const gpr_names[15] = {"rax", "rbx", "rcx", "rdx", "rsi",
                                           "rdi", "rbp", "r8",  "r9",  "r10",
@@ -187,7 +187,7 @@ int main(void) {
     if (h == FULL) {
       __xray_set_handler(full_handler);
     } else if (h == LEAN_STYLE) {
-      xr_handler_install(SLOT_ARG0, (void *)lean_handler, LEAN);
+      xr_handler_install(XR_SLOT_ARG0, (void *)lean_handler, XR_HANDLER_LEAN);
     }
     for (size_t i = 0; i < 4; i++)
       for (flags_set = 1; flags_set >= (h == FULL ? 0 : 1); flags_set--)
@@ -229,7 +229,7 @@ int main(void) {
   arg1_installed = 1;
   full_last_arg = lean_last_arg = 0;
   run_case(&probes[1], FULL);
-  xr_handler_install(SLOT_ARG1, (void *)lean_handler, LEAN);
+  xr_handler_install(XR_SLOT_ARG1, (void *)lean_handler, XR_HANDLER_LEAN);
   full_last_arg = lean_last_arg = 0;
   run_case(&probes[1], LEAN_STYLE);
   /* The lean handlers' slow-path helper keeps every vector register and

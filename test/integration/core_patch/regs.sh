@@ -3,7 +3,7 @@
 # lean-style handler, and no handler; the full paths with the six status
 # flags all set and all clear, also in their pushfq form (CPUs without LAHF).
 source "$XRAY_TEST_LIB_SH"
-"$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
+"$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" -I"$XRAY_SRC/lib" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
   -o regs "${XRAY_LDFLAGS[@]}"
 ./regs >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "exited $?"; }
 grep -v '^avx \|^avx512 \|^lahf ' out.txt >cases.txt

@@ -21,7 +21,7 @@
 static void *slot_fn[XR_SLOT_COUNT];
 static unsigned slot_flags[XR_SLOT_COUNT];
 static int installs;
-void xr_handler_install(enum xr_slot slot, void *fn, unsigned flags) {
+void xr_handler_install(unsigned slot, void *fn, unsigned flags) {
   slot_fn[slot] = fn;
   slot_flags[slot] = flags;
   installs++;
