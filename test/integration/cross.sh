@@ -154,9 +154,8 @@ xr_cross_skip() {
   # reason found but not yet handled:
   core_patch.exceptions)
     echo "not yet: its expected output and gdb backtraces are x86-64's (tail calls are exits on AArch64)" ;;
-  trace_json.*) echo "not yet: at a 62.5 MHz counter a child call's end rounds past its parent's in the Chrome JSON (equal ticks)" ;;
   fdr.v1) echo "not yet: 600 records fill 6 one-KiB buffers under qemu-aarch64, not 5 (cause not yet found)" ;;
-  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events)
+  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events | trace_json.fdr)
     local major
     major=$("$XRAY_CLANG" -dM -E -x c /dev/null | sed -n 's/^#define __clang_major__ //p')
     [ "${major:-0}" -ge 19 ] || echo "clang $major emits no custom/typed event sleds for AArch64 (clang 19 does)" ;;
