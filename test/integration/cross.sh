@@ -144,7 +144,6 @@ xr_cross_skip() {
   stress.threads) echo "qemu-user's own memory per thread grows VmHWM past the bound this test checks" ;;
   fdr.snapshot_storm) echo "too slow under emulation for its time limit" ;;
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;
-  core_patch.protection) echo "checks the kernel loader's layout of text pages and re-executes /proc/self/exe: qemu-user lays them out differently and cannot exec a target binary" ;;
   control.security) echo "counts the program's threads in /proc: qemu-user adds a thread of its own (RCU)" ;;
   dso.llvm20) echo "x86-64 only: its stand-in for LLVM 20's per-object trampolines is x86 assembly" ;;
   fdr.snapshot_api) echo "reads the helper thread's SigBlk from /proc: under qemu-user that is qemu's host mask, not the guest's" ;;
