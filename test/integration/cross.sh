@@ -144,7 +144,6 @@ xr_cross_skip() {
   stress.threads) echo "qemu-user's own memory per thread grows VmHWM past the bound this test checks" ;;
   fdr.snapshot_storm) echo "too slow under emulation for its time limit" ;;
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;
-  control.security) echo "counts the program's threads in /proc: qemu-user adds a thread of its own (RCU)" ;;
   dso.llvm20) echo "x86-64 only: its stand-in for LLVM 20's per-object trampolines is x86 assembly" ;;
   core_patch.custom_events) echo "its leaves are built -fomit-frame-pointer: clang 19's AArch64 event sled then does bl in a function that did not save x30, which returns into its own sled (a compiler bug; framed functions' events work: fdr.events, dso.events)" ;;
   # Not yet passing on AArch64 under emulation (issue 25), each for a
