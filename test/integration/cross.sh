@@ -146,11 +146,7 @@ xr_cross_skip() {
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;
   dso.llvm20) echo "x86-64 only: its stand-in for LLVM 20's per-object trampolines is x86 assembly" ;;
   core_patch.custom_events) echo "its leaves are built -fomit-frame-pointer: clang 19's AArch64 event sled then does bl in a function that did not save x30, which returns into its own sled (a compiler bug; framed functions' events work: fdr.events, dso.events)" ;;
-  # Not yet passing on AArch64 under emulation (issue 25), each for a
-  # reason found but not yet handled:
-  core_patch.exceptions)
-    echo "not yet: its expected output and gdb backtraces are x86-64's (tail calls are exits on AArch64)" ;;
-  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events | trace_json.fdr | fdr.v1)
+  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events | trace_json.fdr | fdr.v1 | core_patch.exceptions)
     local major
     major=$("$XRAY_CLANG" -dM -E -x c /dev/null | sed -n 's/^#define __clang_major__ //p')
     [ "${major:-0}" -ge 19 ] || echo "clang $major emits no custom/typed event sleds for AArch64 (clang 19 does)" ;;
