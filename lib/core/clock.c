@@ -185,7 +185,8 @@ static void clock_init_once(void) {
     xr_clock.using_tsc = true;
     decide_frequency(&caps);
   }
-  xr_clock.start_ticks = xr_now();
+  /* xr_now(), read here (its fallback lives in clock_lean.c) */
+  xr_clock.start_ticks = xr_clock.using_tsc ? xr_arch_ticks() : monotonic_ns();
   xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
             (unsigned long long)xr_clock.frequency_hz,
             xr_cpu_method == CPU_RSEQ    ? "rseq"
