@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/option_words.h"
 #include "core/options.h"
 
 /* The mode tables, defined by the modes (lib/basic, lib/fdr, lib/profiling).
@@ -85,7 +86,10 @@ static void print_table(const struct documented_table *d) {
     printf("| `%s` | %s | %s%s%s | %s | ", o->name,
            type_name(o, tbuf, sizeof(tbuf)), def[0] ? "`" : "",
            def[0] ? def : "(empty)", def[0] ? "`" : "", range);
+    char words[XR_OPTION_WORDS_MAX];
+    xr_option_help_words(o, words, sizeof words);
     print_cell(o->help ? o->help : "");
+    print_cell(words);
     printf(" |\n");
   }
   printf("\n");

@@ -92,6 +92,10 @@ struct xr_arch_clock_caps {
   bool hypervisor;          /* running under one */
   bool cpu_insn;            /* xr_arch_cpu_insn works */
   bool ticks_cpu;           /* xr_arch_ticks_cpu works */
+  /* The instruction each of those two reads with, which debug output
+   * names as the CPU-id method ("rdpid"); set when the reader works. */
+  const char *cpu_insn_name;
+  const char *ticks_cpu_name;
   uint64_t exact_hz;        /* counter frequency the CPU states exactly, or 0 */
   const char *exact_source; /* where exact_hz came from ("cpuid") */
   uint64_t nominal_hz;      /* a nominal base frequency to check, or 0 */

@@ -1,9 +1,10 @@
 /* Basic mode ("xray-basic") internals shared by the rooms of lib/basic/:
  *   basic_options.c   option table and loading (XRAY_BASIC_OPTIONS, legacy)
- *   basic_log_lean.c   the lean per-event handlers, shadow stack, filtering
+ *   basic_log_lean.c  the lean per-event handlers
+ *   basic_stack.h     their shadow stack and duration filter (inline, pure)
  *   basic_writer.c    the log file (header version 3, type 0 + records) and
  *                     the recording switch (xr_basic_epoch)
- *   basic_mode.c      XRayLogImpl glue: state machine, hooks, flushing
+ *   basic_mode.c      XRayLogImpl glue: transitions, hooks, flushing
  *
  * Data path: handler -> this thread's xr_basic_thread (initial-exec TLS) ->
  * its record buffer (mmap) -> when full, at thread exit, at flush: appended
@@ -133,13 +134,6 @@ XR_HIDDEN void xr_basic_stop_recording(void);
 XR_HIDDEN void xr_basic_handle_arg0(int32_t fid, XRayEntryType type);
 XR_HIDDEN void xr_basic_handle_arg1(int32_t fid, XRayEntryType type,
                                     uint64_t arg);
-
-/* The shadow-stack logic, pure over `t` (unit-tested with synthetic times). */
-XR_HIDDEN void xr_basic_on_entry(struct xr_basic_thread *t, int32_t fid,
-                                 unsigned type, uint64_t tsc, uint8_t cpu,
-                                 uint64_t arg);
-XR_HIDDEN void xr_basic_on_exit(struct xr_basic_thread *t, int32_t fid,
-                                unsigned type, uint64_t tsc, uint8_t cpu);
 
 /* Makes room in t->buf by handing it to the writer: the production value of
  * t->spill. Lean: goes through

@@ -1,23 +1,24 @@
-/* Basic mode glue: the XRayLogImpl "xray-basic", its state machine, the
+/* Basic mode glue: the XRayLogImpl "xray-basic" and its transitions, the
  * registry of recording threads and the hooks (thread exit, fork, exit).
  *
- * States: UNINITIALIZED --init--> INITIALIZED --finalize--> FINALIZED
- * --flush--> UNINITIALIZED (a later init starts a new generation and a new
- * file). Finalize stops recording at once; flush writes every registered
- * thread's pending records (the caller's included), closes the file and
- * reports statistics at verbosity >= 1. At exit an initialised mode is
- * finalized and flushed, however it was started (core's exit policy,
- * log_registry.c).
+ * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * what a call in the wrong state returns, the memory ordering); a later
+ * init starts a new generation and a new file. Finalize stops recording at
+ * once; flush writes every registered thread's pending records (the
+ * caller's included), closes the file and reports statistics at verbosity
+ * >= 1. At exit an initialised mode is finalized and flushed, however it
+ * was started (core's exit policy, log_registry.c).
  *
- * Locks, always taken in this order: control_lock (state changes),
- * threads_lock (the list of registered threads), the writer's lock. The hot
- * path takes none of them except the writer's, when a buffer is full. */
+ * Locks, always taken in this order: threads_lock (the list of registered
+ * threads), the writer's lock. The hot path takes neither except the
+ * writer's, when a buffer is full. */
 #include "basic/basic_internal.h"
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/lock.h"
 #include "core/quiesce.h"
 #include "core/log_registry.h"
+#include "core/mode_lifecycle.h"
 #include "core/mode_stats.h"
 #include "core/objects.h"
 #include "core/report.h"
@@ -36,8 +37,8 @@
  * below the depth limit can still be matched to its frame. */
 #define XR_BASIC_EXTRA_FRAMES 4096u
 
-static xr_lock control_lock, threads_lock;
-static enum XRayLogInitStatus state = XRAY_LOG_UNINITIALIZED;
+static xr_lock threads_lock;
+static struct xr_lifecycle lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t generation;
 static struct xr_basic_options options;
 static uint64_t threshold_ticks;
@@ -162,7 +163,6 @@ static void on_thread_exit(void) {
  * its own records, with its own pid, to the parent's file (basic_writer.c
  * says why appends of the two never tear each other's records). */
 static void on_fork_child(void) {
-  xr_lock_after_fork(&control_lock);
   xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
   xr_thread_names_after_fork(); /* an exiting thread may have held it */
@@ -205,13 +205,11 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
                                     void *config, size_t config_size) {
   (void)buffer_size;
   (void)max_buffers;
-  xr_lock_take(&control_lock);
-  if (state != XRAY_LOG_UNINITIALIZED) {
-    enum XRayLogInitStatus s = state;
-    xr_lock_release(&control_lock);
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_init(&lifecycle, &now)) {
     xr_report(XR_INFO, "basic mode: already initialized (state %d); "
-              "finalize and flush before initializing again", (int)s);
-    return s;
+              "finalize and flush before initializing again", (int)now);
+    return now;
   }
   int bad = xr_basic_options_load(&options, config, config_size);
   outputs = xr_trace_outputs_parse(options.trace_output);
@@ -221,9 +219,8 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
     bad++;
   }
   if (bad != 0) {
-    xr_lock_release(&control_lock);
     xr_report(XR_ERROR, "basic mode: bad configuration; not initialised");
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&lifecycle, false);
   }
   xr_clock_init();
   threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
@@ -247,12 +244,12 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
                      XR_HANDLER_LEAN);
-  state = XRAY_LOG_INITIALIZED;
   /* The file now, as compiler-rt does ("Log file in" at verbosity >= 1):
    * whether a file is created never depends on how long the first calls
-   * take. Removed at flush if it is left without a record. */
+   * take. Removed at flush if it is left without a record. Opened before
+   * INITIALIZED lets a finalize and flush in. */
   xr_basic_writer_open();
-  xr_lock_release(&control_lock);
+  xr_lifecycle_end_init(&lifecycle, true);
   xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
             "max_stack_depth=%d thread_buffer_size=%d, clock %s)",
             (int)options.func_duration_threshold_us,
@@ -267,18 +264,13 @@ static void remove_handler_if_ours(enum xr_slot slot, void *fn) {
 }
 
 static XRayLogInitStatus basic_finalize(void) {
-  xr_lock_take(&control_lock);
-  if (state != XRAY_LOG_INITIALIZED) {
-    enum XRayLogInitStatus s = state;
-    xr_lock_release(&control_lock);
-    return s;
-  }
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_finalize(&lifecycle, &now))
+    return now;
   xr_basic_stop_recording();
   remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
   remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
-  state = XRAY_LOG_FINALIZED;
-  xr_lock_release(&control_lock);
-  return XRAY_LOG_FINALIZED;
+  return xr_lifecycle_end_finalize(&lifecycle);
 }
 
 /* Waits (bounded) until t is outside the handler: step c. of
@@ -309,12 +301,9 @@ static void say_if_all_erased(uint64_t erased) {
 }
 
 static XRayLogFlushStatus basic_flush(void) {
-  xr_lock_take(&control_lock);
-  if (state != XRAY_LOG_FINALIZED) {
-    xr_lock_release(&control_lock);
+  if (!xr_lifecycle_begin_flush(&lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
-  }
-  /* Inside the tracer while it holds the locks: a signal handler's events
+  /* Inside the tracer while it flushes: a signal handler's events
    * are dropped, and its _exit skips the exit flush (exit_hook.c), which
    * would wait for them. */
   uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
@@ -362,10 +351,9 @@ static XRayLogFlushStatus basic_flush(void) {
   if (stuck > 0)
     xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
               "their buffers were not written", (unsigned long long)stuck);
-  state = XRAY_LOG_UNINITIALIZED;
-  xr_lock_release(&control_lock);
+  XRayLogFlushStatus done = xr_lifecycle_end_flush(&lifecycle);
   __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
-  return XRAY_LOG_FLUSHED;
+  return done;
 }
 
 const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,

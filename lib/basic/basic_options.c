@@ -3,13 +3,14 @@
  * or empty, as compiler-rt does) and then from the log_init config string. */
 #include "basic/basic_internal.h"
 #include "core/report.h"
+#include "export/trace_formats.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #define OPT(field, deflt, lo, hi, help)                                       \
   {#field, XR_OPT_INT, offsetof(struct xr_basic_options, field), 0, deflt, lo, \
-   hi, help}
+   hi, help, NULL}
 
 static const struct xr_option basic_options[] = {
     OPT(func_duration_threshold_us, "5", XR_BASIC_THRESHOLD_MIN, XR_BASIC_THRESHOLD_MAX,
@@ -21,8 +22,8 @@ static const struct xr_option basic_options[] = {
         "records (32 bytes each) buffered per thread before a write"),
     {"trace_output", XR_OPT_STRING, offsetof(struct xr_basic_options, trace_output),
      sizeof(((struct xr_basic_options *)0)->trace_output), "xray", 0, 0,
-     "files to write: xray (the log), chrome (<log>.json, Chrome trace "
-     "events for Perfetto) or xray+chrome"},
+     "files to write at flush, several joined by '+'",
+     xr_trace_outputs_help},
 };
 
 const struct xr_option_table xr_basic_options_table = {

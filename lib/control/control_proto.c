@@ -29,10 +29,6 @@ static const struct verb_spec verbs[XR_CTL_VERB_COUNT] = {
     [XR_CTL_TOP] = {"top", 2, 2, false, {100, 1, 0, 0}, {60000, 100, 0, 0}},
 };
 
-const char *xr_ctl_verb_name(enum xr_ctl_verb verb) {
-  return (unsigned)verb < XR_CTL_VERB_COUNT ? verbs[verb].name : NULL;
-}
-
 const char *xr_ctl_mode_name(const char *given) {
   static const char *const modes[] = {"xray-basic", "xray-fdr", "xray-profiling"};
   for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)

@@ -49,9 +49,6 @@ struct xr_ctl_request {
 int xr_ctl_parse(char *buf, size_t len, struct xr_ctl_request *out,
                  const char **why);
 
-/* The verb's spelling on the wire ("status"), or NULL. */
-const char *xr_ctl_verb_name(enum xr_ctl_verb verb);
-
 /* The built-in mode a user names ("fdr" or "xray-fdr"), or NULL. */
 const char *xr_ctl_mode_name(const char *given);
 

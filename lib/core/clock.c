@@ -1,13 +1,13 @@
 /* Timestamps and CPU ids (see clock.h).
  *
  * The frequency is decided once, best source first:
- *   1. what the CPU states exactly (xr_arch_clock_probe: on x86-64 CPUID
- *      0x15, then the hypervisor timing leaf);
+ *   1. what the CPU states exactly (the port's xr_arch_clock_probe);
  *   2. sysfs tsc_freq_khz (vendor kernels);
  *   3. the CPU's nominal base frequency, kept only if a short calibration
  *      agrees within 1 % (it is a nominal value, not a measurement);
  *   4. calibration against CLOCK_MONOTONIC_RAW (about 1 ms).
- * Without an invariant TSC, timestamps are CLOCK_MONOTONIC ns at 1e9 Hz.
+ * Without an invariant tick counter, timestamps are CLOCK_MONOTONIC ns at
+ * 1e9 Hz.
  * Nothing is ever printed at verbosity 0. */
 #define _GNU_SOURCE /* sched_getcpu */
 #include "clock.h"
@@ -20,13 +20,11 @@
 #include <unistd.h>
 
 struct xr_clock_info xr_clock = {
-    .frequency_hz = 1000000000u, .using_tsc = false, .source = "clock_gettime"};
+    .frequency_hz = 1000000000u,
+    .using_ticks = false,
+    .source = "clock_gettime"};
 
 enum { CPU_NONE = 0 };
-#define CPU_RSEQ XR_CPU_ID_RSEQ
-#define CPU_RDPID XR_CPU_ID_RDPID
-#define CPU_RDTSCP XR_CPU_ID_RDTSCP
-#define CPU_SCHED XR_CPU_ID_SCHED
 int xr_cpu_method = CPU_NONE;
 static bool have_cpu_insn, have_ticks_cpu;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
@@ -68,19 +66,19 @@ uint64_t xr_us_to_ticks(uint64_t us) {
   return mul_div(us, xr_clock.frequency_hz, 1000000u);
 }
 
-/* One (tsc, raw ns) pair whose TSC bracket around clock_gettime is the
+/* One (ticks, raw ns) pair whose tick bracket around clock_gettime is the
  * narrowest of a few tries, so a preemption in between does not skew it. */
-static int sample(uint64_t *tsc, uint64_t *ns) {
+static int sample(uint64_t *ticks, uint64_t *ns) {
   uint64_t best = UINT64_MAX;
   for (int i = 0; i < 8; i++) {
-    uint64_t a = xr_arch_ticks();
+    uint64_t a = xr_read_ticks();
     uint64_t t = raw_ns();
-    uint64_t b = xr_arch_ticks();
+    uint64_t b = xr_read_ticks();
     if (t == 0)
       return -1;
     if (b - a < best) {
       best = b - a;
-      *tsc = a + (b - a) / 2;
+      *ticks = a + (b - a) / 2;
       *ns = t;
     }
   }
@@ -88,17 +86,17 @@ static int sample(uint64_t *tsc, uint64_t *ns) {
 }
 
 uint64_t xr_clock_calibrate(uint64_t window_ns) {
-  uint64_t tsc0 = 0, ns0 = 0, tsc1 = 0, ns1 = 0;
-  if (window_ns == 0 || sample(&tsc0, &ns0) != 0)
+  uint64_t ticks0 = 0, ns0 = 0, ticks1 = 0, ns1 = 0;
+  if (window_ns == 0 || sample(&ticks0, &ns0) != 0)
     return 0;
   /* Sleep rather than spin: only the two end points matter. */
   struct timespec req = {(time_t)(window_ns / NS_PER_SEC),
                          (long)(window_ns % NS_PER_SEC)};
   while (nanosleep(&req, &req) != 0 && errno == EINTR) {
   }
-  if (sample(&tsc1, &ns1) != 0 || ns1 <= ns0 || tsc1 <= tsc0)
+  if (sample(&ticks1, &ns1) != 0 || ns1 <= ns0 || ticks1 <= ticks0)
     return 0;
-  return mul_div(tsc1 - tsc0, NS_PER_SEC, ns1 - ns0);
+  return mul_div(ticks1 - ticks0, NS_PER_SEC, ns1 - ns0);
 }
 
 static uint64_t read_sysfs_khz(void) {
@@ -153,7 +151,7 @@ static void decide_frequency(const struct xr_arch_clock_caps *caps) {
     xr_clock.source = "calibrated";
     return;
   }
-  xr_clock.using_tsc = false; /* cannot measure: keep clock_gettime */
+  xr_clock.using_ticks = false; /* cannot measure: keep clock_gettime */
   xr_clock.frequency_hz = NS_PER_SEC;
   xr_clock.source = "clock_gettime";
 }
@@ -163,36 +161,46 @@ static bool rseq_available(void) {
 }
 
 
+/* The method's name in debug output; the port names its own reads. */
+static const char *method_name(const struct xr_arch_clock_caps *caps) {
+  const char *port = NULL;
+  if (xr_cpu_method == XR_CPU_ID_INSN)
+    port = caps->cpu_insn_name;
+  else if (xr_cpu_method == XR_CPU_ID_WITH_TICKS)
+    port = caps->ticks_cpu_name;
+  if (port)
+    return port;
+  return xr_cpu_method == XR_CPU_ID_RSEQ    ? "rseq"
+         : xr_cpu_method == XR_CPU_ID_SCHED ? "sched_getcpu"
+                                            : "the port's read";
+}
+
 static void clock_init_once(void) {
   struct xr_arch_clock_caps caps;
   xr_arch_clock_probe(&caps);
   have_cpu_insn = caps.cpu_insn;
   have_ticks_cpu = caps.ticks_cpu;
   if (rseq_available())
-    xr_cpu_method = CPU_RSEQ;
+    xr_cpu_method = XR_CPU_ID_RSEQ;
   else if (caps.cpu_insn)
-    xr_cpu_method = CPU_RDPID;
+    xr_cpu_method = XR_CPU_ID_INSN;
   else if (caps.ticks_cpu)
-    xr_cpu_method = CPU_RDTSCP;
+    xr_cpu_method = XR_CPU_ID_WITH_TICKS;
   else
-    xr_cpu_method = CPU_SCHED;
+    xr_cpu_method = XR_CPU_ID_SCHED;
 
-  /* An invariant TSC runs at a constant rate and keeps running in deep
+  /* An invariant counter runs at a constant rate and keeps running in deep
    * C-states: both header bits follow from it. */
   xr_clock.constant_tsc = caps.invariant_ticks;
   xr_clock.nonstop_tsc = caps.invariant_ticks;
   if (caps.invariant_ticks) {
-    xr_clock.using_tsc = true;
+    xr_clock.using_ticks = true;
     decide_frequency(&caps);
   }
   /* xr_now(), read here (its fallback lives in clock_lean.c) */
-  xr_clock.start_ticks = xr_clock.using_tsc ? xr_arch_ticks() : monotonic_ns();
+  xr_clock.start_ticks = xr_clock.using_ticks ? xr_read_ticks() : monotonic_ns();
   xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
-            (unsigned long long)xr_clock.frequency_hz,
-            xr_cpu_method == CPU_RSEQ    ? "rseq"
-            : xr_cpu_method == CPU_RDPID ? "rdpid"
-            : xr_cpu_method == CPU_RDTSCP ? "rdtscp"
-                                      : "sched_getcpu");
+            (unsigned long long)xr_clock.frequency_hz, method_name(&caps));
 }
 
 void xr_clock_init(void) { pthread_once(&clock_once, clock_init_once); }
@@ -212,15 +220,15 @@ int xr_cpu_id_by(enum xr_cpu_id_method method, uint32_t *cpu) {
     *cpu = (uint32_t)c;
     return 0;
   }
-  case XR_CPU_ID_RDPID:
+  case XR_CPU_ID_INSN:
     if (!have_cpu_insn)
       return -1;
-    *cpu = xr_arch_cpu_insn();
+    *cpu = xr_cpu_by_insn();
     return 0;
-  case XR_CPU_ID_RDTSCP:
+  case XR_CPU_ID_WITH_TICKS:
     if (!have_ticks_cpu)
       return -1;
-    *cpu = xr_cpu_by_rdtscp();
+    *cpu = xr_cpu_by_ticks_read();
     return 0;
   case XR_CPU_ID_SCHED:
     *cpu = sched_cpu();

@@ -1,11 +1,12 @@
 /* The clock's entry points for lean handlers that are not inline: xr_now()'s
- * fallback when there is no usable TSC, and xr_cpu_id (see clock.h). Cold
+ * fallback without a usable tick counter, and xr_cpu_id (see clock.h). Cold
  * code, but a lean translation unit (core/lean.h): lean handlers call it,
  * their trampolines saved no vector register, and these wrappers must not
  * touch one before xr_call_preserving_vectors has saved them. The libc work
  * (clock_gettime, sched_getcpu, the first xr_clock_init) runs behind that
  * save, in clock.c.
- * Cost: XSAVE + clock_gettime + XRSTOR, a few hundred cycles. */
+ * Cost: the port's vector save and restore around clock_gettime, a few
+ * hundred cycles. */
 #include "core/lean.h"
 #include "core/clock.h"
 #include "core/handlers.h"
@@ -21,10 +22,10 @@ static XR_NOINLINE uint64_t behind_save(enum xr_clock_work work) {
 uint64_t xr_clock_fallback_now(void) { return behind_save(XR_CLOCK_MONOTONIC_NS); }
 
 /* The CPU the thread runs on, for lean handlers (basic mode's records).
- * Cost: rseq one TLS-relative load; rdpid ~tens of cycles; rdtscp more. The
- * libc paths (sched_getcpu: no rseq and no rdpid/rdtscp, or a thread glibc
- * did not register; the first call before xr_clock_init) run behind a
- * vector save, like xr_now()'s fallback. */
+ * Cost: rseq one TLS-relative load; the port's CPU-id instruction tens of
+ * cycles; its tick-and-CPU read more. The libc paths (sched_getcpu: no rseq
+ * and neither port read, or a thread glibc did not register; the first call
+ * before xr_clock_init) run behind a vector save, like xr_now()'s fallback. */
 uint32_t xr_cpu_id(void) {
   switch (xr_cpu_method) {
   case XR_CPU_ID_RSEQ: {
@@ -33,10 +34,10 @@ uint32_t xr_cpu_id(void) {
       return (uint32_t)c;
     break; /* this thread has no rseq registration */
   }
-  case XR_CPU_ID_RDPID:
-    return xr_arch_cpu_insn();
-  case XR_CPU_ID_RDTSCP:
-    return xr_cpu_by_rdtscp();
+  case XR_CPU_ID_INSN:
+    return xr_cpu_by_insn();
+  case XR_CPU_ID_WITH_TICKS:
+    return xr_cpu_by_ticks_read();
   case XR_CPU_ID_SCHED:
     break;
   default:

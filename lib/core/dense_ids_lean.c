@@ -3,10 +3,10 @@
  * with a packed id; when the mode's handler takes dense ids (FDR), handlers.c
  * stores these wrappers there instead, which add the object's id base. Our
  * own objects never come here: their dense paths add a per-object offset
- * (lib/arch/x86_64/dso_trampolines_x86_64.S). A lean translation unit
+ * (lib/arch/<cpu>/dso_trampolines_<cpu>.S). A lean translation unit
  * (core/lean.h): it runs where the handler would, on a path that saved no
- * vector register beyond xmm0-7. Cost: a table load and a compare per event
- * of such an object. An object without an id base is dropped: no record
+ * vector register beyond the argument ones (x86-64: xmm0-7). Cost: a table
+ * load and a compare per event of such an object. An object without an id base is dropped: no record
  * may name the wrong function. */
 #include "core/lean.h"
 #include "core/handlers.h"

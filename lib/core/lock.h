@@ -1,5 +1,4 @@
-/* The one spin lock of the runtime's cold paths (mode state changes, thread
- * lists, writers, the names arena, the exited threads' names). A spin lock that yields, not a pthread mutex: it needs no
+/* The one spin lock of the runtime's cold paths (thread lists, writers, the names arena, the exited threads' names). A spin lock that yields, not a pthread mutex: it needs no
  * initialisation call and no allocation, a fork child resets it with one
  * store (xr_lock_after_fork: its holder, if any, did not survive the fork),
  * and it is taken behind a vector save from lean handlers' slow paths, where

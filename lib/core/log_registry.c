@@ -371,13 +371,6 @@ __xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
 
 /* ---- start-up from XRAY_OPTIONS ------------------------------------------ */
 
-bool xr_registry_env_started(void) {
-  xr_fork_lock_take(XR_LOCK_REGISTRY);
-  bool started = env_started && has_impl && same_impl(&current_impl, &env_impl);
-  xr_fork_lock_release(XR_LOCK_REGISTRY);
-  return started;
-}
-
 /* The exit policy (see the top of this file). A mode's finalize says
  * FINALIZED only for a session it has (running, or finalized and not yet
  * flushed), so an idle mode is left alone. */

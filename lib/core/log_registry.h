@@ -34,10 +34,6 @@ XR_HIDDEN void xr_registry_start_from_flags(void);
  * compiler-rt's are). Idempotent; room for a few modes. */
 XR_HIDDEN void xr_registry_flush_at_exit(const struct XRayLogImpl *impl);
 
-/* True when the current mode was started by the environment (the exit
- * hook in log_registry.c then flushes it). */
-XR_HIDDEN bool xr_registry_env_started(void);
-
 /* The current mode's name (NULL: none, or removed by
  * __xray_remove_log_impl) and the state its last init,
  * finalize or flush reported, read together (the control socket's status). */

@@ -206,10 +206,13 @@ int xr_names_add_object(int object, const struct xr_sled_map *map,
   return status;
 }
 
-/* A load by this very thread (a signal handler forked) goes on in the
- * child; every other one belonged to a thread that is gone. Selections are
- * built under the objects lock, tables and selections use the arena. */
-void xr_names_after_fork(void) {
+/* Fork child: a table another thread of the parent was loading (it did not
+ * survive the fork) goes back to not loaded, and the arena's lock it may
+ * have held is freed, so the child can load names. A load by this very
+ * thread (a signal handler forked) goes on in the child; every other one
+ * belonged to a thread that is gone. Selections are built under the objects
+ * lock, tables and selections use the arena. */
+static void after_fork(void) {
   bool own_objects = xr_fork_lock_held_here(XR_LOCK_OBJECTS);
   for (int i = 0; i < XR_NAMES_MAX_OBJECTS; i++) {
     int s = LOADING;
@@ -243,7 +246,7 @@ void xr_names_forget_object(int object) {
 
 static void object_replaced(int32_t id) { xr_names_forget_object(id); }
 const struct xr_object_events xr_names_events = {NULL, NULL, object_replaced,
-                                                 xr_names_after_fork};
+                                                 after_fork};
 
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)

@@ -60,11 +60,6 @@ XR_HIDDEN int xr_names_add_object(int object, const struct xr_sled_map *map,
  * another object, which is then added afresh). Object 0 stays. */
 XR_HIDDEN void xr_names_forget_object(int object);
 
-/* Fork child: a table another thread of the parent was loading (it did not
- * survive the fork) goes back to not loaded, and the arena's lock it may
- * have held is freed, so the child can load names. */
-XR_HIDDEN void xr_names_after_fork(void);
-
 /* Marks in selected[id - 1] (set to `value`) every function of t whose name
  * matches one of the ';'-separated patterns. hits[i] (may be NULL; at least
  * xr_pattern_count(patterns) entries) receives the matches of pattern i.

@@ -1,5 +1,5 @@
 /* The object registry (objects.h): the executable and each registered
- * shared object, their maps, ids and dense id bases, the queries of the
+ * shared object, their sled maps, ids and dense id bases, the queries of the
  * LLVM 20 per-object API, and the registration a shared object makes
  * (__xray_register_dso's work, __xray_deregister_dso, the dispatch copies).
  * It calls nothing above it: what registration means to others (start the
@@ -174,7 +174,7 @@ static int32_t pick_id(const struct xr_object *fresh) {
   return object_count < XR_MAX_OBJECTS ? (int32_t)object_count : -1;
 }
 
-static struct xr_sled_map dso_maps[XR_MAX_OBJECTS]; /* shared objects' decoded maps */
+static struct xr_sled_map dso_sled_maps[XR_MAX_OBJECTS]; /* shared objects' */
 
 /* Why object o (lock held) is not traced by the dense mode, at verbosity 1. */
 static void say_not_dense(const struct xr_object *o) {
@@ -220,10 +220,10 @@ static int32_t register_locked(struct xr_object *fresh) {
   }
   uint32_t generation = o->generation;
   uint32_t id_base = o->used ? o->id_base : new_id_base(fresh);
-  dso_maps[id] = *fresh->map;
+  dso_sled_maps[id] = *fresh->map;
   *o = *fresh;
   o->id = id;
-  o->map = &dso_maps[id];
+  o->map = &dso_sled_maps[id];
   o->generation = generation + 1;
   o->id_base = id_base;
   __atomic_store_n(&xr_objects_id_base[id], id_base, __ATOMIC_RELAXED);

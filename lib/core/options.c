@@ -8,6 +8,7 @@
  * the field keeps its previous value; unknown names are ignored (listed at
  * verbosity >= 1). Cold path: no malloc, strings go into fixed fields. */
 #include "options.h"
+#include "option_words.h"
 #include "report.h"
 
 #include <errno.h>
@@ -405,7 +406,7 @@ static int parse(const struct xr_option_table *t, void *dst, const char *text,
       if (name_len == 4 && memcmp(name, "help", 4) == 0) {
         static const struct xr_option help_row = {
             "help", XR_OPT_BOOL, offsetof(struct parse_notes, help), 0,
-            "false", 0, 0, "print the flags"};
+            "false", 0, 0, "print the flags", NULL};
         enum value_error e = parse_value(&help_row, notes, value, value_len);
         if (e != V_OK) {
           report_bad_value(origin, &help_row, notes, value, value_len, e);
@@ -429,14 +430,15 @@ static int parse(const struct xr_option_table *t, void *dst, const char *text,
 }
 
 static void print_help(const struct xr_option_table *t, const void *dst) {
-  char current[64];
+  char current[64], words[XR_OPTION_WORDS_MAX];
   xr_report(XR_ERROR, "%s flags (name=value, separated by space , or :):",
             t->env_name);
   for (size_t i = 0; i < t->count; i++) {
     const struct xr_option *o = &t->options[i];
     format_current(o, dst, current, sizeof current);
-    xr_report(XR_ERROR, "  %s (%s, default '%s', current '%s'): %s", o->name,
-              type_name(o->type), o->default_value, current, o->help);
+    xr_option_help_words(o, words, sizeof words);
+    xr_report(XR_ERROR, "  %s (%s, default '%s', current '%s'): %s%s", o->name,
+              type_name(o->type), o->default_value, current, o->help, words);
   }
 }
 
@@ -501,7 +503,8 @@ void xr_options_set_defaults(const struct xr_option_table *table, void *dst) {
 struct xr_flags xr_flags;
 
 #define ROW(field, type, size, def, min, max, help)                          \
-  {#field, type, offsetof(struct xr_flags, field), size, def, min, max, help}
+  {#field, type, offsetof(struct xr_flags, field), size, def, min, max, help, \
+   NULL}
 #define BOOL_ROW(field, def, help) ROW(field, XR_OPT_BOOL, 0, def, 0, 1, help)
 #define INT_ROW(field, def, min, max, help)                                  \
   ROW(field, XR_OPT_INT, 0, def, min, max, help)
@@ -577,23 +580,4 @@ void xr_flags_load(void) {
   from_env.help = false;
   finish(&xr_flags_table, &xr_flags, &from_program, "__xray_default_options()");
   finish(&xr_flags_table, &xr_flags, &from_env, "XRAY_OPTIONS");
-}
-
-unsigned xr_options_word_set(const char *s, const char *const *words,
-                             size_t count) {
-  unsigned bits = 0;
-  while (*s != '\0') {
-    size_t n = strcspn(s, ",+|; ");
-    size_t i = 0;
-    while (i < count && !(strlen(words[i]) == n && strncmp(s, words[i], n) == 0))
-      i++;
-    if (i < count)
-      bits |= 1u << i;
-    else if (n != 0)
-      return 0;
-    s += n;
-    if (*s != '\0')
-      s++;
-  }
-  return bits;
 }

@@ -23,6 +23,9 @@ struct xr_option {
   const char *default_value; /* text form, parsed like user input */
   int64_t min, max;          /* XR_OPT_INT / XR_OPT_UPTR: accepted range */
   const char *help;          /* one line, used by docs/options.md */
+  /* NULL, or writes the words the value is made of, from their table
+   * (core/option_words.h): every reader of help prints them after it. */
+  void (*words)(char *buf, size_t cap);
 };
 
 /* Field types: bool -> bool, int -> int32_t (XR_OPT_INT), uptr -> uint64_t,
@@ -51,11 +54,6 @@ enum { XR_CONFIG_MAX = 4096 };
 XR_HIDDEN int xr_options_parse_config(const struct xr_option_table *table,
                                       void *dst, const void *args,
                                       size_t args_size, const char *origin);
-
-/* A list of words joined by ',', '+', '|', ';' or ' ' ("xray+chrome"):
- * bit i set for words[i]. 0 when a word is unknown or none is given. */
-XR_HIDDEN unsigned xr_options_word_set(const char *s, const char *const *words,
-                                       size_t count);
 
 /* Environment lookup that works in .preinit_array (where `environ` is still
  * NULL in dynamically linked programs): uses the envp saved by init, else

@@ -63,8 +63,8 @@ const char *xr_program_name(void) {
  * sort together; a fork child gets its own. Packed with the pid it belongs
  * to in one word (36^6 < 2^32, pids < 2^31), so the first caller in a
  * process, whichever thread, publishes it once with a CAS; async-signal-
- * safe. The letters come from a splitmix64 stream seeded by the TSC and the
- * pid: unpredictable enough for names; O_EXCL guarantees safety. */
+ * safe. The letters come from a splitmix64 stream seeded by the tick counter
+ * and the pid: unpredictable enough for names; O_EXCL guarantees safety. */
 static const char suffix_alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 enum { SUFFIX_BASE = sizeof suffix_alphabet - 1 };
 static uint64_t suffix_word; /* atomic: pid << 32 | suffix number */

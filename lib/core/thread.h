@@ -4,6 +4,7 @@
 #define XR_THREAD_H
 
 #include "common.h"
+#include "arch/arch.h"
 
 /* Cached gettid()/getpid(); 0 until first use on the thread. Refreshed in a
  * fork child. */
@@ -32,6 +33,18 @@ XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
 /* Every access to it is __atomic (relaxed or stronger): the profiling
  * collector reads other threads' guards, and a plain access racing with
  * that is a data race by C11's letter. On x86 both are the same move. */
+
+/* A guard bit in a word one thread owns and others only read: sets the top
+ * bit (63) of *word and says whether it was set already, in one step that
+ * a signal handler on this thread cannot split (it runs wholly before or
+ * after). No fence, and not atomic against other writers: only the owner
+ * may call it. Also a compiler barrier. Bit 63 is free in every address
+ * Linux gives user space on both ports: user space is the lower half
+ * (x86-64: below 2^47, 2^56 with 5-level paging; AArch64: below 2^52), and
+ * mmap returns no AArch64 top-byte tag. */
+static XR_ALWAYS_INLINE bool xr_owner_test_and_set_top_bit(uintptr_t *word) {
+  return xr_arch_test_and_set_top_bit(word);
+}
 
 /* Thread-exit hooks: a mode registers a callback once (at init); a thread
  * that owns mode state calls xr_thread_arm() (cheap after the first call) so

@@ -1,13 +1,18 @@
 /* The one thread registry: the list a mode keeps of its recording threads'
- * per-thread records (initial-exec TLS), to reach every thread at flush.
- * A thread is added at its first event (slow path) and removed by its
+ * per-thread records, to reach every thread at finalize and flush. A
+ * thread is added at its first event (slow path) and removed by its
  * thread-exit hook; in a fork child only the forking thread survives. The
- * caller holds its lock (core/lock.h) around every call and walk. Intrusive,
- * so it never allocates. */
+ * caller holds its lock (core/lock.h) around every call and walk, taken
+ * with xr_thread_list_lock. Intrusive, so it never allocates. The records
+ * are in initial-exec TLS, except FDR's: other threads reach those without
+ * the lock, after their thread may have exited, so they live in memory
+ * never unmapped (lib/fdr/buffer_queue.c). */
 #ifndef XR_THREAD_LIST_H
 #define XR_THREAD_LIST_H
 
 #include "common.h"
+#include "lock.h"
+#include "thread.h"
 
 struct xr_thread_link {
   struct xr_thread_link *next, *prev;
@@ -45,6 +50,27 @@ static inline void xr_thread_list_remove(struct xr_thread_list *l,
     n->next->prev = n->prev;
   n->next = n->prev = NULL;
   n->registered = false;
+}
+
+/* Takes the list's lock with the caller's xr_in_handler set; returns the
+ * guard's old value for xr_thread_list_unlock. The first event of a thread
+ * takes the lock (to register it) on a slow path that checks the guard
+ * first; so a signal handler landing on the holder's thread, whose first
+ * event would otherwise wait for ever on a lock its own thread holds, has
+ * that event dropped, and its _exit skips the exit flush, which may take
+ * the lock too (core/exit_hook.c). */
+static inline uint8_t xr_thread_list_lock(xr_lock *l) {
+  uint8_t was = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* set before the lock is held */
+  xr_lock_take(l);
+  return was;
+}
+
+static inline void xr_thread_list_unlock(xr_lock *l, uint8_t was) {
+  xr_lock_release(l);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&xr_in_handler, was, __ATOMIC_RELAXED);
 }
 
 /* In a fork child: the list holds the forking thread alone, if it was on

@@ -15,7 +15,7 @@ extern const char __stop_xray_instr_map[] __attribute__((weak, visibility("hidde
 extern const char __start_xray_fn_idx[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_xray_fn_idx[] __attribute__((weak, visibility("hidden")));
 
-/* This object's trampolines (lib/arch/x86_64/dso_trampolines_x86_64.S). */
+/* This object's trampolines (lib/arch/<cpu>/dso_trampolines_<cpu>.S). */
 extern void xr_dso_entry(void) __attribute__((visibility("hidden")));
 extern void xr_dso_exit(void) __attribute__((visibility("hidden")));
 extern void xr_dso_tail_exit(void) __attribute__((visibility("hidden")));

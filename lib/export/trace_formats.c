@@ -4,7 +4,7 @@
 #include "core/clock.h"
 #include "core/names.h"
 #include "core/objects.h"
-#include "core/options.h"
+#include "core/option_words.h"
 #include "core/output.h"
 #include "core/report.h"
 #include "export/chrome_trace.h"
@@ -16,13 +16,15 @@
 #include <unistd.h>
 
 /* One row per trace_output word, in bit order (XR_TRACE_OUT_*). A new
- * format: its file in lib/export/ and its row here. */
+ * format: its file in lib/export/ and its row here; the option's help and
+ * messages list the rows. */
 static const struct {
   const char *word;
   const struct xr_trace_format *format; /* NULL: the mode's own log */
+  const char *note;                     /* what it is, for the help text */
 } rows[] = {
-    {"xray", NULL},
-    {"chrome", &xr_chrome_format},
+    {"xray", NULL, "the log"},
+    {"chrome", &xr_chrome_format, "Chrome trace events for Perfetto"},
 };
 _Static_assert(XR_ARRAY_SIZE(rows) <= XR_TRACE_FORMATS_MAX, "one bit each");
 
@@ -33,18 +35,45 @@ unsigned xr_trace_outputs_parse(const char *s) {
   return xr_options_word_set(s, words, XR_ARRAY_SIZE(rows));
 }
 
+/* The words, with their notes and files when `notes`. */
+static void word_list(char *buf, size_t cap, bool notes) {
+  const char *words[XR_ARRAY_SIZE(rows)], *what[XR_ARRAY_SIZE(rows)];
+  char text[XR_ARRAY_SIZE(rows)][96];
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
+    words[i] = rows[i].word;
+    snprintf(text[i], sizeof text[i], "%s%s%s", rows[i].note,
+             rows[i].format ? ": <log>" : "",
+             rows[i].format ? rows[i].format->suffix : "");
+    what[i] = text[i];
+  }
+  xr_options_word_list(buf, cap, words, notes ? what : NULL,
+                       XR_ARRAY_SIZE(rows));
+}
+
 const char *xr_trace_outputs_words(void) {
   static char text[128];
-  if (text[0] == '\0') {
-    size_t len = 0;
-    for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
-      len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
-                              i == 0 ? ""
-                              : i + 1 == XR_ARRAY_SIZE(rows) ? " and "
-                                                              : ", ",
-                              rows[i].word);
-  }
+  if (text[0] == '\0')
+    word_list(text, sizeof text, false);
   return text;
+}
+
+void xr_trace_outputs_help(char *buf, size_t cap) { word_list(buf, cap, true); }
+
+void xr_trace_outputs_files(unsigned outputs, const char *log_path,
+                            char *buf, size_t cap) {
+  const char *words[XR_ARRAY_SIZE(rows)], *files[XR_ARRAY_SIZE(rows)];
+  char text[XR_ARRAY_SIZE(rows)][PATH_MAX + 3];
+  size_t n = 0;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++) {
+    if (!(outputs >> i & 1) || rows[i].format == NULL)
+      continue;
+    snprintf(text[n], sizeof text[n], "'%s%s'", log_path,
+             rows[i].format->suffix);
+    words[n] = rows[i].word;
+    files[n] = text[n];
+    n++;
+  }
+  xr_options_word_list(buf, cap, words, files, n);
 }
 
 bool xr_trace_outputs_streamed(unsigned outputs) {
@@ -56,9 +85,10 @@ bool xr_trace_outputs_streamed(unsigned outputs) {
 
 /* ---- names -------------------------------------------------------------- */
 
-/* From the runtime's one name table (lib/core/names.c): demangled, built
- * once, never freed, so nothing is opened or closed per trace. */
-const char *xr_trace_packed_name(void *ctx, int32_t fid) {
+/* Names of packed ids, every object's, from the runtime's one name table
+ * (lib/core/names.c): demangled, built once, never freed, so nothing is
+ * opened or closed per trace; "fn<id>" when there is no table. */
+static const char *packed_name(void *ctx, int32_t fid) {
   static char fallback[24];
   if (ctx != NULL)
     return xr_names_get_name(NULL, fid);
@@ -68,7 +98,7 @@ const char *xr_trace_packed_name(void *ctx, int32_t fid) {
 
 static const char *dense_name(void *ctx, int32_t fid) {
   int32_t packed = xr_objects_packed_of_dense(fid);
-  return xr_trace_packed_name(packed < 0 ? NULL : ctx,
+  return packed_name(packed < 0 ? NULL : ctx,
                               packed < 0 ? fid : packed);
 }
 
@@ -81,7 +111,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
   struct xr_trace_context c = {
       .frequency_hz = frequency_hz,
       .base_ticks = xr_clock.start_ticks,
-      .name = ids == XR_TRACE_IDS_DENSE ? dense_name : xr_trace_packed_name,
+      .name = ids == XR_TRACE_IDS_DENSE ? dense_name : packed_name,
       .name_ctx = xr_names_table(0, &table) == XR_NAMES_OK ? (void *)table
                                                            : NULL};
   s->n = 0;

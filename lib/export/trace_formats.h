@@ -64,6 +64,13 @@ enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
+/* The words with what each writes, for the option's help text (a struct
+ * xr_option's words function). */
+XR_HIDDEN void xr_trace_outputs_help(char *buf, size_t cap);
+/* The stream formats of outputs and the files they write beside log_path,
+ * "chrome ('<log>.json')", for messages. */
+XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
+                                      char *buf, size_t cap);
 /* True when outputs has a stream format (a file beside the log): the mode
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
@@ -100,9 +107,5 @@ static inline void xr_trace_writers_event(struct xr_trace_writers *s,
 }
 /* Closes them all: 0, or -1 when one failed (reported). */
 XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
-
-/* Names of packed ids, every object's (core/names.c's one table, loaded on
- * first use); "fn<id>" when there is no table. For writers and tests. */
-XR_HIDDEN const char *xr_trace_packed_name(void *ctx, int32_t fid);
 
 #endif

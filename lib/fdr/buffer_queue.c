@@ -214,85 +214,111 @@ size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q, size_t from) {
 
 /* ---- writer registry ------------------------------------------------- */
 
+/* Core's registry (core/thread_list.h): live writers on a thread list under
+ * one lock. What differs is where the records are: mmap'd chunks never
+ * unmapped (buffer_queue.h says why), so a record whose thread exited is
+ * kept on `spare` for the next thread, not freed. The chunks are listed
+ * only for the fork child, which rebuilds both lists from them. */
 enum { CHUNK_BYTES = 16384 };
 struct writer_chunk {
   struct writer_chunk *next;
-  char pad[64 - sizeof(void *)];
-  struct xr_fdr_writer slots[CHUNK_BYTES / 64 - 1];
+  struct xr_fdr_writer slots[(CHUNK_BYTES - 64) / sizeof(struct xr_fdr_writer)];
 };
-_Static_assert(sizeof(struct writer_chunk) == CHUNK_BYTES, "chunk size");
+_Static_assert(sizeof(struct writer_chunk) <= CHUNK_BYTES, "chunk size");
 
-static struct writer_chunk *chunks; /* atomic head of a push-only list */
+static xr_lock registry_lock;
+static struct xr_thread_list live, spare; /* under registry_lock */
+static struct writer_chunk *chunks;        /* under it too; a push publishes
+                                              a whole chunk (release) */
+
+static struct xr_fdr_writer *writer_of(struct xr_thread_link *l) {
+  return xr_thread_entry(l, struct xr_fdr_writer, link);
+}
 
 struct xr_fdr_writer *xr_fdr_writer_claim(void) {
+  struct writer_chunk *fresh = NULL;
   for (;;) {
-    for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next) {
-      for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
-        struct xr_fdr_writer *w = &c->slots[i];
-        uint32_t expected = 0;
-        if (__atomic_load_n(&w->claimed, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&w->claimed, &expected, 1, false,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-          /* dropped stays: counts are per generation */
-          __atomic_store_n(&w->state, 0, __ATOMIC_RELAXED);
-          return w;
-        }
-      }
+    uint8_t guard = xr_thread_list_lock(&registry_lock);
+    if (fresh != NULL) { /* mapped outside the lock */
+      fresh->next = chunks;
+      __atomic_store_n(&chunks, fresh, __ATOMIC_RELEASE);
+      for (size_t i = 0; i < XR_ARRAY_SIZE(fresh->slots); i++)
+        xr_thread_list_add(&spare, &fresh->slots[i].link);
     }
-    struct writer_chunk *c = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (c == MAP_FAILED)
+    struct xr_thread_link *l = spare.head;
+    if (l != NULL) {
+      xr_thread_list_remove(&spare, l);
+      /* dropped and the rest stay: counts are per generation */
+      __atomic_store_n(&writer_of(l)->state, 0, __ATOMIC_RELAXED);
+      xr_thread_list_add(&live, l);
+    }
+    xr_thread_list_unlock(&registry_lock, guard);
+    if (l != NULL)
+      return writer_of(l);
+    fresh = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh == MAP_FAILED)
       return NULL;
-    c->next = A_LOAD(&chunks);
-    while (!__atomic_compare_exchange_n(&chunks, &c->next, c, false,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    }
   }
 }
 
 void xr_fdr_writer_free(struct xr_fdr_writer *w) {
-  __atomic_store_n(&w->state, 0, __ATOMIC_RELEASE);
-  A_STORE(&w->claimed, 0);
+  /* The cursor stays: a thread that exits once finalize has closed the
+   * epoch leaves its buffer held, and xr_fdr_queue_close reads how far its
+   * records go from here (claim clears it for the next thread). */
+  uintptr_t state = __atomic_load_n(&w->state, __ATOMIC_RELAXED);
+  __atomic_store_n(&w->state, state & ~XR_FDR_BUSY, __ATOMIC_RELEASE);
+  uint8_t guard = xr_thread_list_lock(&registry_lock);
+  xr_thread_list_remove(&live, &w->link);
+  xr_thread_list_add(&spare, &w->link);
+  xr_thread_list_unlock(&registry_lock, guard);
 }
 
-void xr_fdr_writers_prepare(void) { xr_quiesce_setup(); }
-
-/* core/quiesce.h's protocol, the busy bit being the guard: the caller has
- * already changed the epoch (step a.). */
+/* A writer registered after this took the lock reads the closed epoch: its
+ * lock acquisition follows our release, which follows the caller's epoch
+ * change. One registered before is on the list. The lock is held while
+ * waiting; no busy writer needs it (claim runs before a writer exists,
+ * free clears busy before taking it). */
 bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
   xr_quiesce_fence(XR_QUIESCE_PAUSE_NS);
   uint64_t deadline = xr_quiesce_deadline(timeout_ns);
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next) {
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
-      struct xr_fdr_writer *w = &c->slots[i];
-      unsigned steps = 0;
-      while (xr_fdr_writer_busy(w))
-        if (!xr_quiesce_wait_step(&steps, deadline))
-          return false;
-    }
+  bool idle = true;
+  uint8_t guard = xr_thread_list_lock(&registry_lock);
+  for (struct xr_thread_link *l = live.head; l != NULL && idle; l = l->next) {
+    unsigned steps = 0;
+    while (idle && xr_fdr_writer_busy(writer_of(l)))
+      idle = xr_quiesce_wait_step(&steps, deadline);
   }
-  return true;
+  xr_thread_list_unlock(&registry_lock, guard);
+  return idle;
 }
 
-/* One counter of every slot: the uint64_t at `offset` in struct
- * xr_fdr_writer. */
-static uint64_t sum_counter(size_t offset) {
+/* Every record, live or spare, under the lock: the uint64_t counter at
+ * `offset` summed, or zeroed when `zero`. */
+static uint64_t each_counter(size_t offset, bool zero) {
   uint64_t sum = 0;
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      sum += __atomic_load_n((uint64_t *)((char *)&c->slots[i] + offset),
-                             __ATOMIC_RELAXED);
+  uint8_t guard = xr_thread_list_lock(&registry_lock);
+  struct xr_thread_link *heads[2] = {live.head, spare.head};
+  for (int i = 0; i < 2; i++)
+    for (struct xr_thread_link *l = heads[i]; l != NULL; l = l->next) {
+      uint64_t *c = (uint64_t *)((char *)writer_of(l) + offset);
+      if (zero)
+        __atomic_store_n(c, 0, __ATOMIC_RELAXED);
+      else
+        sum += __atomic_load_n(c, __ATOMIC_RELAXED);
+    }
+  xr_thread_list_unlock(&registry_lock, guard);
   return sum;
 }
 
 uint64_t xr_fdr_writers_dropped(void) {
-  return sum_counter(offsetof(struct xr_fdr_writer, dropped));
+  return each_counter(offsetof(struct xr_fdr_writer, dropped), false);
 }
 uint64_t xr_fdr_writers_nested(void) {
-  return sum_counter(offsetof(struct xr_fdr_writer, nested));
+  return each_counter(offsetof(struct xr_fdr_writer, nested), false);
 }
 uint64_t xr_fdr_writers_erased(void) {
-  return sum_counter(offsetof(struct xr_fdr_writer, erased));
+  return each_counter(offsetof(struct xr_fdr_writer, erased), false);
 }
 
 /* Recorded: n/a (buffers hold metadata records between the events, and
@@ -300,7 +326,7 @@ uint64_t xr_fdr_writers_erased(void) {
  * per event). Dropped: events dropped for want of a buffer, too large, or
  * nested in the tracer (relaxed loads of the owners' atomic counters); the
  * oldest buffers a wrapping ring overwrites are not in it. Here because it
- * sums the slots. */
+ * sums the writers. */
 void xr_fdr_stats(struct xr_mode_stats *out) {
   *out = (struct xr_mode_stats){
       .dropped_known = true,
@@ -308,17 +334,25 @@ void xr_fdr_stats(struct xr_mode_stats *out) {
 }
 
 void xr_fdr_writers_reset_counters(void) {
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
-      __atomic_store_n(&c->slots[i].dropped, 0, __ATOMIC_RELAXED);
-      __atomic_store_n(&c->slots[i].nested, 0, __ATOMIC_RELAXED);
-      __atomic_store_n(&c->slots[i].erased, 0, __ATOMIC_RELAXED);
-    }
+  each_counter(offsetof(struct xr_fdr_writer, dropped), true);
+  each_counter(offsetof(struct xr_fdr_writer, nested), true);
+  each_counter(offsetof(struct xr_fdr_writer, erased), true);
 }
 
 void xr_fdr_writers_fork_child(struct xr_fdr_writer *self) {
-  for (struct writer_chunk *c = A_LOAD(&chunks); c; c = c->next)
-    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++)
-      if (&c->slots[i] != self)
-        xr_fdr_writer_free(&c->slots[i]);
+  xr_lock_after_fork(&registry_lock);
+  spare.head = NULL;
+  for (struct writer_chunk *c = chunks; c != NULL; c = c->next)
+    for (size_t i = 0; i < XR_ARRAY_SIZE(c->slots); i++) {
+      struct xr_fdr_writer *w = &c->slots[i];
+      if (w == self)
+        continue;
+      __atomic_store_n(&w->state, 0, __ATOMIC_RELAXED);
+      w->link.registered = false;
+      xr_thread_list_add(&spare, &w->link);
+    }
+  if (self != NULL)
+    xr_thread_list_after_fork(&live, &self->link);
+  else
+    live.head = NULL;
 }

@@ -8,16 +8,21 @@
  * fails and the caller drops its events. Lock-free: one CAS per acquisition,
  * one release store per release; never blocks.
  *
- * Writers: one cache-line slot per tracing thread, from mmap'd chunks that
- * are never unmapped, so a slot pointer stays valid for the life of the
- * process whatever generation of buffers exists. A slot's busy bit is set
- * while its owner is inside a handler; finalize waits for these bits only
- * (xr_fdr_writers_quiesce). */
+ * Writers: one record per tracing thread, on core's thread list
+ * (core/thread_list.h) while its thread lives. The records come from mmap'd
+ * chunks that are never unmapped, not from TLS: a buffer's holder word
+ * names its writer, which snapshots (signal and crash handlers included)
+ * and finalize read without a lock, possibly after the thread exited; so a
+ * record pointer stays valid for the life of the process whatever
+ * generation of buffers exists. A record's busy bit is set while its owner
+ * is inside a handler: the guard of core/quiesce.h's protocol, which
+ * finalize follows (xr_fdr_writers_quiesce). */
 #ifndef XR_FDR_BUFFER_QUEUE_H
 #define XR_FDR_BUFFER_QUEUE_H
 
-#include "arch/arch.h"
 #include "core/common.h"
+#include "core/thread.h"
+#include "core/thread_list.h"
 
 /* A buffer's `holder` word: FREE, CLOSED (taken by finalize: nobody may
  * acquire it), HELD (held, holder unknown), or the holding writer's slot
@@ -129,7 +134,8 @@ struct xr_fdr_writer {
                              (also the FDR fast path's re-entrancy guard).
                              One word, so that the hot path ends an event
                              with one store: cursor and idle together. */
-  uint32_t claimed;       /* atomic: slot owned by a live thread */
+  uint64_t unused;        /* keeps the offsets below, which the lean
+                             handlers' code was measured with */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already
                              inside the tracer (a signal handler); written
@@ -144,6 +150,9 @@ struct xr_fdr_writer {
                              buffer that is being written (fdr_snapshot.c).
                              Here, not in TLS, because another thread reads
                              it; same cache line as state, so no cost. */
+  /* Written by other threads when they join or leave the list: on a line
+   * of its own, so that costs the owner's events nothing. */
+  struct xr_thread_link link __attribute__((aligned(64))); /* live or spare */
 } __attribute__((aligned(64)));
 /* The owner's run start: stores are release (records before it are written
  * first), loads acquire. Plain moves on x86. */
@@ -155,8 +164,9 @@ static XR_ALWAYS_INLINE void xr_fdr_set_run_start(struct xr_fdr_writer *w,
   __atomic_store_n(&w->run_start, p, __ATOMIC_RELEASE);
 }
 
-/* The busy bit of xr_fdr_writer.state: bit 63, never set in a user-space
- * address on x86-64. */
+/* The busy bit of xr_fdr_writer.state: the top bit, which
+ * xr_owner_test_and_set_top_bit sets and which no cursor has (an address in
+ * a buffer mmap'd here: core/thread.h says why on each port). */
 #define XR_FDR_BUSY ((uintptr_t)1 << 63)
 static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
   return (uint8_t *)(state & ~XR_FDR_BUSY);
@@ -164,34 +174,45 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
 static XR_ALWAYS_INLINE bool xr_fdr_writer_busy(const struct xr_fdr_writer *w) {
   return (__atomic_load_n(&w->state, __ATOMIC_ACQUIRE) & XR_FDR_BUSY) != 0;
 }
-/* Owner only: sets the busy bit and says whether it was set already. One
- * instruction, not locked (other threads only read the word): a signal
- * handler on this thread runs wholly before it (and any cursor it advanced
- * is kept) or sees the bit (and drops its event); so the cursor is read
- * after this, never before. Also a compiler barrier. */
+/* Owner only: sets the busy bit and says whether it was set already. Not
+ * locked (other threads only read the word): a signal handler on this
+ * thread runs wholly before it (and any cursor it advanced is kept) or sees
+ * the bit (and drops its event); so the cursor is read after this, never
+ * before. Also a compiler barrier. */
 static XR_ALWAYS_INLINE bool xr_fdr_writer_enter(struct xr_fdr_writer *w) {
-  return xr_arch_test_and_set_top_bit(&w->state);
+  return xr_owner_test_and_set_top_bit(&w->state);
 }
 
-/* A free slot for the calling thread, or NULL (mmap failed). */
+/* A record for the calling thread, registered (on the live list), idle,
+ * no cursor; or NULL (mmap failed). Takes the registry's lock
+ * (xr_thread_list_lock); never allocates but for mmap. Called with the
+ * thread's guard set (a slow path), so never from a signal handler that
+ * interrupted the lock's holder on the same thread. */
 XR_HIDDEN struct xr_fdr_writer *xr_fdr_writer_claim(void);
+/* Thread exit: clears w's busy bit first (the cursor stays, for a buffer
+ * it still holds), then takes the lock and moves w to the spare records:
+ * a quiesce holding the lock never waits for a writer that is waiting for
+ * the lock. Its counters stay. */
 XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 
-/* Makes sure every writer that may have missed a flag flip made just before
- * has finished its event: a process-wide memory barrier (membarrier), then
- * waits, bounded by timeout_ns, while any slot is busy. Returns true when all
- * were idle, false on timeout. */
+/* Steps b. and c. of core/quiesce.h's protocol, the busy bit being the
+ * guard, after the caller closed the epoch (step a.): every writer that
+ * may have missed the change has finished its event. Walks the live list
+ * under the lock, waiting (bounded by timeout_ns in all) while a writer is
+ * busy. Returns true when all were idle, false on timeout. */
 XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
-/* Registers for the cheap membarrier flavour; call once at init. */
-XR_HIDDEN void xr_fdr_writers_prepare(void);
-/* Sums of the dropped, nested and erased counters over every slot;
+/* Sums of the dropped, nested and erased counters over every record, live
+ * or spare (counts are per generation, whichever thread made them);
  * reset_counters zeroes all three (at init, in a fork child). */
 XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
 XR_HIDDEN uint64_t xr_fdr_writers_nested(void);
 XR_HIDDEN uint64_t xr_fdr_writers_erased(void);
 XR_HIDDEN void xr_fdr_writers_reset_counters(void);
-/* In a fork child: every slot but `self` belongs to a thread that does not
- * exist here; free them. */
+/* In a fork child: every record but `self` (NULL: none) belongs to a
+ * thread that does not exist here; they become spare, and the live list
+ * holds self alone (xr_thread_list_after_fork). Rebuilt from the chunks,
+ * not from the lists, which a thread that did not survive may have left
+ * half changed. */
 XR_HIDDEN void xr_fdr_writers_fork_child(struct xr_fdr_writer *self);
 
 #endif

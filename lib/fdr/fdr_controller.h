@@ -32,11 +32,12 @@ struct xr_fdr_hot_config {
    * state machine. */
   uint64_t epoch;
   /* The fast path's copy of epoch: equal to it while the fast path may run
-   * (rseq gives the CPU id and the clock is the TSC), else XR_FDR_NO_FAST,
+   * (the CPU id is one register-only read and the clock is the tick
+   * counter), else XR_FDR_NO_FAST,
    * which no thread's epoch equals. One compare then covers all three. */
   uint64_t fast_epoch;
   uint64_t threshold_ticks;  /* calls shorter than this are erased */
-  intptr_t rseq_cpu_offset;  /* %fs offset of rseq cpu_id; 0 unavailable */
+  intptr_t rseq_cpu_offset;  /* thread-pointer offset of rseq cpu_id; 0 none */
   int cpu_source;            /* enum xr_fdr_cpu_source */
   int version;               /* 5, or 1 for the 2017 layout */
   uint32_t max_event_size;   /* largest custom/typed payload that fits */
@@ -49,16 +50,18 @@ struct xr_fdr_hot_config {
 XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
 #define XR_FDR_NO_FAST UINT64_MAX
 
-/* Where the handlers read the CPU id (NewCPUId records), best first. The
- * first three are single instructions, safe in lean handlers and on the
- * fast path; rdtscp also gives the timestamp, in place of rdtsc. glibc
- * before 2.35 registers no rseq area (RHEL 9, Debian 11, Ubuntu 20.04): the
- * fast path then uses rdpid, or rdtscp on CPUs without it. */
+/* Where the handlers read the CPU id (NewCPUId records), best first (core's
+ * enum xr_cpu_id_method, clock.h). The first three are single
+ * instructions, safe in lean handlers and on the fast path; the third also
+ * gives the timestamp, in place of the plain tick read. glibc before 2.35
+ * registers no rseq area (RHEL 9, Debian 11, Ubuntu 20.04): the fast path
+ * then uses the port's CPU-id instruction, or its tick-and-CPU read on CPUs
+ * without one (on x86-64: rdpid, rdtscp). */
 enum xr_fdr_cpu_source {
-  XR_FDR_CPU_RSEQ,   /* a load from the rseq area (glibc >= 2.35) */
-  XR_FDR_CPU_RDPID,  /* rdpid: TSC_AUX, node << 12 | cpu */
-  XR_FDR_CPU_RDTSCP, /* rdtscp: TSC and TSC_AUX together */
-  XR_FDR_CPU_SLOW    /* sched_getcpu behind a vector save: full path only */
+  XR_FDR_CPU_RSEQ,       /* a load from the rseq area (glibc >= 2.35) */
+  XR_FDR_CPU_INSN,       /* the port's CPU-id instruction */
+  XR_FDR_CPU_WITH_TICKS, /* read together with the tick counter */
+  XR_FDR_CPU_SLOW        /* sched_getcpu behind a vector save: full path only */
 };
 
 /* The queue of the current generation (owned by fdr_mode.c). */

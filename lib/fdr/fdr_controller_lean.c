@@ -1,23 +1,25 @@
 /* FDR lean handlers: one per event kind, run straight from the trampolines.
  *
  * A lean translation unit (core/lean.h): no vector or x87 register, no libc
- * call, no lock, no system call. Anything else (a new buffer, the non-TSC
- * clock) goes through xr_call_preserving_vectors. The one atomic
- * read-modify-write is count_nested's locked add, on the rare path of an
- * event dropped inside the tracer.
+ * call, no lock, no system call. Anything else (a new buffer, the
+ * clock_gettime fallback) goes through xr_call_preserving_vectors. The one
+ * atomic read-modify-write is count_nested's locked add, on the rare path
+ * of an event dropped inside the tracer.
  *
  * Budget of a function event in the common case (function_event: a buffer
  * of this generation with room, same CPU, delta fits, threshold 0 or an
- * enter): one rdtsc; TLS loads of the thread state; the writer's state
+ * enter): one tick read; TLS loads of the thread state; the writer's state
  * word (cursor + busy bit, the busy bit also being the re-entrancy guard):
- * one unlocked bts to set busy, one load, and at the end one store of the
- * new cursor with busy off; one load+compare of the global fast epoch (which
- * also says the TSC and a one-instruction CPU id are usable); one compare
- * for space; the CPU id (an rseq load, else rdpid, else rdtscp in place of
- * rdtsc) and its compare; one compare of the TSC delta; one 8-byte record
- * store; one store of the last TSC. Four stores, about 35 instructions, no
- * call, no fence, no locked instruction, no register save; rdtsc is most of
- * its cost, and the rest runs in its shadow.
+ * one unlocked test-and-set to set busy, one load, and at the end one store
+ * of the new cursor with busy off; one load+compare of the global fast epoch
+ * (which also says the tick counter and a one-instruction CPU id are
+ * usable); one compare for space; the CPU id (an rseq load, else the port's
+ * CPU-id instruction, else its tick-and-CPU read in place of the tick read:
+ * clock.h) and its compare; one compare of the tick delta; one 8-byte
+ * record store; one store of the last timestamp. Four stores, about 35
+ * instructions on x86-64, no call, no fence, no locked instruction, no
+ * register save; the tick read is most of its cost, and the rest runs in
+ * its shadow.
  * Everything else (metadata, buffer switch, erasure at a threshold) takes
  * function_event_full through a tail call.
  *
@@ -42,10 +44,11 @@ void (*xr_fdr_test_full_head)(void);
 void (*xr_fdr_test_full_tail)(void);
 #endif
 
-/* The writer's state word and the epoch, as C11 atomics (same instructions
- * as plain moves on x86). Ordering argument: busy := 1 must be visible to
- * finalize before this thread reads the epoch (store -> load order, which
- * x86 does not give without a fence). No fence is paid here: finalize
+/* The writer's state word and the epoch, as C11 atomics (plain moves on
+ * x86-64; plain or acquire/release loads and stores on AArch64). Ordering
+ * argument: busy := 1 must be visible to finalize before this thread reads
+ * the epoch (store -> load order, which neither port gives without a
+ * fence). No fence is paid here: finalize
  * changes the epoch and then runs membarrier, which makes every running
  * thread execute a full fence; so either our busy := 1 is seen by
  * xr_fdr_writers_quiesce (it waits) or our epoch load sees the change (we
@@ -54,7 +57,7 @@ void (*xr_fdr_test_full_tail)(void);
  * store of the new cursor: the records written under busy happen before
  * quiesce's acquire load that reads the bit clear. Only the owner writes its
  * state (and finalize, for its own thread), so nothing needs a lock: the
- * bit is set with one unlocked bts (xr_fdr_writer_enter). */
+ * bit is set with one unlocked test-and-set (xr_fdr_writer_enter). */
 static XR_ALWAYS_INLINE uintptr_t load_state(const struct xr_fdr_writer *w) {
   return __atomic_load_n(&w->state, __ATOMIC_RELAXED);
 }
@@ -123,7 +126,7 @@ static XR_ALWAYS_INLINE void leave_guard(struct xr_fdr_thread *t, uint8_t *cur) 
 /* The CPU id from the rseq area (the source chosen at init when the
  * kernel and libc register one). */
 static XR_ALWAYS_INLINE uint32_t rseq_cpu(void) {
-  return (uint32_t)xr_arch_tls_load_s32(xr_fdr_hot.rseq_cpu_offset);
+  return (uint32_t)xr_cpu_at_rseq_field(xr_fdr_hot.rseq_cpu_offset);
 }
 
 /* The timestamp and, in *cpu, the CPU id, by the source chosen at init.
@@ -132,20 +135,20 @@ static XR_ALWAYS_INLINE uint32_t rseq_cpu(void) {
 static XR_ALWAYS_INLINE uint64_t clock_and_cpu(uint32_t *cpu) {
   int source = xr_fdr_hot.cpu_source;
   if (XR_LIKELY(source == XR_FDR_CPU_RSEQ)) {
-    uint64_t tsc = xr_arch_ticks();
+    uint64_t tsc = xr_read_ticks();
     *cpu = rseq_cpu();
     return tsc;
   }
-  if (source == XR_FDR_CPU_RDPID) {
-    uint64_t tsc = xr_arch_ticks();
-    *cpu = xr_arch_cpu_insn();
+  if (source == XR_FDR_CPU_INSN) {
+    uint64_t tsc = xr_read_ticks();
+    *cpu = xr_cpu_by_insn();
     return tsc;
   }
-  return xr_arch_ticks_cpu(cpu);
+  return xr_read_ticks_and_cpu(cpu);
 }
 
 /* The CPU id on the full path, whatever the clock: the rseq load inline,
- * else xr_cpu_id, which reads it the same way (rdpid, rdtscp, or
+ * else xr_cpu_id, which reads it the same way (the port's reads, or
  * sched_getcpu behind its own vector save) and is safe here. */
 static XR_ALWAYS_INLINE uint32_t fdr_cpu(void) {
   if (XR_LIKELY(xr_fdr_hot.cpu_source == XR_FDR_CPU_RSEQ))
@@ -202,7 +205,7 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
  * A tsc the fast path read comes from before its bail-out, when the busy
  * bit was already clear: a signal handler may have written later records
  * in between. Then it is older than the thread's last stamp and is read
- * again (a compare here instead of a second rdtsc on every bail-out; the
+ * again (a compare here, not a second tick read on every bail-out; the
  * event is stamped a little late, never out of order). */
 static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
@@ -291,8 +294,9 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   uintptr_t state = load_state(w);
   /* The checks one after another, each value dead after its compare: few
    * registers live, so no register needs saving. fast_epoch equals our
-   * epoch only while tracing and while the TSC and a one-instruction CPU
-   * id are usable; when it does not, the full path reads the clock. */
+   * epoch only while tracing and while the tick counter and a
+   * one-instruction CPU id are usable; when it does not, the full path
+   * reads the clock. */
   if (XR_UNLIKELY(t->epoch !=
                   __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
     goto bail_unstamped;

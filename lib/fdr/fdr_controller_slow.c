@@ -146,8 +146,8 @@ void xr_fdr_thread_exit(void) {
     t->buffer->extents = (uint64_t)(cur - t->begin);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
   }
-  /* Otherwise the buffer stays held: finalize has run, and flush writes
-   * held buffers as they are. */
+  /* Otherwise the buffer stays held: finalize has closed the epoch, and
+   * its close reads the cursor the freed record keeps. */
   t->buffer = NULL;
   t->end = t->begin = NULL;
   t->epoch = 0;
@@ -172,14 +172,15 @@ void xr_fdr_thread_forget_after_fork(void) {
 void xr_fdr_detect_rseq(void) {
   intptr_t off = 0;
   if (&__rseq_size != NULL && &__rseq_offset != NULL && __rseq_size >= 8) {
-    intptr_t cpu_field = (intptr_t)__rseq_offset + 4; /* struct rseq.cpu_id */
-    int32_t cpu = xr_arch_tls_load_s32(cpu_field);
+    intptr_t cpu_field = xr_rseq_cpu_field();
+    int32_t cpu = xr_cpu_at_rseq_field(cpu_field);
     if (cpu >= 0 && cpu_field != 0)
       off = cpu_field;
   }
   xr_fdr_hot.rseq_cpu_offset = off;
-  xr_fdr_hot.cpu_source = off != 0                              ? XR_FDR_CPU_RSEQ
-                          : xr_cpu_method == XR_CPU_ID_RDPID  ? XR_FDR_CPU_RDPID
-                          : xr_cpu_method == XR_CPU_ID_RDTSCP ? XR_FDR_CPU_RDTSCP
-                                                              : XR_FDR_CPU_SLOW;
+  xr_fdr_hot.cpu_source = off != 0 ? XR_FDR_CPU_RSEQ
+                          : xr_cpu_method == XR_CPU_ID_INSN ? XR_FDR_CPU_INSN
+                          : xr_cpu_method == XR_CPU_ID_WITH_TICKS
+                              ? XR_FDR_CPU_WITH_TICKS
+                              : XR_FDR_CPU_SLOW;
 }

@@ -68,7 +68,7 @@ static XRayBuffer buffer_bytes(size_t i) {
 }
 
 XRayBuffer xr_fdr_iterator(XRayBuffer previous) {
-  if (__atomic_load_n(&xr_fdr_state, __ATOMIC_ACQUIRE) != XRAY_LOG_FINALIZED)
+  if (xr_lifecycle_status(&xr_fdr_lifecycle) != XRAY_LOG_FINALIZED)
     return (XRayBuffer){NULL, 0};
   if (previous.Data == NULL)
     return (XRayBuffer){file_header, sizeof file_header};

@@ -1,17 +1,17 @@
-/* FDR mode: its options and the init/finalize/flush state machine, which
+/* FDR mode: its options and the init/finalize/flush work, which
  * installs the handlers, maps the buffers and hands the file to fdr_file.c,
  * the snapshots to fdr_triggers.c and fdr_slow_call.c.
  *
- * States (XRayLogInitStatus): UNINITIALIZED -init-> INITIALIZED
- * -finalize-> FINALIZED -flush-> UNINITIALIZED (re-init allowed). A call in
- * the wrong state returns the current state (init, finalize) or
- * XRAY_LOG_NOT_FLUSHING (flush), as compiler-rt does. */
+ * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * what a call in the wrong state returns, the memory ordering), in
+ * xr_fdr_lifecycle (fdr_state.c) because the snapshot reads it too. */
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
 #include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
+#include "core/quiesce.h"
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/thread_names.h"
@@ -46,10 +46,11 @@ struct fdr_options {
 };
 
 #define OPT(name, type, def, min, max, help)                                   \
-  {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help}
+  {#name, type, offsetof(struct fdr_options, name), 0, def, min, max, help,    \
+   NULL}
 #define OPT_STRING(name, def, help)                                            \
   {#name, XR_OPT_STRING, offsetof(struct fdr_options, name),                   \
-   sizeof(((struct fdr_options *)0)->name), def, 0, 0, help}
+   sizeof(((struct fdr_options *)0)->name), def, 0, 0, help, NULL}
 static const struct xr_option fdr_option_rows[] = {
     OPT(func_duration_threshold_us, XR_OPT_INT, "5", 0, 1000000000,
         "calls shorter than this many microseconds are erased"),
@@ -62,10 +63,11 @@ static const struct xr_option fdr_option_rows[] = {
         "flush writes no file (buffers only via __xray_log_process_buffers)"),
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
         "file format: 5 (llvm-xray 7+) or 1 (the 2017 layout)"),
-    OPT_STRING(trace_output, "xray",
-               "files to write: xray (the log), chrome (Chrome trace events "
-               "for Perfetto: <log>.json at flush, <snapshot>.json soon after "
-               "each snapshot) or xray+chrome"),
+    {"trace_output", XR_OPT_STRING, offsetof(struct fdr_options, trace_output),
+     sizeof(((struct fdr_options *)0)->trace_output), "xray", 0, 0,
+     "files to write at flush, and beside each snapshot soon after it, "
+     "several joined by '+'",
+     xr_trace_outputs_help},
     OPT_STRING(snapshot_signal, "",
                "this signal (SIGUSR2, USR2 or a number) writes a snapshot"),
     OPT(snapshot_on_crash, XR_OPT_BOOL, "false", 0, 0,
@@ -88,18 +90,15 @@ XR_HIDDEN const struct xr_option_table xr_fdr_options_table = {
 static void advance_epoch(uint64_t by) {
   uint64_t e = __atomic_add_fetch(&xr_fdr_hot.epoch, by, __ATOMIC_SEQ_CST);
   bool fast = (e & 1) && xr_fdr_hot.cpu_source != XR_FDR_CPU_SLOW &&
-              xr_clock.using_tsc;
+              xr_clock.using_ticks;
   __atomic_store_n(&xr_fdr_hot.fast_epoch, fast ? e : XR_FDR_NO_FAST,
                    __ATOMIC_SEQ_CST);
 }
 
 static struct fdr_trigger_options triggers;
-static int flushing;                       /* atomic */
 static struct fdr_options options;
 static unsigned outputs; /* XR_TRACE_OUT_* of options.trace_output */
 static bool queue_quiescent = true; /* no writer can be inside xr_fdr_queue */
-static int load_state(void) { return __atomic_load_n(&xr_fdr_state, __ATOMIC_ACQUIRE); }
-static void set_state(int s) { __atomic_store_n(&xr_fdr_state, s, __ATOMIC_RELEASE); }
 
 /* Defaults -> XRAY_FDR_OPTIONS (or, when that is unset or empty, the legacy
  * xray_fdr_log_* flags) -> the deprecated log_init sizes -> the config
@@ -189,7 +188,7 @@ static void fork_child(void) {
   xr_fdr_triggers_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
-  if (load_state() == XRAY_LOG_INITIALIZED) {
+  if (xr_lifecycle_status(&xr_fdr_lifecycle) == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
     xr_fdr_queue_reset(&xr_fdr_queue);
     xr_fdr_writers_reset_counters();
@@ -199,27 +198,23 @@ static void fork_child(void) {
 
 static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
                                   void *args, size_t args_size) {
-  int expected = XRAY_LOG_UNINITIALIZED;
-  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_INITIALIZING,
-                                   false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE)) {
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_init(&xr_fdr_lifecycle, &now)) {
     xr_report(XR_ERROR, "xray-fdr: cannot initialise: already initialised "
                         "(finalize and flush first)");
-    return (XRayLogInitStatus)expected;
+    return now;
   }
   /* A deprecated call passes sizes (and an old options struct we ignore);
    * a current one passes a config string in args. */
   bool sizes = buffer_size != 0 || buffer_max != 0;
   if (!sizes && args == NULL) {
     xr_report(XR_ERROR, "xray-fdr: no configuration given to log_init");
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
   if (load_options(buffer_size, buffer_max, sizes ? NULL : args,
                    args_size) != 0) {
     xr_report(XR_ERROR, "xray-fdr: bad configuration; not initialised");
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
 
   /* Fresh buffers for this generation. The old ones go only if finalize saw
@@ -236,13 +231,12 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
               "initialised",
               (int)options.buffer_max, (int)options.buffer_size,
               strerror(errno));
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
   queue_quiescent = true;
 
   xr_clock_init();
-  xr_fdr_writers_prepare();
+  xr_quiesce_setup();
   xr_fdr_writers_reset_counters();
   xr_fdr_detect_rseq();
   int version = options.format_version;
@@ -273,7 +267,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   xr_fdr_snapshot_prepare();
   if (xr_trace_outputs_streamed(outputs))
     xr_fdr_snapjson_start(outputs); /* before the first snapshot is taken */
-  set_state(XRAY_LOG_INITIALIZED);
+  xr_lifecycle_end_init(&xr_fdr_lifecycle, true);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
             "xray-fdr: initialised: %d buffers of %d bytes, threshold %d us, "
@@ -284,10 +278,9 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
 }
 
 static XRayLogInitStatus fdr_finalize(void) {
-  int expected = XRAY_LOG_INITIALIZED;
-  if (!__atomic_compare_exchange_n(&xr_fdr_state, &expected, XRAY_LOG_FINALIZING,
-                                   false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return (XRayLogInitStatus)expected;
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_finalize(&xr_fdr_lifecycle, &now))
+    return now;
   xr_fdr_triggers_remove(); /* no snapshot once recording stops */
   /* Close the gate (epoch becomes even), stop calling us, then wait only for
    * threads caught in the middle of an event. */
@@ -313,8 +306,7 @@ static XRayLogInitStatus fdr_finalize(void) {
                        "%zu buffer(s) left out of the log",
               (int)bound_ms, left_out);
   xr_fdr_file_prepare((uint64_t)options.buffer_size);
-  set_state(XRAY_LOG_FINALIZED);
-  return XRAY_LOG_FINALIZED;
+  return xr_lifecycle_end_finalize(&xr_fdr_lifecycle);
 }
 
 /* Every call was erased by the threshold: the user gets a log without a
@@ -334,9 +326,7 @@ static void report_all_calls_erased(void) {
 }
 
 static XRayLogFlushStatus fdr_flush(void) {
-  if (load_state() != XRAY_LOG_FINALIZED)
-    return XRAY_LOG_NOT_FLUSHING;
-  if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL))
+  if (!xr_lifecycle_begin_flush(&xr_fdr_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   /* Keep our own handlers from running if a signal arrives mid-flush. */
   uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
@@ -361,9 +351,7 @@ static XRayLogFlushStatus fdr_flush(void) {
             (unsigned long long)dropped, (unsigned long long)nested,
             (unsigned long long)overwritten);
   __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
-  set_state(XRAY_LOG_UNINITIALIZED);
-  __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
-  return XRAY_LOG_FLUSHED;
+  return xr_lifecycle_end_flush(&xr_fdr_lifecycle);
 }
 
 const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize,

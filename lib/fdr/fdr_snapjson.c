@@ -22,11 +22,13 @@
 #include "core/report.h"
 #include "core/thread.h"
 #include "export/thread_names.h"
+#include "export/trace_formats.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_snapjson.h"
 #include "fdr/fdr_snapshot_names.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -41,10 +43,11 @@ static bool running;     /* control path only: helper is joinable */
 static unsigned outputs; /* XR_TRACE_OUT_*, set at start */
 
 static void convert_one(const char *path) {
-  if (xr_fdr_file_write_streams(path, outputs, xr_clock.frequency_hz) == 0 &&
-      (outputs & XR_TRACE_OUT_CHROME))
-    xr_report(XR_INFO, "xray-fdr: snapshot '%s' as Chrome trace in '%s.json'",
-              path, path);
+  static char files[2 * PATH_MAX]; /* the helper thread's only */
+  if (xr_fdr_file_write_streams(path, outputs, xr_clock.frequency_hz) == 0) {
+    xr_trace_outputs_files(outputs, path, files, sizeof files);
+    xr_report(XR_INFO, "xray-fdr: snapshot '%s' also as %s", path, files);
+  }
 }
 
 void xr_fdr_snapjson_convert_new(void) {

@@ -11,16 +11,17 @@ struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
 struct xr_fdr_queue xr_fdr_queue;
 XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
-int xr_fdr_state = XRAY_LOG_UNINITIALIZED;
+struct xr_lifecycle xr_fdr_lifecycle = XR_LIFECYCLE_INITIAL;
 int xr_fdr_snapshots_inside;
 
 /* A snapshot counts itself in before it looks at the state, and init
  * moves the state before it looks at the count (both sequentially
- * consistent): so either init sees the snapshot and keeps the old buffers
- * mapped, or the snapshot sees that FDR is not recording and leaves. */
+ * consistent: the lifecycle's accesses all are, core/mode_lifecycle.h):
+ * so either init sees the snapshot and keeps the old buffers mapped, or
+ * the snapshot sees that FDR is not recording and leaves. */
 bool xr_fdr_snapshot_enter(void) {
   __atomic_add_fetch(&xr_fdr_snapshots_inside, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&xr_fdr_state, __ATOMIC_SEQ_CST) == XRAY_LOG_INITIALIZED)
+  if (xr_lifecycle_status(&xr_fdr_lifecycle) == XRAY_LOG_INITIALIZED)
     return true;
   __atomic_sub_fetch(&xr_fdr_snapshots_inside, 1, __ATOMIC_SEQ_CST);
   return false;

@@ -1,9 +1,13 @@
 /* Serialises thread tries into compiler-rt's profile blocks. See
- * profile_blocks.h for the layout. x86-64 is little-endian, so fields are
- * copied as they are in memory. */
+ * profile_blocks.h for the layout. The blocks are little-endian, like every
+ * port (x86-64; AArch64 as Linux runs it), so fields are copied as they are
+ * in memory. */
 #include "profiling/profile_blocks.h"
 
 #include <string.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "profile blocks are copied from memory: little-endian only");
 
 static size_t record_bytes(const struct xr_trie_node *n) {
   return 20u + 4u * (size_t)n->depth;

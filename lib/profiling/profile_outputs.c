@@ -12,7 +12,7 @@
 #include "core/output.h"
 #include "core/report.h"
 #include "core/objects.h"
-#include "core/options.h"
+#include "core/option_words.h"
 #include "core/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
@@ -140,6 +140,18 @@ unsigned xr_prof_outputs_parse(const char *s) {
   return xr_options_word_set(s, words, XR_ARRAY_SIZE(views));
 }
 
+void xr_prof_outputs_help(char *buf, size_t cap) {
+  const char *words[XR_ARRAY_SIZE(views)], *notes[XR_ARRAY_SIZE(views)];
+  char files[XR_ARRAY_SIZE(views)][32];
+  for (size_t i = 0; i < XR_ARRAY_SIZE(views); i++) {
+    words[i] = views[i].word;
+    snprintf(files[i], sizeof files[i], "<log>%s",
+             views[i].suffix ? views[i].suffix : "");
+    notes[i] = views[i].suffix ? files[i] : "the log: compiler-rt's blocks";
+  }
+  xr_options_word_list(buf, cap, words, notes, XR_ARRAY_SIZE(views));
+}
+
 static void write_view(const struct xr_prof_run *run, const char *path,
                        size_t v, struct xr_trie *merged) {
   char out[PATH_MAX];
@@ -171,8 +183,15 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
     return;
   struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
   if (merged == NULL) {
+    const char *lost[XR_ARRAY_SIZE(views)];
+    size_t n = 0;
+    for (size_t v = 0; v < XR_ARRAY_SIZE(views); v++)
+      if (wanted_merged >> v & 1)
+        lost[n++] = views[v].word;
+    char words[XR_OPTION_WORDS_MAX];
+    xr_options_word_list(words, sizeof words, lost, NULL, n);
     xr_report(XR_ERROR, "xray-profiling: no memory to merge the threads' "
-              "profiles; folded/pprof not written");
+              "profiles; %s not written", words);
     return;
   }
   for (size_t v = 0; v < XR_ARRAY_SIZE(views); v++)

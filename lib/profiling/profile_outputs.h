@@ -23,6 +23,9 @@ struct xr_prof_run {
 /* profiling_output's words ("xray+folded", "report,pprof") -> XR_PROF_OUT_*
  * bits, from the table of views; 0 when a word is unknown or none given. */
 XR_HIDDEN unsigned xr_prof_outputs_parse(const char *s);
+/* The words and the file each writes, for help and messages (a struct
+ * xr_option's words function). */
+XR_HIDDEN void xr_prof_outputs_help(char *buf, size_t cap);
 
 /* Writes every file the run asks for, named after the log file; failures
  * are reported, never fatal; losses are reported at the end. */

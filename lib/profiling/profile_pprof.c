@@ -25,24 +25,24 @@ struct mappings {
   } range[MAX_MAPPINGS];
 };
 
-static uint64_t mapping_id(struct xr_pprof *w, struct mappings *maps,
+static uint64_t mapping_id(struct xr_pprof *w, struct mappings *seen,
                            const struct xr_pprof_view_info *info,
                            uint64_t addr) {
   if (addr == 0 || info->mapping_of == NULL)
     return 0;
-  for (size_t i = 0; i < maps->count; i++)
-    if (addr >= maps->range[i].start && addr < maps->range[i].limit)
-      return maps->range[i].id;
+  for (size_t i = 0; i < seen->count; i++)
+    if (addr >= seen->range[i].start && addr < seen->range[i].limit)
+      return seen->range[i].id;
   static struct xr_pprof_mapping_text text; /* cold, single caller */
-  struct xr_pprof_mapping m = {.id = maps->count + 1};
-  if (maps->count == MAX_MAPPINGS || info->mapping_of(addr, &m, &text) != 0)
+  struct xr_pprof_mapping m = {.id = seen->count + 1};
+  if (seen->count == MAX_MAPPINGS || info->mapping_of(addr, &m, &text) != 0)
     return 0;
-  m.id = maps->count + 1;
+  m.id = seen->count + 1;
   xr_pprof_mapping(w, &m);
-  maps->range[maps->count].start = m.memory_start;
-  maps->range[maps->count].limit = m.memory_limit;
-  maps->range[maps->count].id = m.id;
-  maps->count++;
+  seen->range[seen->count].start = m.memory_start;
+  seen->range[seen->count].limit = m.memory_limit;
+  seen->range[seen->count].id = m.id;
+  seen->count++;
   return m.id;
 }
 
@@ -84,8 +84,8 @@ int xr_pprof_view_write(const struct xr_trie *t,
     munmap(mem, bytes);
     return -1;
   }
-  static struct mappings maps; /* 6 KiB: not on the stack */
-  maps.count = 0;
+  static struct mappings seen; /* 6 KiB: not on the stack */
+  seen.count = 0;
   for (size_t i = 0; i < nfids; i++) {
     if (i > 0 && fids[i] == fids[i - 1])
       continue;
@@ -94,7 +94,7 @@ int xr_pprof_view_write(const struct xr_trie *t,
     const char *system_name =
         info->system_name_of != NULL ? info->system_name_of(fid) : NULL;
     xr_pprof_function(&w, location_id(fid), name(name_ctx, fid), system_name,
-                      addr, mapping_id(&w, &maps, info, addr));
+                      addr, mapping_id(&w, &seen, info, addr));
   }
   for (const struct xr_trie_node *n = t->root.first_child; n != NULL;
        n = xr_trie_next(n, &t->root)) {

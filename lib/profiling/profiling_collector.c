@@ -15,7 +15,7 @@
 XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
                                             .failed_gen = XR_PROF_NO_GEN};
 uint32_t xr_prof_active_gen;
-struct xr_trie_config xr_prof_trie_config;
+static struct xr_trie_config trie_config; /* fields atomic: see read_config */
 uint64_t xr_prof_lost_events;
 uint64_t xr_prof_nested_drops;
 
@@ -28,8 +28,12 @@ static struct xr_trie *posted;          /* newest first */
 static struct xr_trie **collected;      /* result of xr_prof_collect */
 static size_t collected_bytes;
 
-static void lock(void) { xr_lock_take(&collector_lock); }
-static void unlock(void) { xr_lock_release(&collector_lock); }
+/* With the guard set (core/thread_list.h), as every registry's lock; the
+ * callers have set it already, but the rule then holds by construction. */
+static uint8_t lock(void) { return xr_thread_list_lock(&collector_lock); }
+static void unlock(uint8_t guard) {
+  xr_thread_list_unlock(&collector_lock, guard);
+}
 
 /* Caller holds the lock. */
 static void post_locked(struct xr_trie *t) {
@@ -54,13 +58,13 @@ static void unregister_locked(struct xr_prof_thread *p) {
 
 static void on_thread_exit(void) {
   struct xr_prof_thread *p = &xr_prof_tls;
-  lock();
+  uint8_t guard = lock();
   struct xr_trie *t = take(p);
   if (t != NULL)
     post_locked(t);
   unregister_locked(p); /* its TLS is about to go away */
   p->gen_tag = XR_PROF_NO_GEN;
-  unlock();
+  unlock(guard);
 }
 
 /* In a fork child only the forking thread exists: forget the others (their
@@ -96,24 +100,58 @@ void xr_prof_end_session(unsigned grace_ms) {
   xr_quiesce_fence((uint64_t)grace_ms * 1000000u);
 }
 
-static void make_trie(struct xr_prof_thread *p, uint32_t gen) {
-  struct xr_trie_config cfg = xr_prof_trie_config;
+/* Every field is read and written with relaxed atomics and checked after
+ * as a sequence lock checks its count, xr_prof_active_gen being the count:
+ * init writes the fields only after the session ended (the generation went
+ * to 0 before the previous flush's lifecycle store, which init's
+ * begin_init follows), behind a release fence. A reader that took any
+ * field from the new init synchronises with that fence through its acquire
+ * fence, so its second load of the generation sees 0 or the new one, never
+ * gen (generations are not reused). Equal generations thus mean a copy of
+ * gen's own parameters. */
+void xr_prof_set_trie_config(const struct xr_trie_config *c) {
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&trie_config.chunk_bytes, c->chunk_bytes, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.stack_bytes, c->stack_bytes, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.max_depth, c->max_depth, __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.global_max_bytes, c->global_max_bytes,
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&trie_config.global_used, c->global_used, __ATOMIC_RELAXED);
+}
+
+static bool read_config(struct xr_trie_config *out, uint32_t gen) {
+  out->chunk_bytes = __atomic_load_n(&trie_config.chunk_bytes, __ATOMIC_RELAXED);
+  out->stack_bytes = __atomic_load_n(&trie_config.stack_bytes, __ATOMIC_RELAXED);
+  out->max_depth = __atomic_load_n(&trie_config.max_depth, __ATOMIC_RELAXED);
+  out->global_max_bytes =
+      __atomic_load_n(&trie_config.global_max_bytes, __ATOMIC_RELAXED);
+  out->global_used = __atomic_load_n(&trie_config.global_used, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED) == gen;
+}
+
+/* Returns false when the session gen ended meanwhile (nothing made). */
+static bool make_trie(struct xr_prof_thread *p, uint32_t gen) {
+  struct xr_trie_config cfg;
+  if (!read_config(&cfg, gen))
+    return false;
   struct xr_trie *t = xr_trie_create(&cfg);
   if (t == NULL) {
     p->failed_gen = gen;
-    return;
+    return true;
   }
   t->grow = lean_grow;
   t->gen = gen;
   t->tid = xr_tid();
   p->in_handler = &xr_in_handler;
-  lock();
+  uint8_t guard = lock();
   if (!p->link.registered)
     register_locked(p);
-  unlock();
+  unlock(guard);
   xr_thread_arm();
   p->trie_gen = gen;
   __atomic_store_n(&p->trie, t, __ATOMIC_RELEASE);
+  return true;
 }
 
 void xr_prof_thread_refresh(void *arg) {
@@ -121,17 +159,17 @@ void xr_prof_thread_refresh(void *arg) {
   uint32_t gen = __atomic_load_n(&xr_prof_active_gen, __ATOMIC_ACQUIRE);
   if (__atomic_load_n(&p->trie, __ATOMIC_ACQUIRE) != NULL &&
       (gen == 0 || p->trie_gen != gen)) {
-    lock();
+    uint8_t guard = lock();
     struct xr_trie *t = take(p);
     if (t != NULL)
       post_locked(t);
-    unlock();
+    unlock(guard);
   }
   p->gen_tag = XR_PROF_NO_GEN;
   if (gen == 0)
     return;
-  if (p->trie == NULL && p->failed_gen != gen)
-    make_trie(p, gen);
+  if (p->trie == NULL && p->failed_gen != gen && !make_trie(p, gen))
+    return; /* gen ended while we looked: the event belongs to no session */
   if (p->trie != NULL && p->trie_gen == gen)
     p->gen_tag = gen;
   else
@@ -139,14 +177,14 @@ void xr_prof_thread_refresh(void *arg) {
 }
 
 void xr_prof_collector_reset(void) {
-  lock();
+  uint8_t guard = lock();
   struct xr_trie *t = posted;
   posted = NULL;
   struct xr_trie **c = collected;
   size_t cb = collected_bytes;
   collected = NULL;
   collected_bytes = 0;
-  unlock();
+  unlock(guard);
   while (t != NULL) {
     struct xr_trie *next = t->next_posted;
     xr_trie_destroy(t);
@@ -161,7 +199,7 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
   *out = NULL;
   *not_collected = 0;
   struct xr_prof_thread *self = &xr_prof_tls;
-  lock();
+  uint8_t guard = lock();
   struct xr_trie *own = take(self);
   if (own != NULL)
     post_locked(own);
@@ -191,13 +229,13 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
       *not_collected = busy;
       break;
     }
-    unlock();
+    unlock(guard);
     /* 0.1 ms doubling to 12.8 ms: about 0.5 s in all, needed only when a
      * thread was preempted inside its handler on a loaded machine */
     long ns = 100000L << (round < 7 ? round : 7);
     struct timespec pause = {0, ns};
     nanosleep(&pause, NULL);
-    lock();
+    guard = lock();
   }
   /* oldest first: the order threads finished in */
   size_t n = 0;
@@ -207,7 +245,7 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
   struct xr_trie **arr = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (arr == MAP_FAILED) {
-    unlock();
+    unlock(guard);
     *not_collected += n;
     return 0;
   }
@@ -219,7 +257,7 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
     munmap(collected, collected_bytes);
   collected = arr;
   collected_bytes = bytes;
-  unlock();
+  unlock(guard);
   *out = arr;
   return n;
 }

@@ -41,8 +41,12 @@ XR_HIDDEN extern XR_TLS struct xr_prof_thread xr_prof_tls;
  * thread to the slow path, which re-reads it with acquire). */
 XR_HIDDEN extern uint32_t xr_prof_active_gen;
 
-/* Session parameters, set by init before xr_prof_active_gen. */
-XR_HIDDEN extern struct xr_trie_config xr_prof_trie_config;
+/* Sets the parameters of the next session's tries. Called by init while no
+ * session records (xr_prof_active_gen == 0), before it publishes the new
+ * generation. A thread of an earlier session may still be reading the old
+ * ones (it stopped inside its slow path past finalize's grace period): it
+ * finds the generation changed and makes no trie (make_trie). */
+XR_HIDDEN void xr_prof_set_trie_config(const struct xr_trie_config *c);
 
 /* Events lost because a thread could not get a trie (no memory). */
 XR_HIDDEN extern uint64_t xr_prof_lost_events;

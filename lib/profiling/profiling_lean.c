@@ -8,7 +8,7 @@
  *
  * Budget per event, steady state (about 40 instructions, two callee-saved
  * pushes): one TLS guard load and two stores, one load and compare of the
- * clock kind, one rdtsc, one TLS load and one global load and compare
+ * clock kind, one tick read, one TLS load and one global load and compare
  * (session still recording), then
  *   entry: compares for depth, overflow and abandoned frames, one child-cache
  *          probe (a hash, two loads, two compares), four stores of the frame;
@@ -106,11 +106,11 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
   }
   guard_enter();
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-  if (XR_UNLIKELY(!xr_clock.using_tsc)) {
+  if (XR_UNLIKELY(!xr_clock.using_ticks)) {
     slow_event(id, type, sp, 0);
     return;
   }
-  uint64_t now = xr_arch_ticks();
+  uint64_t now = xr_read_ticks();
   struct xr_prof_thread *p = &xr_prof_tls;
   if (XR_UNLIKELY(p->gen_tag !=
                   __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))) {

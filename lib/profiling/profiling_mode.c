@@ -1,19 +1,16 @@
-/* xray-profiling mode glue: the XRayLogImpl, its state machine (as
- * compiler-rt's xray_profiling.cpp), the in-memory buffer iterator and the
- * files written at flush.
+/* xray-profiling mode glue: the XRayLogImpl, the in-memory buffer iterator
+ * and the files written at flush.
  *
- *   init:     UNINITIALIZED -> INITIALIZED; else returns the current state.
- *   finalize: INITIALIZED -> FINALIZING -> FINALIZED (threads stop
- *             recording, tries are collected and serialised); else returns
- *             the current state.
- *   flush:    FINALIZED -> writes the files (unless no_flush) -> UNINITIALIZED,
- *             returns FLUSHED; in any other state NOT_FLUSHING.
- * An initialised session is finalized and flushed at exit (core's exit
- * policy, log_registry.c). */
+ * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * what a call in the wrong state returns, the memory ordering). Finalize
+ * stops the threads recording, collects their tries and serialises them;
+ * flush writes the files (unless no_flush). An initialised session is
+ * finalized and flushed at exit (core's exit policy, log_registry.c). */
 #define _GNU_SOURCE
 #include "core/clock.h"
 #include "core/handlers.h"
 #include "core/log_registry.h"
+#include "core/mode_lifecycle.h"
 #include "core/mode_stats.h"
 #include "core/report.h"
 #include "core/thread.h"
@@ -34,8 +31,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type);
 /* Lean arena growth for the handlers' tries (profiling_lean.c). */
 XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
-static int state = XRAY_LOG_UNINITIALIZED;
-static int flushing;
+static struct xr_lifecycle lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t last_gen;
 static uint64_t global_used; /* bytes of trie chunks, all threads */
 
@@ -54,13 +50,10 @@ static size_t trie_count;
 static uint64_t not_collected;
 static uint64_t start_ns, end_ns; /* CLOCK_REALTIME at init and finalize */
 
-static int load_state(void) { return __atomic_load_n(&state, __ATOMIC_ACQUIRE); }
-static void set_state(int s) { __atomic_store_n(&state, s, __ATOMIC_RELEASE); }
-
 /* Header first, then each block; nothing unless finalized. */
 static XRayBuffer iterate(XRayBuffer prev) {
   XRayBuffer none = {NULL, 0};
-  if (load_state() != XRAY_LOG_FINALIZED || profile == NULL)
+  if (xr_lifecycle_status(&lifecycle) != XRAY_LOG_FINALIZED || profile == NULL)
     return none;
   if (prev.Data == NULL)
     return (XRayBuffer){profile, XR_PROFILE_HEADER_BYTES};
@@ -96,29 +89,27 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
                                    void *args, size_t args_size) {
   (void)buffer_size;
   (void)max_buffers;
-  int expected = XRAY_LOG_UNINITIALIZED;
-  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_INITIALIZING,
-                                   false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return (XRayLogInitStatus)expected;
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_init(&lifecycle, &now))
+    return now;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   if (xr_profiling_flags_load(&flags, args, args_size, &outputs,
                               &folded_calls) != 0) {
     __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
-    set_state(XRAY_LOG_UNINITIALIZED);
-    return XRAY_LOG_UNINITIALIZED;
+    return xr_lifecycle_end_init(&lifecycle, false);
   }
   xr_clock_init();
   xr_prof_collector_setup(xr_prof_lean_grow);
   xr_prof_collector_reset();
   free_profile();
-  xr_prof_trie_config = (struct xr_trie_config){
+  xr_prof_set_trie_config(&(struct xr_trie_config){
       .chunk_bytes = flags.per_thread_allocator_max,
       .stack_bytes = flags.stack_allocator_max,
       .max_depth = (uint32_t)flags.max_depth,
       .global_max_bytes = flags.global_allocator_max,
       .global_used = &global_used,
-  };
+  });
   __atomic_store_n(&xr_prof_lost_events, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_prof_nested_drops, 0, __ATOMIC_RELAXED);
   if (++last_gen == 0 || last_gen == XR_PROF_NO_GEN)
@@ -127,7 +118,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   start_ns = realtime_ns();
   __xray_log_set_buffer_iterator(iterate);
   xr_registry_flush_at_exit(&xr_profiling_impl);
-  set_state(XRAY_LOG_INITIALIZED);
+  xr_lifecycle_end_init(&lifecycle, true);
   /* The configuration above is published by this release store; handlers
    * that see the new generation read it in their slow path after an
    * acquire load of the same variable. */
@@ -155,10 +146,9 @@ static void build_blocks(void) {
 }
 
 static XRayLogInitStatus prof_finalize(void) {
-  int expected = XRAY_LOG_INITIALIZED;
-  if (!__atomic_compare_exchange_n(&state, &expected, XRAY_LOG_FINALIZING,
-                                   false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return (XRayLogInitStatus)expected;
+  XRayLogInitStatus now;
+  if (!xr_lifecycle_begin_finalize(&lifecycle, &now))
+    return now;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   /* Threads see the session end at their next event; after the fence in
@@ -177,8 +167,7 @@ static XRayLogInitStatus prof_finalize(void) {
   if ((outputs & XR_PROF_OUT_XRAY) || flags.no_flush)
     build_blocks();
   __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
-  set_state(XRAY_LOG_FINALIZED);
-  return XRAY_LOG_FINALIZED;
+  return xr_lifecycle_end_finalize(&lifecycle);
 }
 
 /* ---- files written at flush ------------------------------------------ */
@@ -207,8 +196,7 @@ static void write_files(void) {
 }
 
 static XRayLogFlushStatus prof_flush(void) {
-  if (load_state() != XRAY_LOG_FINALIZED ||
-      __atomic_exchange_n(&flushing, 1, __ATOMIC_ACQ_REL) != 0)
+  if (!xr_lifecycle_begin_flush(&lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
@@ -218,10 +206,9 @@ static XRayLogFlushStatus prof_flush(void) {
   __xray_log_remove_buffer_iterator();
   free_profile();
   xr_prof_collector_reset();
-  set_state(XRAY_LOG_UNINITIALIZED);
+  XRayLogFlushStatus done = xr_lifecycle_end_flush(&lifecycle);
   __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
-  __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
-  return XRAY_LOG_FLUSHED;
+  return done;
 }
 
 const struct XRayLogImpl xr_profiling_impl = {

@@ -13,7 +13,9 @@ static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
  * rdpid (CPUID 7 ECX bit 22) and rdtscp (0x80000001 EDX bit 27). */
 void xr_arch_clock_probe(struct xr_arch_clock_caps *out) {
   unsigned r[4];
-  *out = (struct xr_arch_clock_caps){.exact_source = "cpuid"};
+  *out = (struct xr_arch_clock_caps){.exact_source = "cpuid",
+                                     .cpu_insn_name = "rdpid",
+                                     .ticks_cpu_name = "rdtscp"};
   cpuid(0, 0, r);
   unsigned max_basic = r[0];
   if (max_basic >= 1) {

@@ -90,7 +90,7 @@ snapshot_json_once() {
   [ -f "$2.json.before_flush" ] || fail "$1: no $2.json before the flush"
   expect_eq "$1: .json not written again at flush (same inode)" \
     "$(stat -c %i "$2.json.before_flush")" "$(stat -c %i "$2.json")"
-  expect_eq "$1: one writer" 1 "$(grep -cF "snapshot '$2' as Chrome trace in '$2.json'" err.txt)"
+  expect_eq "$1: one writer" 1 "$(grep -cF "snapshot '$2' also as chrome ('$2.json')" err.txt)"
 }
 # fdr_json_check JSON TRACE BINARY: JSON (the Chrome trace written for
 # TRACE) parses, and holds per function as many complete ("X") events as

@@ -17,7 +17,7 @@ names() { # process and thread names of a JSON
 expect_eq "names" "process_name=threads thread_name=worker-0" "$(names "$log.json")"
 
 # four threads: the JSON alone (llvm-xray's view of threaded basic logs is
-# tested in account_threads.sh)
+# tested in llvm_xray.sh)
 XRAY_OPTIONS=xray_logfile_base=four- ./threads xray-basic "func_duration_threshold_us=0:trace_output=chrome" 4 3000 1 0
 json=$(only_file "four-threads.*.json")
 [ "$(ls four-threads.* | wc -l)" = 1 ] || fail "trace_output=chrome left the binary log: $(ls four-threads.*)"

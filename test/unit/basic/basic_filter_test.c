@@ -1,4 +1,5 @@
-/* The shadow-stack filter of basic mode, driven with synthetic timestamps:
+/* The shadow-stack filter of basic mode (basic_stack.h, the code the lean
+ * handlers inline), driven with synthetic timestamps:
  * rewinds of short calls, the depth limit, threshold 0, unwinding of exits
  * skipped by longjmp, exits of calls entered before recording, and buffer
  * spills (an entry and its payload never straddle one). */
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
+#include "basic/basic_stack.h"
 
 enum { CAP = 64, FRAMES = 32, OUT = 4096 };
 

@@ -54,7 +54,7 @@ static int force_fallback(void **state) {
   have_avx = __builtin_cpu_supports("avx");
   xr_vector_state_init(); /* as the runtime does before any handler runs */
   xr_clock_init();
-  xr_clock.using_tsc = false; /* as on a machine without invariant TSC */
+  xr_clock.using_ticks = false; /* as without an invariant tick counter */
   xr_clock.frequency_hz = 1000000000u;
   return 0;
 }

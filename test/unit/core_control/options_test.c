@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "core/option_words.h"
 #include "core/options.h"
 #include "core/report.h"
 
@@ -20,15 +21,18 @@ struct sample {
   int32_t wide; /* full int32 range */
 };
 
+/* The "s" row's words, as a table of words would write them. */
+static void s_words(char *buf, size_t cap) { snprintf(buf, cap, "x and y"); }
+
 static const struct xr_option rows[] = {
-    {"b", XR_OPT_BOOL, offsetof(struct sample, b), 0, "false", 0, 1, "a bool"},
-    {"i", XR_OPT_INT, offsetof(struct sample, i), 0, "7", -100, 100, "an int"},
+    {"b", XR_OPT_BOOL, offsetof(struct sample, b), 0, "false", 0, 1, "a bool", NULL},
+    {"i", XR_OPT_INT, offsetof(struct sample, i), 0, "7", -100, 100, "an int", NULL},
     {"u", XR_OPT_UPTR, offsetof(struct sample, u), 0, "4096", 0, 1 << 20,
-     "a uptr"},
+     "a uptr", NULL},
     {"s", XR_OPT_STRING, offsetof(struct sample, s), 16, "dflt", 0, 0,
-     "a string"},
+     "a string", s_words},
     {"wide", XR_OPT_INT, offsetof(struct sample, wide), 0, "0", INT32_MIN,
-     INT32_MAX, "an int of the whole int32 range"},
+     INT32_MAX, "an int of the whole int32 range", NULL},
 };
 static const struct xr_option_table table = {"TEST_OPTIONS", rows,
                                              XR_ARRAY_SIZE(rows)};
@@ -307,16 +311,38 @@ static void help_prints_the_table(void **state) {
   (void)state;
   assert_int_equal(parse("help=1 i=9"), 0);
   assert_int_equal(count_lines(stderr_text), 1 + (int)XR_ARRAY_SIZE(rows));
-  assert_non_null(strstr(stderr_text, "  i (int, default '7', current '9'): an int"));
+  assert_non_null(strstr(stderr_text, "  i (int, default '7', current '9'): an int\n"));
+  assert_non_null(strstr(stderr_text, "  s (string, default 'dflt', current "
+                                      "'dflt'): a string: x and y\n"));
   assert_int_equal(parse("help=0"), 0);
   assert_string_equal(stderr_text, "");
   assert_int_equal(parse("help=please"), 1);
+}
+
+/* A list of words for help and messages, with and without notes, and cut
+ * (always terminated) when the buffer is short. */
+static void word_lists(void **state) {
+  (void)state;
+  const char *words[] = {"xray", "folded", "pprof"};
+  const char *notes[] = {"the log", NULL, "<log>.pb"};
+  char buf[64];
+  xr_options_word_list(buf, sizeof buf, words, NULL, 3);
+  assert_string_equal(buf, "xray, folded and pprof");
+  xr_options_word_list(buf, sizeof buf, words, notes, 3);
+  assert_string_equal(buf, "xray (the log), folded and pprof (<log>.pb)");
+  xr_options_word_list(buf, sizeof buf, words, NULL, 1);
+  assert_string_equal(buf, "xray");
+  xr_options_word_list(buf, 10, words, notes, 3);
+  assert_string_equal(buf, "xray (the");
+  assert_int_equal(xr_options_word_set("pprof+xray", words, 3), 5);
+  assert_int_equal(xr_options_word_set("xray,json", words, 3), 0);
 }
 
 int main(void) {
 #define T(f) cmocka_unit_test_setup(f, reset)
   const struct CMUnitTest tests[] = {
       T(defaults),
+      T(word_lists),
       T(null_and_empty_text_change_nothing),
       T(every_type_and_every_separator),
       T(bool_spellings),

@@ -335,31 +335,43 @@ static int run_child(int (*body)(void)) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
+/* Whether the environment started the mode shows in the exit policy: it
+ * finalizes and flushes only a mode the environment started. */
+static bool exit_policy_flushes(const struct fake *mode) {
+  int finalizes = mode->finalizes, flushes = mode->flushes;
+  xr_registry_exit_policy();
+  return mode->finalizes == finalizes + 1 && mode->flushes == flushes + 1;
+}
+
 static int start_basic(void) {
   flags("xray_mode=xray-basic");
   xr_registry_start_from_flags();
   int bad = 0;
   bad |= (basic.inits != 1) << 0;
   bad |= strcmp(basic.last_config, "") != 0 ? 2 : 0;
-  bad |= !xr_registry_env_started() ? 4 : 0;
   bad |= strcmp(__xray_log_get_current_mode(), "xray-basic") != 0 ? 8 : 0;
+  bad |= !exit_policy_flushes(&basic) ? 4 : 0;
   return bad;
 }
 
+/* Selected only: the program initialises it itself, and the exit policy
+ * leaves it to the program. */
 static int start_fdr_select_only(void) {
   flags("xray_mode=xray-fdr");
   xr_registry_start_from_flags();
   int bad = 0;
   bad |= fdr.inits != 0 ? 1 : 0;
-  bad |= xr_registry_env_started() ? 2 : 0;
   bad |= strcmp(__xray_log_get_current_mode(), "xray-fdr") != 0 ? 4 : 0;
+  bad |= __xray_log_init(0, 0, NULL, 0) != XRAY_LOG_INITIALIZED ? 8 : 0;
+  xr_registry_exit_policy();
+  bad |= fdr.finalizes != 0 || fdr.flushes != 0 ? 2 : 0;
   return bad;
 }
 
 static int start_fdr_premain(void) {
   flags("xray_mode=xray-fdr patch_premain=true");
   xr_registry_start_from_flags();
-  return (fdr.inits != 1) | (!xr_registry_env_started() ? 2 : 0);
+  return (fdr.inits != 1) | (!exit_policy_flushes(&fdr) ? 2 : 0);
 }
 
 static int start_legacy_naive(void) {

@@ -1,5 +1,6 @@
-/* The helpers every mode shares: the thread registry (thread_list.h), the
- * cold-path lock (lock.h) and the quiesce protocol's wait (quiesce.h). */
+/* The helpers every mode shares: the thread registry (thread_list.h) and
+ * the way its lock is taken, the cold-path lock (lock.h) and the quiesce
+ * protocol's wait (quiesce.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,28 @@ static void lock_after_fork_frees_it(void **state) {
   assert_int_equal(l.held, 0);
 }
 
+/* The list's lock is held only with the holder's guard set (so a signal
+ * handler on its thread never registers, which would take it again), and
+ * the guard is given back as it was: clear, or set by an outer handler. */
+static void thread_list_lock_sets_the_guard(void **state) {
+  (void)state;
+  xr_lock l = {0};
+  assert_int_equal(xr_in_handler, 0);
+  uint8_t was = xr_thread_list_lock(&l);
+  assert_int_equal(was, 0);
+  assert_int_equal(l.held, 1);
+  assert_int_equal(xr_in_handler, 1);
+  xr_thread_list_unlock(&l, was);
+  assert_int_equal(l.held, 0);
+  assert_int_equal(xr_in_handler, 0);
+  xr_in_handler = 1; /* taken from inside the tracer: stays set */
+  was = xr_thread_list_lock(&l);
+  assert_int_equal(was, 1);
+  xr_thread_list_unlock(&l, was);
+  assert_int_equal(xr_in_handler, 1);
+  xr_in_handler = 0;
+}
+
 /* A deadline already past: 64 pause steps, then the first timed step
  * gives up. A deadline far ahead: still waiting after many steps. */
 static void quiesce_wait_is_bounded(void **state) {
@@ -83,6 +106,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(thread_list_add_remove_fork),
       cmocka_unit_test(lock_after_fork_frees_it),
+      cmocka_unit_test(thread_list_lock_sets_the_guard),
       cmocka_unit_test(quiesce_wait_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,15 @@ static void words_are_rows(void **state) {
                    XR_TRACE_OUT_XRAY | XR_TRACE_OUT_CHROME);
   assert_int_equal(xr_trace_outputs_parse("perfetto"), 0);
   assert_string_equal(xr_trace_outputs_words(), "xray and chrome");
+  char help[256];
+  xr_trace_outputs_help(help, sizeof help);
+  assert_string_equal(help, "xray (the log) and chrome (Chrome trace events "
+                            "for Perfetto: <log>.json)");
+  xr_trace_outputs_files(XR_TRACE_OUT_XRAY | XR_TRACE_OUT_CHROME, "d/log",
+                         help, sizeof help);
+  assert_string_equal(help, "chrome ('d/log.json')");
+  xr_trace_outputs_files(XR_TRACE_OUT_XRAY, "d/log", help, sizeof help);
+  assert_string_equal(help, "");
   assert_false(xr_trace_outputs_streamed(XR_TRACE_OUT_XRAY));
   assert_true(xr_trace_outputs_streamed(XR_TRACE_OUT_CHROME));
 }

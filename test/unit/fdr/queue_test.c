@@ -1,6 +1,7 @@
 /* buffer_queue.c: sizes, exhaustion, the flight-recorder order, overwrite
  * counts, concurrent acquire/release from several threads, and the writer
- * registry (claim/free, quiesce waiting only for busy writers). */
+ * registry (claim/free on core's thread list, the fork child, quiesce
+ * waiting only for busy writers, and not for one that is leaving). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/quiesce.h"
 #include "fdr/buffer_queue.h"
 
 static void bad_sizes_are_refused(void **s) {
@@ -153,37 +155,60 @@ static void concurrent_acquire_release(void **s) {
 
 static void writers_claim_and_free(void **s) {
   (void)s;
-  xr_fdr_writers_prepare();
-  struct xr_fdr_writer *w[300];
-  for (int i = 0; i < 300; i++) { /* more than one chunk */
+  xr_quiesce_setup();
+  enum { N = 300 }; /* more than two chunks */
+  static struct xr_fdr_writer *w[N];
+  for (int i = 0; i < N; i++) {
     w[i] = xr_fdr_writer_claim();
     assert_non_null(w[i]);
+    assert_true(w[i]->link.registered);
     for (int j = 0; j < i; j++)
       assert_ptr_not_equal(w[i], w[j]);
   }
   __atomic_add_fetch(&w[3]->dropped, 5, __ATOMIC_RELAXED);
   __atomic_add_fetch(&w[299]->dropped, 2, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&w[5]->nested, 4, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&w[6]->erased, 3, __ATOMIC_RELAXED);
   assert_int_equal(xr_fdr_writers_dropped(), 7);
-  /* counts survive the slot being freed and re-claimed */
+  assert_int_equal(xr_fdr_writers_nested(), 4);
+  assert_int_equal(xr_fdr_writers_erased(), 3);
+  /* a freed record is the next one claimed, its counts kept (they count
+   * per generation, whichever thread made them) */
+  struct xr_fdr_writer *freed = w[3];
   xr_fdr_writer_free(w[3]);
+  assert_int_equal(xr_fdr_writers_dropped(), 7);
   w[3] = xr_fdr_writer_claim();
-  assert_non_null(w[3]);
+  assert_ptr_equal(w[3], freed);
   assert_int_equal(xr_fdr_writers_dropped(), 7);
   xr_fdr_writers_reset_counters();
   assert_int_equal(xr_fdr_writers_dropped(), 0);
+  assert_int_equal(xr_fdr_writers_nested(), 0);
+  assert_int_equal(xr_fdr_writers_erased(), 0);
   /* all idle: quiesce returns at once */
   assert_true(xr_fdr_writers_quiesce(1000000));
-  /* a busy slot that never clears: quiesce gives up at its bound */
+  /* a busy record that never clears: quiesce gives up at its bound */
   w[7]->state = XR_FDR_BUSY;
   assert_false(xr_fdr_writers_quiesce(2000000));
-  w[7]->state = 0;
-  /* fork child: every slot but ours is freed */
+  /* fork child: every record but ours is spare again (w[7]'s busy bit
+   * with it), ours alone is live: the records claimed next are all the
+   * others, ours never */
+  __atomic_add_fetch(&w[8]->dropped, 1, __ATOMIC_RELAXED);
   xr_fdr_writers_fork_child(w[0]);
-  struct xr_fdr_writer *first = xr_fdr_writer_claim();
-  assert_ptr_not_equal(first, w[0]);
-  for (int i = 0; i < 300; i++)
-    if (w[i] != w[0])
-      xr_fdr_writer_free(w[i]);
+  assert_true(w[0]->link.registered);
+  assert_int_equal(xr_fdr_writers_dropped(), 1); /* the parent's, until reset */
+  assert_true(xr_fdr_writers_quiesce(1000000));
+  static struct xr_fdr_writer *again[2 * N];
+  size_t seen = 0;
+  for (int i = 0; i < 2 * N; i++) {
+    again[i] = xr_fdr_writer_claim();
+    assert_ptr_not_equal(again[i], w[0]);
+    assert_int_equal(again[i]->state, 0);
+    for (int k = 1; k < N; k++)
+      seen += again[i] == w[k];
+  }
+  assert_int_equal(seen, N - 1);
+  for (int i = 0; i < 2 * N; i++)
+    xr_fdr_writer_free(again[i]);
   xr_fdr_writer_free(w[0]);
 }
 
@@ -224,6 +249,42 @@ static void quiesce_waits_for_busy_writer(void **s) {
   assert_true(result);
   assert_int_equal(busy_seen_at_return, 0);
   xr_fdr_writer_free(busy_writer);
+}
+
+/* A thread that exits while finalize waits for busy writers: its record
+ * leaves (xr_fdr_writer_free) while the quiescer holds the registry lock,
+ * which the leaving thread needs. free clears the busy bit before it takes
+ * the lock, so the quiescer sees the thread idle and lets go; were it the
+ * other way round, both would wait until the quiescer's deadline and
+ * quiesce would report a writer stuck in its event. The leaving thread
+ * starts once the quiescer is inside its wait (this file links with
+ * --wrap=xr_quiesce_wait_step), so the lock is held then. */
+bool __real_xr_quiesce_wait_step(unsigned *steps, uint64_t deadline_ns);
+static int waiting_inside_quiesce;
+bool __wrap_xr_quiesce_wait_step(unsigned *steps, uint64_t deadline_ns) {
+  __atomic_store_n(&waiting_inside_quiesce, 1, __ATOMIC_RELEASE);
+  return __real_xr_quiesce_wait_step(steps, deadline_ns);
+}
+
+static struct xr_fdr_writer *exiting_writer;
+static void *exit_while_quiesced(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&waiting_inside_quiesce, __ATOMIC_ACQUIRE))
+    sched_yield();
+  xr_fdr_writer_free(exiting_writer); /* the thread-exit hook's last step */
+  return NULL;
+}
+
+static void quiesce_lets_an_exiting_writer_leave(void **s) {
+  (void)s;
+  exiting_writer = xr_fdr_writer_claim();
+  exiting_writer->state = XR_FDR_BUSY;
+  __atomic_store_n(&waiting_inside_quiesce, 0, __ATOMIC_RELAXED);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, exit_while_quiesced, NULL), 0);
+  assert_true(xr_fdr_writers_quiesce(3ull * 1000000000u));
+  pthread_join(t, NULL);
+  assert_false(xr_fdr_writer_busy(exiting_writer));
 }
 
 /* Pages of [from, to) resident in memory (mincore). */
@@ -306,8 +367,26 @@ static void writer_enter_sets_busy_and_keeps_cursor(void **s) {
   assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
   assert_true(xr_fdr_writer_enter(w)); /* nested: already busy */
   assert_ptr_equal(xr_fdr_state_cursor(w->state), buffer + 24);
+  xr_fdr_writer_free(w); /* busy off, the cursor kept */
+  assert_int_equal(w->state, (uintptr_t)(buffer + 24));
+}
+
+/* A thread that exits after finalize closed the epoch keeps its buffer held
+ * (xr_fdr_thread_exit: it may no longer give it back) and frees its
+ * record; finalize's close still finds how far the thread's records go. */
+static void close_reads_an_exited_holders_cursor(void **s) {
+  (void)s;
+  struct xr_fdr_queue q;
+  assert_int_equal(xr_fdr_queue_init(&q, 256, 2), 0);
+  struct xr_fdr_writer *w = xr_fdr_writer_claim();
+  struct xr_fdr_buffer *b = xr_fdr_queue_acquire_for(&q, w);
+  assert_non_null(b);
+  b->extents = 32; /* the preamble, as the slow path sets it */
+  w->state = (uintptr_t)(b->data + 96) | XR_FDR_BUSY; /* the exit hook */
   xr_fdr_writer_free(w);
-  assert_int_equal(w->state, 0);
+  assert_int_equal(xr_fdr_queue_close(&q, NULL), 0);
+  assert_int_equal(b->flush_extents, 96);
+  xr_fdr_queue_destroy(&q);
 }
 
 int main(void) {
@@ -318,8 +397,10 @@ int main(void) {
       cmocka_unit_test(concurrent_acquire_release),
       cmocka_unit_test(writers_claim_and_free),
       cmocka_unit_test(quiesce_waits_for_busy_writer),
+      cmocka_unit_test(quiesce_lets_an_exiting_writer_leave),
       cmocka_unit_test(buffers_are_populated_in_steps),
       cmocka_unit_test(writer_enter_sets_busy_and_keeps_cursor),
+      cmocka_unit_test(close_reads_an_exited_holders_cursor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

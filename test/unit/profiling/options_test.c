@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "profiling/profile_outputs.h"
 #include "profiling/profiling_options.h"
 
 static struct xr_profiling_flags f;
@@ -61,6 +62,12 @@ static void output_lists(void **state) {
   assert_int_equal(load(NULL, "profiling_output=xray+pdf", 0), -1);
   assert_int_equal(load(NULL, "folded_value=bytes", 0), -1);
   assert_int_equal(load(NULL, "profiling_output=''", 0), -1);
+  /* the help text and the messages list the table's rows */
+  char help[256];
+  xr_prof_outputs_help(help, sizeof help);
+  assert_string_equal(help, "xray (the log: compiler-rt's blocks), folded "
+                            "(<log>.folded), report (<log>.txt) and pprof "
+                            "(<log>.pb)");
   /* an over-long config: refused, none of it read */
   static char longer[XR_CONFIG_MAX + 16];
   memset(longer, ' ', sizeof longer - 1);

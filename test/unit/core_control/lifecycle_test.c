@@ -1,0 +1,204 @@
+/* The modes' one lifecycle (core/mode_lifecycle.h): every transition, what
+ * each call returns in every state it may not leave (the statuses the three
+ * modes hand back to their callers), and that of threads racing for a
+ * transition exactly one wins. */
+#define _GNU_SOURCE /* pthread_barrier_t under any -std */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+
+#include "core/mode_lifecycle.h"
+
+/* The states a caller can find, transient ones included. */
+enum at { AT_UNINIT, AT_INITIALIZING, AT_INIT, AT_FINALIZING, AT_FINAL,
+          AT_FLUSHING, AT_COUNT };
+
+/* Brings a fresh lifecycle to `at` through the API only. */
+static void reach(struct xr_lifecycle *lc, enum at at) {
+  XRayLogInitStatus now;
+  *lc = (struct xr_lifecycle)XR_LIFECYCLE_INITIAL;
+  if (at == AT_UNINIT)
+    return;
+  assert_true(xr_lifecycle_begin_init(lc, &now));
+  if (at == AT_INITIALIZING)
+    return;
+  assert_int_equal(xr_lifecycle_end_init(lc, true), XRAY_LOG_INITIALIZED);
+  if (at == AT_INIT)
+    return;
+  assert_true(xr_lifecycle_begin_finalize(lc, &now));
+  if (at == AT_FINALIZING)
+    return;
+  assert_int_equal(xr_lifecycle_end_finalize(lc), XRAY_LOG_FINALIZED);
+  if (at == AT_FINAL)
+    return;
+  assert_true(xr_lifecycle_begin_flush(lc));
+}
+
+/* The status each state shows: a flush in progress shows FINALIZED. */
+static const XRayLogInitStatus shown[AT_COUNT] = {
+    XRAY_LOG_UNINITIALIZED, XRAY_LOG_INITIALIZING, XRAY_LOG_INITIALIZED,
+    XRAY_LOG_FINALIZING,    XRAY_LOG_FINALIZED,    XRAY_LOG_FINALIZED};
+
+static void one_cycle_then_another(void **state) {
+  (void)state;
+  struct xr_lifecycle lc = XR_LIFECYCLE_INITIAL;
+  XRayLogInitStatus now = (XRayLogInitStatus)-1;
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_UNINITIALIZED);
+    assert_true(xr_lifecycle_begin_init(&lc, &now));
+    assert_int_equal(now, XRAY_LOG_INITIALIZING);
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_INITIALIZING);
+    assert_int_equal(xr_lifecycle_end_init(&lc, true), XRAY_LOG_INITIALIZED);
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_INITIALIZED);
+    assert_true(xr_lifecycle_begin_finalize(&lc, &now));
+    assert_int_equal(now, XRAY_LOG_FINALIZING);
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_FINALIZING);
+    assert_int_equal(xr_lifecycle_end_finalize(&lc), XRAY_LOG_FINALIZED);
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_FINALIZED);
+    assert_true(xr_lifecycle_begin_flush(&lc));
+    assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_FINALIZED);
+    assert_int_equal(xr_lifecycle_end_flush(&lc), XRAY_LOG_FLUSHED);
+  }
+  assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_UNINITIALIZED);
+}
+
+static void failed_init_goes_back(void **state) {
+  (void)state;
+  struct xr_lifecycle lc;
+  XRayLogInitStatus now;
+  reach(&lc, AT_INITIALIZING);
+  assert_int_equal(xr_lifecycle_end_init(&lc, false), XRAY_LOG_UNINITIALIZED);
+  assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_UNINITIALIZED);
+  assert_false(xr_lifecycle_begin_finalize(&lc, &now));
+  assert_int_equal(now, XRAY_LOG_UNINITIALIZED);
+  assert_true(xr_lifecycle_begin_init(&lc, &now)); /* may try again */
+}
+
+/* Every call in every state: which may start, what the others are told, and
+ * that a refused call leaves the state as it was. */
+static void each_call_in_each_state(void **state) {
+  (void)state;
+  for (int at = 0; at < AT_COUNT; at++) {
+    struct xr_lifecycle lc;
+    XRayLogInitStatus now = (XRayLogInitStatus)-1;
+
+    reach(&lc, (enum at)at);
+    assert_int_equal(xr_lifecycle_status(&lc), shown[at]);
+    bool init = xr_lifecycle_begin_init(&lc, &now);
+    assert_int_equal(init, at == AT_UNINIT);
+    assert_int_equal(now, init ? XRAY_LOG_INITIALIZING : shown[at]);
+    if (!init)
+      assert_int_equal(xr_lifecycle_status(&lc), shown[at]);
+
+    reach(&lc, (enum at)at);
+    now = (XRayLogInitStatus)-1;
+    bool fin = xr_lifecycle_begin_finalize(&lc, &now);
+    assert_int_equal(fin, at == AT_INIT);
+    assert_int_equal(now, fin ? XRAY_LOG_FINALIZING : shown[at]);
+    if (!fin)
+      assert_int_equal(xr_lifecycle_status(&lc), shown[at]);
+
+    reach(&lc, (enum at)at);
+    bool flush = xr_lifecycle_begin_flush(&lc);
+    assert_int_equal(flush, at == AT_FINAL);
+    assert_int_equal(xr_lifecycle_status(&lc), shown[at]);
+    /* A refused flush leaves a running one running: it still ends it. */
+    if (at == AT_FLUSHING) {
+      assert_false(xr_lifecycle_begin_init(&lc, &now));
+      assert_int_equal(xr_lifecycle_end_flush(&lc), XRAY_LOG_FLUSHED);
+      assert_int_equal(xr_lifecycle_status(&lc), XRAY_LOG_UNINITIALIZED);
+    }
+  }
+}
+
+/* ---- races: of N threads released at once, exactly one wins ----------- */
+
+#define RACERS 8
+#define ROUNDS 200
+
+enum race { RACE_INIT, RACE_FINALIZE, RACE_FLUSH };
+
+static struct {
+  struct xr_lifecycle lc;
+  pthread_barrier_t go, done;
+  enum race race;
+  int wins, losses;               /* atomic */
+  XRayLogInitStatus told[RACERS]; /* what each loser was told */
+} arena;
+
+static void *racer(void *arg) {
+  int me = (int)(intptr_t)arg;
+  for (int r = 0; r < ROUNDS; r++) {
+    pthread_barrier_wait(&arena.go);
+    XRayLogInitStatus now = (XRayLogInitStatus)-1;
+    bool won = arena.race == RACE_INIT ? xr_lifecycle_begin_init(&arena.lc, &now)
+             : arena.race == RACE_FINALIZE
+                 ? xr_lifecycle_begin_finalize(&arena.lc, &now)
+                 : xr_lifecycle_begin_flush(&arena.lc);
+    __atomic_fetch_add(won ? &arena.wins : &arena.losses, 1, __ATOMIC_RELAXED);
+    arena.told[me] = now; /* begin_flush tells nothing: stays -1 */
+    pthread_barrier_wait(&arena.done);
+  }
+  return NULL;
+}
+
+static void race(enum race kind, enum at from, XRayLogInitStatus losers_told,
+                 XRayLogInitStatus after) {
+  pthread_t t[RACERS];
+  arena.race = kind;
+  pthread_barrier_init(&arena.go, NULL, RACERS + 1);
+  pthread_barrier_init(&arena.done, NULL, RACERS + 1);
+  for (int i = 0; i < RACERS; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, racer, (void *)(intptr_t)i), 0);
+  for (int r = 0; r < ROUNDS; r++) {
+    reach(&arena.lc, from);
+    __atomic_store_n(&arena.wins, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&arena.losses, 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < RACERS; i++)
+      arena.told[i] = (XRayLogInitStatus)-1;
+    pthread_barrier_wait(&arena.go);
+    pthread_barrier_wait(&arena.done);
+    assert_int_equal(__atomic_load_n(&arena.wins, __ATOMIC_RELAXED), 1);
+    assert_int_equal(__atomic_load_n(&arena.losses, __ATOMIC_RELAXED),
+                     RACERS - 1);
+    assert_int_equal(xr_lifecycle_status(&arena.lc), after);
+    /* The winner was told the transient state it moved to; so were the
+     * losers (flush tells nothing). */
+    for (int i = 0; i < RACERS; i++)
+      assert_int_equal(arena.told[i], losers_told);
+  }
+  for (int i = 0; i < RACERS; i++)
+    pthread_join(t[i], NULL);
+  pthread_barrier_destroy(&arena.go);
+  pthread_barrier_destroy(&arena.done);
+}
+
+static void one_of_many_inits_wins(void **state) {
+  (void)state;
+  race(RACE_INIT, AT_UNINIT, XRAY_LOG_INITIALIZING, XRAY_LOG_INITIALIZING);
+}
+
+static void one_of_many_finalizes_wins(void **state) {
+  (void)state;
+  race(RACE_FINALIZE, AT_INIT, XRAY_LOG_FINALIZING, XRAY_LOG_FINALIZING);
+}
+
+static void one_of_many_flushes_wins(void **state) {
+  (void)state;
+  race(RACE_FLUSH, AT_FINAL, (XRayLogInitStatus)-1, XRAY_LOG_FINALIZED);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(one_cycle_then_another),
+      cmocka_unit_test(failed_init_goes_back),
+      cmocka_unit_test(each_call_in_each_state),
+      cmocka_unit_test(one_of_many_inits_wins),
+      cmocka_unit_test(one_of_many_finalizes_wins),
+      cmocka_unit_test(one_of_many_flushes_wins),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
