@@ -260,13 +260,15 @@ phase_fuzz() {
 # (test/integration/cross.sh says which cannot, and why: they exit 77).
 # clang 14 runs a test of every area, the install's consumers and the
 # README demo; clang 19, the first to emit AArch64 event sleds, the event,
-# register and reference tests. compiler-rt's AArch64 runtime
-# (libclang-rt-14-dev:arm64, installed with dpkg --add-architecture arm64;
-# optional: without it aarch64.reference and the side-by-side parts of
-# other tests skip) is the reference the comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message)|profiling\.(calltree|report|pprof_dso|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|objects\.clang-14)|names\.(api|profiling|select_c)|core_control\.(options_env|function_coverage|registry_statuses|log_file_line)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers)|control\.(lifecycle|record|modes)|fuzz_corpus\.sled_map|package\.install_find_package|package\.pkg_config|package\.demo)$'
+# register and reference tests and the others whose programs log events
+# (docs/design.md, "The two ports side by side", says what runs where).
+# compiler-rt's AArch64 runtime (libclang-rt-14-dev:arm64, installed with
+# dpkg --add-architecture arm64; optional: without it aarch64.reference and
+# the side-by-side parts of other tests skip) is the reference the
+# comparisons use.
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection)|control\.(lifecycle|record|modes|security|top)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.calls|fuzz_corpus\.sled_map|package\.install_find_package|package\.pkg_config|package\.demo)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
-AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.events|fdr\.events|dso\.events|core_patch\.typed_handlers|core_patch\.matrix\.clang-19|dso\.objects\.clang-19)$'
+AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr)$'
 phase_aarch64() {
   local pkgs=() p
   for p in qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross \

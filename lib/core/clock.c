@@ -194,6 +194,8 @@ static void clock_init_once(void) {
     xr_clock.using_ticks = true;
     decide_frequency(&caps);
   }
+  /* xr_now(), read here (its fallback lives in clock_lean.c) */
+  xr_clock.start_ticks = xr_clock.using_ticks ? xr_read_ticks() : monotonic_ns();
   xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
             (unsigned long long)xr_clock.frequency_hz, method_name(&caps));
 }

@@ -23,6 +23,7 @@ struct xr_clock_info {
   bool constant_tsc;     /* file header bit 0 (the format's name) */
   bool nonstop_tsc;      /* file header bit 1 */
   const char *source;    /* "cpuid", "sysfs", "calibrated", "clock_gettime" */
+  uint64_t start_ticks;  /* xr_now() once decided: before every timestamp */
 };
 
 /* Decided once by xr_clock_init() (idempotent, thread-safe); read-only after. */

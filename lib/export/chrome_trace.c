@@ -53,6 +53,7 @@ struct xr_chrome {
   int fd;
   char path[PATH_MAX];
   uint64_t frequency_hz;
+  uint64_t base_ticks; /* time 0 of the file */
   xr_fn_name_fn name;
   void *name_ctx;
   uint64_t events;
@@ -91,8 +92,11 @@ static void put_i32(struct xr_chrome *w, int32_t v) {
   }
 }
 
-/* Nanoseconds as microseconds with three decimals ("12.345"). */
-static void put_us(struct xr_chrome *w, uint64_t ns) {
+/* Nanoseconds as microseconds with three decimals ("12.345", "-0.016"). */
+static void put_us(struct xr_chrome *w, int64_t signed_ns) {
+  if (signed_ns < 0)
+    put(w, "-", 1);
+  uint64_t ns = signed_ns < 0 ? -(uint64_t)signed_ns : (uint64_t)signed_ns;
   put_u64(w, ns / 1000);
   char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
                   (char)('0' + ns % 10)};
@@ -123,8 +127,19 @@ static void put_escaped(struct xr_chrome *w, const void *data, size_t n) {
   put(w, s + start, n - start);
 }
 
-static uint64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
-  return (uint64_t)((unsigned __int128)tsc * 1000000000u / w->frequency_hz);
+/* Nanoseconds since the file's time 0: one monotone function of the ticks
+ * (floor of an exact 128-bit product), so a call's end is ts + dur exactly
+ * and whatever nests in ticks nests in the file. Relative, not absolute: a
+ * reader parses ts as a double, which holds nanoseconds only below 2^53
+ * (104 days); counters read far more (qemu-aarch64's: 1.8e18 ns), and a
+ * child ending one tick before its parent could read as ending after it. */
+static int64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
+  uint64_t f = w->frequency_hz;
+  if (tsc >= w->base_ticks)
+    return (int64_t)((unsigned __int128)(tsc - w->base_ticks) * 1000000000u / f);
+  /* before time 0 (not expected): the floor, still monotone */
+  return -(int64_t)(((unsigned __int128)(w->base_ticks - tsc) * 1000000000u +
+                     f - 1) / f);
 }
 
 /* Separator before every event but the first: the file never ends in a
@@ -144,7 +159,7 @@ static void emit_call(struct xr_chrome *w, const struct thread *t,
   put_str(w, "{\"name\":\"");
   put_escaped(w, name, len);
   put_str(w, "\",\"ph\":\"X\",\"ts\":");
-  uint64_t b = to_ns(w, begin), e = to_ns(w, end);
+  int64_t b = to_ns(w, begin), e = to_ns(w, end);
   put_us(w, b);
   put_str(w, ",\"dur\":");
   put_us(w, e > b ? e - b : 0);
@@ -316,7 +331,7 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
 /* ---- open / close ------------------------------------------------------- */
 
 struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
-                                    uint64_t frequency_hz,
+                                    uint64_t frequency_hz, uint64_t base_ticks,
                                     xr_fn_name_fn name, void *name_ctx) {
   struct xr_chrome *w = mmap_zeroed(sizeof *w);
   if (w == NULL) {
@@ -327,6 +342,7 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
   w->fd = fd;
   snprintf(w->path, sizeof w->path, "%s", path);
   w->frequency_hz = frequency_hz ? frequency_hz : 1000000000u;
+  w->base_ticks = base_ticks;
   w->name = name;
   w->name_ctx = name_ctx;
   xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
@@ -423,7 +439,8 @@ int xr_chrome_close(struct xr_chrome *w) {
 static void *format_open(int fd, const char *path,
                          const struct xr_trace_context *c) {
   struct xr_chrome *w =
-      xr_chrome_open_fd(fd, path, c->frequency_hz, c->name, c->name_ctx);
+      xr_chrome_open_fd(fd, path, c->frequency_hz, c->base_ticks, c->name,
+                        c->name_ctx);
   if (w == NULL)
     close(fd);
   return w;

@@ -28,10 +28,12 @@ XR_HIDDEN extern const struct xr_trace_format xr_chrome_format;
 struct xr_chrome;
 
 /* Writes to fd (tests call it; the table opens the file); path names it
- * in messages. Ticks become microseconds at frequency_hz. Returns NULL
- * (reported at XR_ERROR) when the writer's memory cannot be had. */
+ * in messages. Ticks become microseconds at frequency_hz, counted from
+ * base_ticks (ts 0). Returns NULL (reported at XR_ERROR) when the writer's
+ * memory cannot be had. */
 XR_HIDDEN struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
                                               uint64_t frequency_hz,
+                                              uint64_t base_ticks,
                                               xr_fn_name_fn name,
                                               void *name_ctx);
 

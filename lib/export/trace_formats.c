@@ -1,6 +1,7 @@
 /* The table of trace_output words and the writers of the decoded event
  * stream. See trace_formats.h. */
 #include "export/trace_formats.h"
+#include "core/clock.h"
 #include "core/names.h"
 #include "core/objects.h"
 #include "core/option_words.h"
@@ -109,6 +110,7 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
   const struct xr_name_table *table;
   struct xr_trace_context c = {
       .frequency_hz = frequency_hz,
+      .base_ticks = xr_clock.start_ticks,
       .name = ids == XR_TRACE_IDS_DENSE ? dense_name : packed_name,
       .name_ctx = xr_names_table(0, &table) == XR_NAMES_OK ? (void *)table
                                                            : NULL};

@@ -39,6 +39,7 @@ typedef const char *(*xr_fn_name_fn)(void *ctx, int32_t fid);
 /* What a writer knows besides the events. */
 struct xr_trace_context {
   uint64_t frequency_hz; /* ticks per second of the events' tsc */
+  uint64_t base_ticks;   /* time 0 of a file that counts from one */
   xr_fn_name_fn name;
   void *name_ctx;
 };

@@ -145,19 +145,9 @@ xr_cross_skip() {
   fdr.snapshot_storm) echo "too slow under emulation for its time limit" ;;
   package.install_find_package | package.pkg_config | package.demo) ;;
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;
-  core_control.quiet | core_control.bad_options | core_control.exit_flush) echo "the program (quiet_prog.c) re-executes /proc/self/exe: qemu-user (without binfmt_misc) cannot exec a target binary" ;;
-  core_patch.protection) echo "checks the kernel loader's layout of text pages and re-executes /proc/self/exe: qemu-user lays them out differently and cannot exec a target binary" ;;
-  control.security) echo "counts the program's threads in /proc: qemu-user adds a thread of its own (RCU)" ;;
   dso.llvm20) echo "x86-64 only: its stand-in for LLVM 20's per-object trampolines is x86 assembly" ;;
-  fdr.snapshot_api) echo "reads the helper thread's SigBlk from /proc: under qemu-user that is qemu's host mask, not the guest's" ;;
   core_patch.custom_events) echo "its leaves are built -fomit-frame-pointer: clang 19's AArch64 event sled then does bl in a function that did not save x30, which returns into its own sled (a compiler bug; framed functions' events work: fdr.events, dso.events)" ;;
-  # Not yet passing on AArch64 under emulation (issue 25), each for a
-  # reason found but not yet handled:
-  core_patch.exceptions)
-    echo "not yet: its expected output and gdb backtraces are x86-64's (tail calls are exits on AArch64)" ;;
-  trace_json.*) echo "not yet: at a 62.5 MHz counter a child call's end rounds past its parent's in the Chrome JSON (equal ticks)" ;;
-  fdr.v1) echo "not yet: 600 records fill 6 one-KiB buffers under qemu-aarch64, not 5 (cause not yet found)" ;;
-  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events)
+  core_patch.typed_handlers | core_patch.events | fdr.events | dso.events | trace_json.fdr | fdr.v1 | core_patch.exceptions)
     local major
     major=$("$XRAY_CLANG" -dM -E -x c /dev/null | sed -n 's/^#define __clang_major__ //p')
     [ "${major:-0}" -ge 19 ] || echo "clang $major emits no custom/typed event sleds for AArch64 (clang 19 does)" ;;

@@ -17,6 +17,16 @@ cd "$TEST_WORK_DIR"
 if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
   source "$(dirname "${BASH_SOURCE[0]}")/cross.sh"
 fi
+# xr_program_file PATH: the file the kernel maps for program PATH (what
+# /proc/self/maps and the runtime name): PATH, or under emulation the ELF
+# its script runs (cross.sh).
+xr_program_file() {
+  if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
+    sed -n 's/^# xray-emulated-elf: //p' "$1"
+  else
+    echo "$1"
+  fi
+}
 # The CPU test programs are built for, as compiler-rt names its archives
 # (libclang_rt.xray-<arch>.a).
 XRAY_TEST_ARCH=${XRAY_TEST_TARGET:-$(uname -m)}

@@ -1,6 +1,12 @@
 /* A program whose output a test suite would compare: some stdout, some
  * stderr, and a child process (itself, re-executed) that inherits the
- * environment, XRAY_OPTIONS included. Works instrumented or not. */
+ * environment, XRAY_OPTIONS included. Works instrumented or not.
+ *
+ * The child is argv[0] (the tests start the program by a path), not
+ * /proc/self/exe: under qemu-user argv[0] is the script that runs the
+ * target binary under the emulator (test/integration/cross.sh), while
+ * qemu-user execs /proc/self/exe itself, and the kernel cannot run a
+ * target binary without binfmt_misc. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -23,7 +29,7 @@ int main(int argc, char **argv) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
-    execl("/proc/self/exe", argv[0], "child", (char *)NULL);
+    execl(argv[0], argv[0], "child", (char *)NULL);
     _exit(127);
   }
   int status = 0;

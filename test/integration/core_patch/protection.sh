@@ -15,7 +15,14 @@ for pie in -fPIE -no-pie; do
     fail "$pie: unexpected stderr: $(cat err.txt)"
   # Part-way failure: a page size override (chosen by the program) makes
   # one run cover two mappings; the second mprotect fails, the first is
-  # undone before FAILED.
+  # undone before FAILED. Not on AArch64: its linkers align PT_LOAD
+  # segments to 64 KiB, so a gap follows the text segment, and the window
+  # the program picks (the smallest power of two past the text) reaches no
+  # second segment of the executable, the premise of this part.
+  if [ "$XRAY_TEST_ARCH" = aarch64 ]; then
+    note "$pie: rollback part skipped on aarch64: a gap, not a segment, follows the text (64 KiB-aligned PT_LOAD)"
+    continue
+  fi
   ./protection rollback >out.txt 2>err.txt ||
     { cat out.txt err.txt >&2; fail "$pie rollback: exited $?"; }
   cat >want.txt <<'WANT'

@@ -52,11 +52,16 @@ if command -v python3 >/dev/null; then
   # (TSan starts a thread of its own with the first pthread_create)
   [[ "${XRAY_TEST_SANITIZE:-}" == *thread* ]] || expect_eq "helper: threads" "$((before + 1))" "$count"
   expect_eq "helper: name" xray-snapjson "$name"
-  python3 - "$blocked" <<'PY' || fail "helper: signals not blocked: $blocked"
+  if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
+    # qemu-user keeps the guest's masks to itself: /proc shows its own
+    note "helper's SigBlk not checked under emulation (/proc shows the emulator's mask)"
+  else
+    python3 - "$blocked" <<'PY' || fail "helper: signals not blocked: $blocked"
 import sys
 mask = int(sys.argv[1], 16)
 assert all(mask >> (s - 1) & 1 for s in range(1, 32) if s not in (9, 19))
 PY
+  fi
   [[ "${XRAY_TEST_SANITIZE:-}" == *thread* ]] ||
     expect_eq "helper: joined at flush" "threads flushed $before - -" "$(grep '^threads flushed' names.txt)"
   expect_eq "helper: gone after flush" "- -" "$(grep '^threads flushed' names.txt | cut -d' ' -f4-)"

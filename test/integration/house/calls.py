@@ -23,8 +23,9 @@ MODES = {"basic", "fdr", "profiling"}
 
 # Upward uses that are the design: a port's trampolines read core's handler
 # slots (core/hot_tables.c: the one way from a patched sled into the runtime).
-UPWARD_OK = {("arch/x86_64/trampoline_x86_64.S", "xr_handler_full"),
-             ("arch/x86_64/trampoline_x86_64.S", "xr_handler_lean")}
+UPWARD_OK = {("arch/%s/trampoline_%s.S" % (port, port), slot)
+             for port in ("x86_64", "aarch64")
+             for slot in ("xr_handler_full", "xr_handler_lean")}
 
 # The calls a shared object's libxray-dso.a may make into the executable's
 # runtime: the registration ABI (core/dso_abi.h) and the trampolines it

@@ -15,10 +15,11 @@ id=-
 if [ -n "${XRAY_READELF:-}" ]; then
   id=$("$XRAY_READELF" -n fork_pprof | awk '/Build ID:/ { print $3 }')
 fi
+exe=$(xr_program_file "$PWD/fork_pprof")
 for pb in "${pbs[@]}"; do
   python3 "$TEST_SRC_DIR/pprof_mappings.py" "$pb" >mappings.txt || fail "reading $pb"
-  grep -qxF "$PWD/fork_pprof ${id:--}" mappings.txt ||
-    { cat mappings.txt >&2; fail "$pb: no mapping '$PWD/fork_pprof $id'"; }
+  grep -qxF "$exe ${id:--}" mappings.txt ||
+    { cat mappings.txt >&2; fail "$pb: no mapping '$exe $id'"; }
 done
 if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
   for pb in "${pbs[@]}"; do

@@ -9,7 +9,7 @@ build_threads
 cfg="func_duration_threshold_us=0:trace_output=xray+chrome"
 XRAY_OPTIONS=xray_logfile_base=one- ./threads xray-fdr "$cfg" 1 3000 0 1
 log=$(log_of one-threads.)
-expect_eq "one thread" "leaf:6000 marks: mid:3000 worker:1" \
+expect_eq "one thread" "leaf:6000 log_event:30 marks: mid:3000 worker:1" \
   "$(check_against_llvm_xray "$log" | sort | paste -sd' ' -)"
 # 30 custom events, payload byte for byte (read as Latin-1)
 python3 - "$log.json" <<'PY' || fail "custom events"

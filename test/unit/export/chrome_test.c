@@ -5,9 +5,11 @@
 #define _GNU_SOURCE /* memfd_create */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -22,12 +24,13 @@ static const char *name_of(void *ctx, int32_t fid) {
   return fid >= 0 && fid < 4 ? names[fid] : "?";
 }
 
-/* 1 GHz: ticks are nanoseconds. pid 10 is not a live process, so no
- * thread name comes from /proc; tid == pid gets the program's name. */
-static char *run(void (*feed)(struct xr_chrome *), char *buf, size_t cap) {
+/* pid 10 is not a live process, so no thread name comes from /proc;
+ * tid == pid gets the program's name. */
+static char *run_at(void (*feed)(struct xr_chrome *), char *buf, size_t cap,
+                    uint64_t hz, uint64_t base) {
   int fd = memfd_create("chrome", 0);
   assert_true(fd >= 0);
-  struct xr_chrome *w = xr_chrome_open_fd(fd, "mem", 1000000000u, name_of, NULL);
+  struct xr_chrome *w = xr_chrome_open_fd(fd, "mem", hz, base, name_of, NULL);
   assert_non_null(w);
   int dup_fd = dup(fd);
   feed(w);
@@ -44,6 +47,11 @@ static char *run(void (*feed)(struct xr_chrome *), char *buf, size_t cap) {
   if (m != NULL)
     strcpy(m, "\n]\n");
   return buf;
+}
+
+/* 1 GHz from 0: ticks are nanoseconds. */
+static char *run(void (*feed)(struct xr_chrome *), char *buf, size_t cap) {
+  return run_at(feed, buf, cap, 1000000000u, 0);
 }
 
 static void ev(struct xr_chrome *w, int32_t tid, enum xr_tev_kind k,
@@ -114,6 +122,81 @@ static void test_empty_is_valid(void **state) {
   assert_string_equal(run(feed_nothing, buf, sizeof buf), "[\n]\n");
 }
 
+/* A slow counter far from zero: qemu-aarch64's generic timer runs at
+ * 62.5 MHz (16 ns a tick) and reads about 1.1e17 (its host's clock), real
+ * hardware's reads ticks since boot. A JSON reader parses ts as a double:
+ * microseconds near 1.8e15 keep only quarters of a microsecond, so a call
+ * that ends one tick before its caller could read as ending after it.
+ * Each ts and dur must reach a double reader to the nanosecond, and the
+ * child must end before its parent as read. */
+#define SLOW_HZ 62500000u
+#define SLOW_T0 ((uint64_t)1795719926 * SLOW_HZ)
+static void feed_slow(struct xr_chrome *w) {
+  ev(w, 13, XR_TEV_ENTER, 1, SLOW_T0 + 7);
+  ev(w, 13, XR_TEV_ENTER, 2, SLOW_T0 + 9);
+  ev(w, 13, XR_TEV_EXIT, 2, SLOW_T0 + 100);
+  ev(w, 13, XR_TEV_EXIT, 1, SLOW_T0 + 101);
+}
+
+/* The number after `key` in line: exact nanoseconds from its digits, and
+ * what a reader that parses it as a double gets (rounded to a ns). */
+static void read_us(const char *line, const char *key, long long *exact,
+                    long long *as_double) {
+  const char *p = strstr(line, key);
+  assert_non_null(p);
+  p += strlen(key);
+  char *end;
+  double d = strtod(p, &end);
+  long long ns = 0;
+  bool neg = *p == '-';
+  for (const char *q = p + neg; q < end; q++)
+    if (*q != '.')
+      ns = ns * 10 + (*q - '0');
+  assert_int_equal(end - strchr(p, '.'), 4); /* three decimals */
+  *exact = neg ? -ns : ns;
+  *as_double = (long long)(d * 1000.0 + (d < 0 ? -0.5 : 0.5));
+}
+
+static void test_slow_counter_nests(void **state) {
+  (void)state;
+  char buf[4096];
+  run_at(feed_slow, buf, sizeof buf, SLOW_HZ, SLOW_T0 - 5 * (uint64_t)SLOW_HZ);
+  long long end[2], exact, read;
+  int n = 0;
+  for (char *line = strstr(buf, "{\"name\""); line != NULL;
+       line = strstr(line + 1, "{\"name\""), n++) {
+    assert_true(n < 2);
+    long long ts, dur;
+    read_us(line, "\"ts\":", &exact, &read);
+    assert_int_equal(read, exact);
+    ts = exact;
+    read_us(line, "\"dur\":", &exact, &read);
+    assert_int_equal(read, exact);
+    dur = exact;
+    end[n] = ts + dur;
+  }
+  assert_int_equal(n, 2);
+  assert_true(end[0] < end[1]); /* the child (written first) ends first */
+  assert_int_equal(end[1] - end[0], 16);
+}
+
+/* An event before time 0 (the clock's start; not expected) still gets
+ * the floor of its time: monotone, negative. */
+static void feed_early(struct xr_chrome *w) {
+  ev(w, 14, XR_TEV_ENTER, 2, SLOW_T0 - 1);
+  ev(w, 14, XR_TEV_EXIT, 2, SLOW_T0 + 1);
+}
+
+static void test_before_time_zero(void **state) {
+  (void)state;
+  char buf[4096];
+  assert_string_equal(
+      run_at(feed_early, buf, sizeof buf, SLOW_HZ, SLOW_T0),
+      "[\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":-0.016,\"dur\":0.032,\"pid\":10,\"tid\":14}\n"
+      "]\n");
+}
+
 static void test_outputs_parse(void **state) {
   (void)state;
   assert_int_equal(xr_trace_outputs_parse("xray"), XR_TRACE_OUT_XRAY);
@@ -131,6 +214,8 @@ int main(void) {
       cmocka_unit_test(test_unwound_marked),
       cmocka_unit_test(test_raw_marks_and_events),
       cmocka_unit_test(test_empty_is_valid),
+      cmocka_unit_test(test_slow_counter_nests),
+      cmocka_unit_test(test_before_time_zero),
       cmocka_unit_test(test_outputs_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
