@@ -182,6 +182,10 @@ XR_HIDDEN void xr_basic_writer_before_fork(void);
 /* In a fork child: resets the lock; keeps the parent's descriptor, so the
  * child appends to the parent's file (and never removes it). */
 XR_HIDDEN void xr_basic_writer_after_fork(void);
+/* In a fork child whose mode dropped another thread's transition: closes
+ * the child's copy of the descriptor (the file is left as it is, the
+ * parent's), so a later init opens a file of the child's own. */
+XR_HIDDEN void xr_basic_writer_forget(void);
 /* Records this process wrote to the current/last file, and its path ("" if
  * none or removed). */
 XR_HIDDEN uint64_t xr_basic_writer_records(void);

@@ -38,7 +38,7 @@
 #define XR_BASIC_EXTRA_FRAMES 4096u
 
 static xr_lock threads_lock;
-static struct xr_lifecycle lifecycle = XR_LIFECYCLE_INITIAL;
+struct xr_lifecycle xr_basic_lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t generation;
 static struct xr_basic_options options;
 static uint64_t threshold_ticks;
@@ -157,14 +157,32 @@ static void on_thread_exit(void) {
   unmap_buffers(t);
 }
 
+static void remove_handler_if_ours(unsigned slot, void *fn) {
+  if (xr_handler_lean[slot] == fn)
+    xr_handler_install(slot, NULL, XR_HANDLER_LEAN);
+}
+
+static void stop_recording(void) {
+  xr_basic_stop_recording();
+  remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
+  remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
+}
+
 /* Fork child: only the forking thread lives on. Its buffered records belong
  * to the parent (which writes them); the calls on its stack were entered in
  * the parent, so their exits are not written here either. The child appends
  * its own records, with its own pid, to the parent's file (basic_writer.c
- * says why appends of the two never tear each other's records). */
+ * says why appends of the two never tear each other's records). When
+ * another thread was initialising, finalizing or flushing, the child's
+ * mode is UNINITIALIZED (core/mode_lifecycle.h): it records nothing and
+ * lets go of the file, which is the parent's to finish. */
 static void on_fork_child(void) {
   xr_lock_after_fork(&threads_lock);
   xr_basic_writer_after_fork();
+  if (xr_lifecycle_after_fork(&xr_basic_lifecycle) != XR_NO_TRANSITION) {
+    stop_recording();
+    xr_basic_writer_forget();
+  }
   xr_thread_names_after_fork(); /* an exiting thread may have held it */
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
@@ -206,7 +224,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   (void)buffer_size;
   (void)max_buffers;
   XRayLogInitStatus now;
-  if (!xr_lifecycle_begin_init(&lifecycle, &now)) {
+  if (!xr_lifecycle_begin_init(&xr_basic_lifecycle, &now)) {
     xr_report(XR_INFO, "basic mode: already initialized (state %d); "
               "finalize and flush before initializing again", (int)now);
     return now;
@@ -220,7 +238,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   }
   if (bad != 0) {
     xr_report(XR_ERROR, "basic mode: bad configuration; not initialised");
-    return xr_lifecycle_end_init(&lifecycle, false);
+    return xr_lifecycle_end_init(&xr_basic_lifecycle, false);
   }
   xr_clock_init();
   threshold_ticks = xr_us_to_ticks((uint64_t)options.func_duration_threshold_us);
@@ -249,7 +267,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
    * take. Removed at flush if it is left without a record. Opened before
    * INITIALIZED lets a finalize and flush in. */
   xr_basic_writer_open();
-  xr_lifecycle_end_init(&lifecycle, true);
+  xr_lifecycle_end_init(&xr_basic_lifecycle, true);
   xr_report(XR_INFO, "basic mode: recording (func_duration_threshold_us=%d "
             "max_stack_depth=%d thread_buffer_size=%d, clock %s)",
             (int)options.func_duration_threshold_us,
@@ -258,19 +276,12 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   return XRAY_LOG_INITIALIZED;
 }
 
-static void remove_handler_if_ours(unsigned slot, void *fn) {
-  if (xr_handler_lean[slot] == fn)
-    xr_handler_install(slot, NULL, XR_HANDLER_LEAN);
-}
-
 static XRayLogInitStatus basic_finalize(void) {
   XRayLogInitStatus now;
-  if (!xr_lifecycle_begin_finalize(&lifecycle, &now))
+  if (!xr_lifecycle_begin_finalize(&xr_basic_lifecycle, &now))
     return now;
-  xr_basic_stop_recording();
-  remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
-  remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
-  return xr_lifecycle_end_finalize(&lifecycle);
+  stop_recording();
+  return xr_lifecycle_end_finalize(&xr_basic_lifecycle);
 }
 
 /* Waits (bounded) until t is outside the handler: step c. of
@@ -301,7 +312,7 @@ static void say_if_all_erased(uint64_t erased) {
 }
 
 static XRayLogFlushStatus basic_flush(void) {
-  if (!xr_lifecycle_begin_flush(&lifecycle))
+  if (!xr_lifecycle_begin_flush(&xr_basic_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   /* Inside the tracer while it flushes: a signal handler's events
    * are dropped, and its _exit skips the exit flush (exit_hook.c), which
@@ -351,7 +362,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (stuck > 0)
     xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
               "their buffers were not written", (unsigned long long)stuck);
-  XRayLogFlushStatus done = xr_lifecycle_end_flush(&lifecycle);
+  XRayLogFlushStatus done = xr_lifecycle_end_flush(&xr_basic_lifecycle);
   __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
   return done;
 }

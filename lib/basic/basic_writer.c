@@ -367,6 +367,15 @@ void xr_basic_writer_after_fork(void) {
   writer.records = 0;
 }
 
+void xr_basic_writer_forget(void) {
+  if (writer.fd >= 0)
+    close(writer.fd); /* our copy only: the file stays the parent's */
+  writer.fd = -1;
+  writer.path[0] = '\0';
+  writer.size = 0;
+  writer.records = 0;
+}
+
 uint64_t xr_basic_writer_records(void) { return writer.records; }
 
 uint64_t xr_basic_writer_records_locked(void) {

@@ -17,7 +17,10 @@
  * data unwritten). FDR started from code writes only when the program
  * flushes it: a flight recorder dumps on demand. The hook is registered at
  * start-up (or at the first request), so it runs after the program's own
- * exit handlers; no mode registers one of its own.
+ * exit handlers; no mode registers one of its own. Another thread inside a
+ * built-in mode's init, finalize or flush is waited for, bounded, first
+ * (so the policy acts on a settled state) and last (a flush that thread
+ * began meanwhile): the process must not end in the middle of its writes.
  *
  * Cold path: one mutex guards the table. It is never held while calling into
  * a mode, so a mode's log_init may call back into the registry (e.g. to set
@@ -25,6 +28,7 @@
 #include "log_registry.h"
 #include "fork_locks.h"
 #include "handlers.h"
+#include "mode_lifecycle.h"
 #include "options.h"
 #include "report.h"
 
@@ -52,10 +56,11 @@ struct user_mode {
 static const struct builtin_mode {
   const char *name;
   const struct XRayLogImpl *impl;
+  struct xr_lifecycle *lifecycle;
 } builtins[] = {
-    {"xray-basic", &xr_basic_impl},
-    {"xray-fdr", &xr_fdr_impl},
-    {"xray-profiling", &xr_profiling_impl},
+    {"xray-basic", &xr_basic_impl, &xr_basic_lifecycle},
+    {"xray-fdr", &xr_fdr_impl, &xr_fdr_lifecycle},
+    {"xray-profiling", &xr_profiling_impl, &xr_profiling_lifecycle},
 };
 
 /* Modes written at exit however they were started (exit policy (a)). */
@@ -377,6 +382,36 @@ __xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
 static void report_unknown_mode(const char *mode);
 static void flush_at_exit(void) { xr_registry_exit_policy(); }
 
+/* The longest the exit policy waits, in all, for other threads'
+ * transitions: long enough for a flush of a large log, short enough that
+ * an exit never seems to hang (docs/modes.md "At exit"). */
+enum { XR_EXIT_WAIT_MS = 5000 };
+
+/* Waits while another thread is inside a built-in mode's transition (never
+ * for the caller's own), taking the time from *budget_ms; a transition the
+ * process will cut short is said at every verbosity, once per mode (bit i
+ * of *told). */
+static void wait_for_other_threads(unsigned *budget_ms, unsigned *told) {
+  static const char *const what[] = {"", "initialisation", "finalize",
+                                     "flush"};
+  for (size_t i = 0; i < XR_ARRAY_SIZE(builtins); i++) {
+    struct xr_lifecycle *lc = builtins[i].lifecycle;
+    bool mine;
+    enum xr_transition t =
+        lc ? xr_lifecycle_transition(lc, &mine) : XR_NO_TRANSITION;
+    if (t == XR_NO_TRANSITION || mine || (*told & 1u << i))
+      continue;
+    xr_report(XR_INFO, "exit: waiting for another thread's %s of %s (at "
+              "most %u ms)", what[t], builtins[i].name, *budget_ms);
+    if (xr_lifecycle_wait_others(lc, budget_ms))
+      continue;
+    *told |= 1u << i;
+    xr_report(XR_ERROR, "exit: another thread's %s of %s did not end within "
+              "%d ms; the process ends now and cuts it short (its output may "
+              "be incomplete)", what[t], builtins[i].name, XR_EXIT_WAIT_MS);
+  }
+}
+
 void xr_registry_exit_policy(void) {
   /* Once per process: after exit() has run it, a static libc's exit ends in
    * our _exit, and a fork child inherits the parent's mark. */
@@ -384,6 +419,8 @@ void xr_registry_exit_policy(void) {
   pid_t me = getpid();
   if (__atomic_exchange_n(&ran_in, me, __ATOMIC_ACQ_REL) == me)
     return;
+  unsigned budget_ms = XR_EXIT_WAIT_MS, told = 0;
+  wait_for_other_threads(&budget_ms, &told);
   /* A host's first shared object may start the mode after the runtime's
    * constructors checked: an unknown name is said here then. */
   xr_fork_lock_take(XR_LOCK_REGISTRY);
@@ -400,11 +437,9 @@ void xr_registry_exit_policy(void) {
   bool run = env_started && has_impl && same_impl(&current_impl, &env_impl) &&
              current_state == XRAY_LOG_INITIALIZED;
   xr_fork_lock_release(XR_LOCK_REGISTRY);
-  if (!run)
-    return;
-  XRayLogInitStatus f = __xray_log_finalize();
-  if (f == XRAY_LOG_FINALIZED)
+  if (run && __xray_log_finalize() == XRAY_LOG_FINALIZED)
     __xray_log_flushLog();
+  wait_for_other_threads(&budget_ms, &told);
 }
 
 void xr_registry_hook_exit(void) {

@@ -13,6 +13,12 @@
 XR_HIDDEN extern const struct XRayLogImpl xr_basic_impl XR_WEAK;     /* lib/basic */
 XR_HIDDEN extern const struct XRayLogImpl xr_fdr_impl XR_WEAK;       /* lib/fdr */
 XR_HIDDEN extern const struct XRayLogImpl xr_profiling_impl XR_WEAK; /* lib/profiling */
+/* Their lifecycles (core/mode_lifecycle.h), which the exit policy waits on
+ * while another thread is inside a transition. */
+struct xr_lifecycle;
+XR_HIDDEN extern struct xr_lifecycle xr_basic_lifecycle XR_WEAK;
+XR_HIDDEN extern struct xr_lifecycle xr_fdr_lifecycle XR_WEAK;
+XR_HIDDEN extern struct xr_lifecycle xr_profiling_lifecycle XR_WEAK;
 
 /* Registers the exit hook (the one exit policy, log_registry.c), once:
  * init calls it first, so it runs after the program's own exit handlers

@@ -24,7 +24,28 @@
  *   begin_flush     false: the mode returns XRAY_LOG_NOT_FLUSHING, whether
  *                   it was never finalized or another flush is running
  * A second caller never waits for the first: it is told the state and
- * returns at once (a signal handler or the exit policy may be that caller).
+ * returns at once (a signal handler may be that caller). Only the exit
+ * policy waits, bounded, for another thread's transition
+ * (xr_lifecycle_wait_others), so that the process does not end in the
+ * middle of it; never for the caller's own.
+ *
+ * Owner: begin_* records the thread that won it (pthread_self, the same
+ * value in a fork child as in its parent) and end_* clears it, right before
+ * the state store. Between a begin_*'s CAS and its owner store the owner
+ * reads 0, "another thread": a signal handler that exits or forks in those
+ * few instructions is taken for another thread (the exit waits out its
+ * bound; the fork child drops the transition, below).
+ *
+ * Fork child (xr_lifecycle_after_fork, from each mode's fork hook): a
+ * transition another thread was making stops for good, since that thread
+ * does not exist in the child. The child's state becomes UNINITIALIZED,
+ * whichever transition it was, and the mode drops its part-made state and
+ * records nothing (docs/modes.md "Lifecycle" gives the reasons per
+ * transition): init is half done and only the parent finishes it; finalize
+ * and flush work on the parent's session, which the parent writes, so the
+ * child must not write it again. The child may init again, with a file of
+ * its own. A transition of the forking thread itself (a signal handler
+ * that forks) goes on in the child, as that thread does.
  *
  * Memory ordering: every access to the word is sequentially consistent.
  *  - Acquire and release for the modes' data: a begin_* that succeeds sees
@@ -45,9 +66,13 @@
 #include "xray/xray_log_interface.h"
 
 struct xr_lifecycle {
-  int word; /* XRayLogInitStatus, with a flushing bit (mode_lifecycle.c) */
+  int word;        /* XRayLogInitStatus, with a flushing bit (mode_lifecycle.c) */
+  uintptr_t owner; /* the thread inside a transition (pthread_self), or 0 */
 };
-#define XR_LIFECYCLE_INITIAL {XRAY_LOG_UNINITIALIZED}
+#define XR_LIFECYCLE_INITIAL {XRAY_LOG_UNINITIALIZED, 0}
+
+/* The transition running now, if any. */
+enum xr_transition { XR_NO_TRANSITION, XR_IN_INIT, XR_IN_FINALIZE, XR_IN_FLUSH };
 
 /* The status, for the mode's readers (iterators, fork hooks, snapshots). */
 XR_HIDDEN XRayLogInitStatus xr_lifecycle_status(struct xr_lifecycle *lc);
@@ -70,5 +95,21 @@ XR_HIDDEN XRayLogInitStatus xr_lifecycle_end_finalize(struct xr_lifecycle *lc);
 XR_HIDDEN bool xr_lifecycle_begin_flush(struct xr_lifecycle *lc);
 /* Flushing -> UNINITIALIZED; returns XRAY_LOG_FLUSHED. */
 XR_HIDDEN XRayLogFlushStatus xr_lifecycle_end_flush(struct xr_lifecycle *lc);
+
+/* The transition running now; *mine: the calling thread is its owner. */
+XR_HIDDEN enum xr_transition xr_lifecycle_transition(struct xr_lifecycle *lc,
+                                                     bool *mine);
+
+/* Waits while another thread is inside a transition of lc, polling every
+ * millisecond (nanosleep) and taking each poll from *budget_ms. True when
+ * no other thread is inside one (at once when the transition is the
+ * caller's own); false when the budget ran out first. The exit path only. */
+XR_HIDDEN bool xr_lifecycle_wait_others(struct xr_lifecycle *lc,
+                                        unsigned *budget_ms);
+
+/* Fork child: a transition another thread was making is dropped and the
+ * state becomes UNINITIALIZED (see above); returns that transition, for the
+ * mode to drop its part-made state. XR_NO_TRANSITION: nothing changed. */
+XR_HIDDEN enum xr_transition xr_lifecycle_after_fork(struct xr_lifecycle *lc);
 
 #endif

@@ -182,13 +182,32 @@ static void thread_exit(void) {
   xr_fdr_thread_exit();
 }
 
+/* No trigger, no event recorded: finalize's first step, and a fork child's
+ * whose mode dropped another thread's transition. */
+static void stop_recording(void) {
+  xr_fdr_triggers_remove(); /* no snapshot once recording stops */
+  /* Close the gate (epoch becomes even), stop calling us. */
+  if (__atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_SEQ_CST) & 1)
+    advance_epoch(1);
+  install_handlers(false);
+  xr_objects_dense_recording(NULL);
+}
+
 static void fork_child(void) {
   /* A snapshot being written by another thread stays the parent's. */
   __atomic_store_n(&xr_fdr_snapshots_inside, 0, __ATOMIC_RELAXED);
   xr_fdr_triggers_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
-  if (xr_lifecycle_status(&xr_fdr_lifecycle) == XRAY_LOG_INITIALIZED) {
+  if (xr_lifecycle_after_fork(&xr_fdr_lifecycle) != XR_NO_TRANSITION) {
+    /* Another thread was initialising, finalizing or flushing: the child's
+     * mode is UNINITIALIZED (core/mode_lifecycle.h) and records nothing.
+     * The buffers may be half made or half closed and hold the parent's
+     * events: never written here, and the next init forgets them (left
+     * mapped: copy-on-write pages of the parent, never touched). */
+    stop_recording();
+    queue_quiescent = false;
+  } else if (xr_lifecycle_status(&xr_fdr_lifecycle) == XRAY_LOG_INITIALIZED) {
     /* The parent's events are the parent's: start empty, new epoch. */
     xr_fdr_queue_reset(&xr_fdr_queue);
     xr_fdr_writers_reset_counters();
@@ -281,12 +300,8 @@ static XRayLogInitStatus fdr_finalize(void) {
   XRayLogInitStatus now;
   if (!xr_lifecycle_begin_finalize(&xr_fdr_lifecycle, &now))
     return now;
-  xr_fdr_triggers_remove(); /* no snapshot once recording stops */
-  /* Close the gate (epoch becomes even), stop calling us, then wait only for
-   * threads caught in the middle of an event. */
-  advance_epoch(1);
-  install_handlers(false);
-  xr_objects_dense_recording(NULL);
+  /* Stop, then wait only for threads caught in the middle of an event. */
+  stop_recording();
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */

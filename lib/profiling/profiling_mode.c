@@ -31,7 +31,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type);
 /* Lean arena growth for the handlers' tries (profiling_lean.c). */
 XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
-static struct xr_lifecycle lifecycle = XR_LIFECYCLE_INITIAL;
+struct xr_lifecycle xr_profiling_lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t last_gen;
 static uint64_t global_used; /* bytes of trie chunks, all threads */
 
@@ -53,7 +53,7 @@ static uint64_t start_ns, end_ns; /* CLOCK_REALTIME at init and finalize */
 /* Header first, then each block; nothing unless finalized. */
 static XRayBuffer iterate(XRayBuffer prev) {
   XRayBuffer none = {NULL, 0};
-  if (xr_lifecycle_status(&lifecycle) != XRAY_LOG_FINALIZED || profile == NULL)
+  if (xr_lifecycle_status(&xr_profiling_lifecycle) != XRAY_LOG_FINALIZED || profile == NULL)
     return none;
   if (prev.Data == NULL)
     return (XRayBuffer){profile, XR_PROFILE_HEADER_BYTES};
@@ -79,6 +79,23 @@ static void free_profile(void) {
 static XRayLogFlushStatus prof_flush(void);
 static XRayLogInitStatus prof_finalize(void);
 
+/* Fork child: when another thread was initialising, finalizing or flushing,
+ * the child's mode is UNINITIALIZED (core/mode_lifecycle.h) and records
+ * nothing; the profile being made is the parent's, forgotten here (left
+ * mapped: the parent's copy-on-write pages) so no later init or flush of
+ * the child frees or writes half of it. */
+static void on_fork_child(void) {
+  if (xr_lifecycle_after_fork(&xr_profiling_lifecycle) == XR_NO_TRANSITION)
+    return;
+  __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_SEQ_CST);
+  if (xr_handler_lean[XR_SLOT_ARG0] == (void *)xr_prof_handle_arg0)
+    xr_handler_install(XR_SLOT_ARG0, NULL, XR_HANDLER_LEAN);
+  profile = NULL;
+  profile_size = profile_map = 0;
+  tries = NULL;
+  trie_count = 0;
+}
+
 static uint64_t realtime_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -90,16 +107,21 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   (void)buffer_size;
   (void)max_buffers;
   XRayLogInitStatus now;
-  if (!xr_lifecycle_begin_init(&lifecycle, &now))
+  if (!xr_lifecycle_begin_init(&xr_profiling_lifecycle, &now))
     return now;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
   if (xr_profiling_flags_load(&flags, args, args_size, &outputs,
                               &folded_calls) != 0) {
     __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
-    return xr_lifecycle_end_init(&lifecycle, false);
+    return xr_lifecycle_end_init(&xr_profiling_lifecycle, false);
   }
   xr_clock_init();
+  static bool hooked;
+  if (!hooked && xr_thread_on_fork_child(on_fork_child) != 0)
+    xr_report(XR_ERROR, "xray-profiling: no fork hook left; a fork child "
+              "may stay initialising, finalizing or flushing");
+  hooked = true;
   xr_prof_collector_setup(xr_prof_lean_grow);
   xr_prof_collector_reset();
   free_profile();
@@ -118,7 +140,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   start_ns = realtime_ns();
   __xray_log_set_buffer_iterator(iterate);
   xr_registry_flush_at_exit(&xr_profiling_impl);
-  xr_lifecycle_end_init(&lifecycle, true);
+  xr_lifecycle_end_init(&xr_profiling_lifecycle, true);
   /* The configuration above is published by this release store; handlers
    * that see the new generation read it in their slow path after an
    * acquire load of the same variable. */
@@ -147,7 +169,7 @@ static void build_blocks(void) {
 
 static XRayLogInitStatus prof_finalize(void) {
   XRayLogInitStatus now;
-  if (!xr_lifecycle_begin_finalize(&lifecycle, &now))
+  if (!xr_lifecycle_begin_finalize(&xr_profiling_lifecycle, &now))
     return now;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
@@ -167,7 +189,7 @@ static XRayLogInitStatus prof_finalize(void) {
   if ((outputs & XR_PROF_OUT_XRAY) || flags.no_flush)
     build_blocks();
   __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
-  return xr_lifecycle_end_finalize(&lifecycle);
+  return xr_lifecycle_end_finalize(&xr_profiling_lifecycle);
 }
 
 /* ---- files written at flush ------------------------------------------ */
@@ -196,7 +218,7 @@ static void write_files(void) {
 }
 
 static XRayLogFlushStatus prof_flush(void) {
-  if (!xr_lifecycle_begin_flush(&lifecycle))
+  if (!xr_lifecycle_begin_flush(&xr_profiling_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
@@ -206,7 +228,7 @@ static XRayLogFlushStatus prof_flush(void) {
   __xray_log_remove_buffer_iterator();
   free_profile();
   xr_prof_collector_reset();
-  XRayLogFlushStatus done = xr_lifecycle_end_flush(&lifecycle);
+  XRayLogFlushStatus done = xr_lifecycle_end_flush(&xr_profiling_lifecycle);
   __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
   return done;
 }

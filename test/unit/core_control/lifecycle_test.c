@@ -1,7 +1,9 @@
 /* The modes' one lifecycle (core/mode_lifecycle.h): every transition, what
  * each call returns in every state it may not leave (the statuses the three
- * modes hand back to their callers), and that of threads racing for a
- * transition exactly one wins. */
+ * modes hand back to their callers), that of threads racing for a
+ * transition exactly one wins, the transition's owner, the exit policy's
+ * bounded wait for another thread's transition, and what a fork child makes
+ * of a transition another thread was inside. */
 #define _GNU_SOURCE /* pthread_barrier_t under any -std */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/mode_lifecycle.h"
 
@@ -191,6 +195,194 @@ static void one_of_many_flushes_wins(void **state) {
   race(RACE_FLUSH, AT_FINAL, (XRayLogInitStatus)-1, XRAY_LOG_FINALIZED);
 }
 
+/* ---- owner, exit wait, fork child -------------------------------------- */
+
+/* The transition each state is inside (none for the settled ones). */
+static const enum xr_transition inside[AT_COUNT] = {
+    XR_NO_TRANSITION, XR_IN_INIT, XR_NO_TRANSITION,
+    XR_IN_FINALIZE,   XR_NO_TRANSITION, XR_IN_FLUSH};
+
+/* Brings lc to `at` from another thread, which then ends (its transition,
+ * if any, is left running: its owner is gone, as in a fork child). */
+static struct xr_lifecycle *other_lc;
+static enum at other_at;
+static void *reach_and_leave(void *arg) {
+  (void)arg;
+  reach(other_lc, other_at);
+  return NULL;
+}
+static void reach_from_other_thread(struct xr_lifecycle *lc, enum at at) {
+  pthread_t t;
+  other_lc = lc;
+  other_at = at;
+  assert_int_equal(pthread_create(&t, NULL, reach_and_leave, NULL), 0);
+  assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+static void transition_and_owner_in_each_state(void **state) {
+  (void)state;
+  for (int at = 0; at < AT_COUNT; at++) {
+    struct xr_lifecycle lc;
+    bool mine = false;
+    reach(&lc, (enum at)at);
+    assert_int_equal(xr_lifecycle_transition(&lc, &mine), inside[at]);
+    assert_int_equal(mine, inside[at] != XR_NO_TRANSITION);
+    reach_from_other_thread(&lc, (enum at)at);
+    mine = true;
+    assert_int_equal(xr_lifecycle_transition(&lc, &mine), inside[at]);
+    assert_false(mine);
+  }
+}
+
+/* The exit policy's wait: never for the caller's own transition, at once
+ * for a settled state, and until the budget is spent for another thread's
+ * that never ends. */
+static void exit_wait_in_each_state(void **state) {
+  (void)state;
+  for (int at = 0; at < AT_COUNT; at++) {
+    struct xr_lifecycle lc;
+    unsigned budget = 3;
+    reach(&lc, (enum at)at);
+    assert_true(xr_lifecycle_wait_others(&lc, &budget));
+    assert_int_equal(budget, 3);
+    reach_from_other_thread(&lc, (enum at)at);
+    bool settled = inside[at] == XR_NO_TRANSITION;
+    assert_int_equal(xr_lifecycle_wait_others(&lc, &budget), settled);
+    assert_int_equal(budget, settled ? 3 : 0);
+    assert_int_equal(xr_lifecycle_status(&lc), shown[at]); /* untouched */
+  }
+}
+
+/* A thread inside a transition, held there until released. */
+static struct {
+  struct xr_lifecycle lc;
+  enum at at;
+  pthread_barrier_t inside, release;
+} held;
+
+static void *hold_transition(void *arg) {
+  (void)arg;
+  reach(&held.lc, held.at);
+  pthread_barrier_wait(&held.inside);
+  pthread_barrier_wait(&held.release);
+  if (held.at == AT_INITIALIZING)
+    xr_lifecycle_end_init(&held.lc, true);
+  else if (held.at == AT_FINALIZING)
+    xr_lifecycle_end_finalize(&held.lc);
+  else
+    xr_lifecycle_end_flush(&held.lc);
+  return NULL;
+}
+
+static pthread_t start_holding(enum at at) {
+  pthread_t t;
+  held.at = at;
+  pthread_barrier_init(&held.inside, NULL, 2);
+  pthread_barrier_init(&held.release, NULL, 2);
+  assert_int_equal(pthread_create(&t, NULL, hold_transition, NULL), 0);
+  pthread_barrier_wait(&held.inside);
+  return t;
+}
+
+static void stop_holding(pthread_t t) {
+  pthread_barrier_wait(&held.release);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  pthread_barrier_destroy(&held.inside);
+  pthread_barrier_destroy(&held.release);
+}
+
+/* The wait ends when the other thread's transition does (whenever that is:
+ * the budget is far longer than the test). */
+static void exit_wait_ends_with_the_transition(void **state) {
+  (void)state;
+  static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
+                                      AT_FLUSHING};
+  static const XRayLogInitStatus after[] = {
+      XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
+  for (size_t i = 0; i < 3; i++) {
+    pthread_t t = start_holding(transient[i]);
+    pthread_barrier_wait(&held.release); /* it ends while we wait */
+    unsigned budget = 600000;
+    assert_true(xr_lifecycle_wait_others(&held.lc, &budget));
+    assert_int_equal(xr_lifecycle_status(&held.lc), after[i]);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    pthread_barrier_destroy(&held.inside);
+    pthread_barrier_destroy(&held.release);
+  }
+}
+
+/* after_fork in every state: the caller's own transition and a settled
+ * state are kept; another thread's transition is dropped, the state is
+ * UNINITIALIZED and init may start again. */
+static void after_fork_in_each_state(void **state) {
+  (void)state;
+  for (int at = 0; at < AT_COUNT; at++) {
+    struct xr_lifecycle lc;
+    XRayLogInitStatus now;
+    reach(&lc, (enum at)at);
+    assert_int_equal(xr_lifecycle_after_fork(&lc), XR_NO_TRANSITION);
+    assert_int_equal(xr_lifecycle_status(&lc), shown[at]);
+    reach_from_other_thread(&lc, (enum at)at);
+    assert_int_equal(xr_lifecycle_after_fork(&lc), inside[at]);
+    bool dropped = inside[at] != XR_NO_TRANSITION;
+    assert_int_equal(xr_lifecycle_status(&lc),
+                     dropped ? XRAY_LOG_UNINITIALIZED : shown[at]);
+    if (dropped)
+      assert_true(xr_lifecycle_begin_init(&lc, &now));
+  }
+}
+
+/* Forks while another thread is inside each transition: the child (where
+ * that thread does not exist) is not stuck; the parent's thread ends its
+ * transition as if nothing happened. Then the same with the forking thread
+ * inside: the child keeps it and ends it. */
+static int child_after_fork(struct xr_lifecycle *lc, enum xr_transition want,
+                            enum at at) {
+  XRayLogInitStatus now;
+  if (xr_lifecycle_after_fork(lc) != want)
+    return 1;
+  if (want != XR_NO_TRANSITION)
+    return xr_lifecycle_status(lc) == XRAY_LOG_UNINITIALIZED &&
+                   xr_lifecycle_begin_init(lc, &now) &&
+                   xr_lifecycle_end_init(lc, true) == XRAY_LOG_INITIALIZED
+               ? 0 : 2;
+  if (xr_lifecycle_status(lc) != shown[at])
+    return 3;
+  bool mine;
+  return xr_lifecycle_transition(lc, &mine) == inside[at] && mine ? 0 : 4;
+}
+
+static int fork_and_check(struct xr_lifecycle *lc, enum xr_transition want,
+                          enum at at) {
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(child_after_fork(lc, want, at));
+  int status = -1;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+static void fork_inside_a_transition(void **state) {
+  (void)state;
+  static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
+                                      AT_FLUSHING};
+  static const XRayLogInitStatus after[] = {
+      XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
+  for (size_t i = 0; i < 3; i++) {
+    pthread_t t = start_holding(transient[i]);
+    assert_int_equal(fork_and_check(&held.lc, inside[transient[i]],
+                                    transient[i]), 0);
+    assert_int_equal(xr_lifecycle_status(&held.lc), shown[transient[i]]);
+    stop_holding(t);
+    assert_int_equal(xr_lifecycle_status(&held.lc), after[i]);
+
+    struct xr_lifecycle own;
+    reach(&own, transient[i]);
+    assert_int_equal(fork_and_check(&own, XR_NO_TRANSITION, transient[i]), 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_cycle_then_another),
@@ -199,6 +391,11 @@ int main(void) {
       cmocka_unit_test(one_of_many_inits_wins),
       cmocka_unit_test(one_of_many_finalizes_wins),
       cmocka_unit_test(one_of_many_flushes_wins),
+      cmocka_unit_test(transition_and_owner_in_each_state),
+      cmocka_unit_test(exit_wait_in_each_state),
+      cmocka_unit_test(exit_wait_ends_with_the_transition),
+      cmocka_unit_test(after_fork_in_each_state),
+      cmocka_unit_test(fork_inside_a_transition),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
