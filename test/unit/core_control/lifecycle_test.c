@@ -253,6 +253,12 @@ static void exit_wait_in_each_state(void **state) {
   }
 }
 
+/* The transient states, and the state each one's end leaves. */
+static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
+                                    AT_FLUSHING};
+static const XRayLogInitStatus after[] = {
+    XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
+
 /* A thread inside a transition, held there until released. */
 static struct {
   struct xr_lifecycle lc;
@@ -295,10 +301,6 @@ static void stop_holding(pthread_t t) {
  * the budget is far longer than the test). */
 static void exit_wait_ends_with_the_transition(void **state) {
   (void)state;
-  static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
-                                      AT_FLUSHING};
-  static const XRayLogInitStatus after[] = {
-      XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
   for (size_t i = 0; i < 3; i++) {
     pthread_t t = start_holding(transient[i]);
     pthread_barrier_wait(&held.release); /* it ends while we wait */
@@ -365,10 +367,6 @@ static int fork_and_check(struct xr_lifecycle *lc, enum xr_transition want,
 
 static void fork_inside_a_transition(void **state) {
   (void)state;
-  static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
-                                      AT_FLUSHING};
-  static const XRayLogInitStatus after[] = {
-      XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
   for (size_t i = 0; i < 3; i++) {
     pthread_t t = start_holding(transient[i]);
     assert_int_equal(fork_and_check(&held.lc, inside[transient[i]],
