@@ -3,6 +3,7 @@
  * snapshots inside. Only data and the snapshot's way in, so that the mode
  * (fdr_mode.c), the controller, the snapshot and the triggers all depend on
  * this file and none on another's globals. */
+#include "core/log_registry.h" /* declares xr_fdr_lifecycle weak, as core names it */
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_state.h"
 #include "xray/xray_log_interface.h"
