@@ -1,7 +1,7 @@
 /* Exit, or fork, while another thread is inside a mode's flush (the exit
  * policy waits for it, bounded; a fork child is not left flushing).
  *
- *   exit_transition <xray-basic|xray-fdr> <exit|fork> <log directory>
+ *   exit_transition <xray-basic|xray-fdr|xray-profiling> <exit|fork> <dir>
  *
  * main records CALLS calls of work() and finalizes; a second thread (B)
  * flushes and is held inside the flush, provably, by something only this
@@ -9,22 +9,25 @@
  *  - xray-basic: the flush's first append writes the header under a POSIX
  *    record lock on the file's first byte; main holds an open-file-
  *    description lock there first, which conflicts even in one process;
- *  - xray-fdr: the flush says "Log file in" (verbosity=1) on stderr, which
- *    main has made a full pipe.
+ *  - xray-fdr, xray-profiling: the flush says "Log file in" (verbosity=1)
+ *    on stderr, which main has made a full pipe.
  * main learns that B is blocked there from /proc/self/task/<B>/syscall
  * (fcntl F_SETLKW, or write to fd 2): B is then inside the flush.
  *
  * exit: main returns. Its exit policy, finding B's flush, says so on stderr
  * at verbosity 1, which blocks on the full pipe: a helper thread (C) that
- * sees main blocked there lets B go (unlock, drain the pipe), and the log
- * is complete. Without the wait main never writes there: the process ends
- * with B blocked, and the log is empty.
+ * sees main blocked there copies the line main is writing to the real
+ * stderr (from /proc/self/mem: the process may end before the pipe's copy
+ * is read), puts the real stderr back on fd 2 and lets B go (unlock, drain
+ * the pipe, whose lines are dropped); the log is complete. Without the
+ * wait main never writes there: the process ends with B blocked, and the
+ * log is empty.
  * fork: main forks. The child (B does not exist there) must not be stuck
  * flushing: it finds the mode UNINITIALIZED, starts it again, records
  * CHILD_CALLS calls into a log of its own. Then the parent lets B go.
  *
  * Every function but work() is never instrumented, so the log holds only
- * work's records. */
+ * work's records (the profile: one call path, work). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -60,7 +63,6 @@ static const char *mode;
 static int lock_fd = -1;       /* xray-basic: the log, with our lock */
 static int keep_stderr = -1;   /* the real stderr */
 static int pipe_r = -1;        /* the read end of the full pipe on fd 2 */
-static size_t filler;          /* bytes we put in it */
 static pid_t b_tid;            /* atomic */
 
 QUIET static void say(const char *fmt, ...) {
@@ -82,13 +84,16 @@ QUIET static void die(const char *what) {
 QUIET static const char *config(void) {
   return strcmp(mode, "xray-basic") == 0
              ? "func_duration_threshold_us=0 thread_buffer_size=8192"
-             : "func_duration_threshold_us=0";
+         : strcmp(mode, "xray-fdr") == 0 ? "func_duration_threshold_us=0"
+                                         : "";
 }
 
 /* True when thread tid is inside system call nr, with fd as its first
- * argument when fd >= 0. */
-QUIET static bool in_syscall(pid_t tid, long nr, int fd) {
-  char path[64], line[256], prefix[48];
+ * argument when fd >= 0; *args: the rest of the line. */
+QUIET static bool in_syscall_args(pid_t tid, long nr, int fd,
+                                  const char **args) {
+  static char line[256];
+  char path[64], prefix[48];
   if (fd >= 0)
     snprintf(prefix, sizeof prefix, "%ld 0x%x ", nr, fd);
   else
@@ -100,7 +105,13 @@ QUIET static bool in_syscall(pid_t tid, long nr, int fd) {
   ssize_t n = read(f, line, sizeof line - 1);
   close(f);
   line[n > 0 ? n : 0] = 0;
+  *args = line + strlen(prefix);
   return strncmp(line, prefix, strlen(prefix)) == 0;
+}
+
+QUIET static bool in_syscall(pid_t tid, long nr, int fd) {
+  const char *args;
+  return in_syscall_args(tid, nr, fd, &args);
 }
 
 /* The only file of dir, opened for writing (xray-basic's log). */
@@ -140,8 +151,8 @@ QUIET static void fill_stderr(void) {
   for (size_t chunk = sizeof dots; chunk > 0;) {
     ssize_t w = write(2, dots, chunk);
     if (w > 0)
-      filler += (size_t)w;
-    else if (errno == EAGAIN)
+      continue;
+    if (errno == EAGAIN)
       chunk /= 2; /* down to single bytes: the last page full too */
     else
       die("fill the pipe");
@@ -149,27 +160,32 @@ QUIET static void fill_stderr(void) {
   fcntl(2, F_SETFL, flags);
 }
 
-/* Lets B go: the lock, then the pipe, forwarding what is not filler. */
+/* Lets B go: the real stderr back on fd 2, the lock, then the pipe. */
 QUIET static void release(void) {
+  dup2(keep_stderr, 2);
   if (lock_fd >= 0)
     ofd_lock(F_UNLCK);
   char buf[4096];
-  for (;;) {
-    ssize_t n = read(pipe_r, buf, sizeof buf);
-    if (n <= 0)
-      return;
-    size_t skip = filler < (size_t)n ? filler : (size_t)n;
-    filler -= skip;
-    if ((size_t)n > skip && write(keep_stderr, buf + skip, (size_t)n - skip) < 0)
-      return;
+  while (read(pipe_r, buf, sizeof buf) > 0) {
   }
 }
 
-/* C: once main is blocked writing on fd 2 (its exit policy's "waiting"). */
+/* C: once main is blocked writing on fd 2 (its exit policy's "waiting"),
+ * copies that line to the real stderr, then lets B go. */
 QUIET static void *release_when_main_reports(void *arg) {
   (void)arg;
-  while (!in_syscall(getpid(), SYS_write, 2))
+  const char *args;
+  while (!in_syscall_args(getpid(), SYS_write, 2, &args))
     sched_yield();
+  unsigned long at = 0, len = 0;
+  char text[1024];
+  int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  if (sscanf(args, "%lx %lx", &at, &len) != 2 || len > sizeof text || mem < 0 ||
+      pread(mem, text, len, (off_t)at) != (ssize_t)len)
+    die("read main's line");
+  close(mem);
+  if (write(keep_stderr, text, len) != (ssize_t)len)
+    die("copy main's line");
   release();
   return NULL;
 }

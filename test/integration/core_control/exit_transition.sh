@@ -1,4 +1,4 @@
-# Exit, or fork, while another thread is inside basic's or FDR's flush
+# Exit, or fork, while another thread is inside a mode's flush
 # (exit_transition.c says how the flush is held, provably, in progress):
 # at exit the policy waits for that flush, so the log is complete (exact
 # call count); a fork child is not left flushing: it starts the mode again
@@ -14,13 +14,17 @@ xr_cc prog "$TEST_SRC_DIR/exit_transition.c"
 # work's call count in each log of DIR, ascending.
 counts() {
   for f in "$1"/*; do
-    "$LLVM_XRAY" account -m prog "$f" | awk '/ work$/ {print $2}' || echo "unreadable:$f"
+    if [ "$m" = profiling ]; then
+      python3 "$TEST_SRC_DIR/../profiling/profile_reader.py" --llvm-xray "$LLVM_XRAY" -m prog --merge "$f" |
+        awk '$1 == "work" {print $2}' || echo "unreadable:$f"
+    else
+      "$LLVM_XRAY" account -m prog "$f" | awk '/ work$/ {print $2}' || echo "unreadable:$f"
+    fi
   done | sort -n | tr '\n' ' '
 }
 
-for m in basic fdr; do
-  if [ "$m" = basic ]; then have_mode xr_basic_impl || continue; fi
-  if [ "$m" = fdr ]; then have_mode xr_fdr_impl || continue; fi
+for m in basic fdr profiling; do
+  have_mode "xr_${m}_impl" || continue
   for what in exit fork; do
     d=$m-$what
     mkdir "$d"
