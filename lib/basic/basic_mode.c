@@ -212,9 +212,6 @@ static void register_hooks_once(void) {
   if (xr_thread_on_exit(on_thread_exit) != 0)
     xr_report(XR_ERROR, "basic mode: no thread-exit hook left; records of "
               "threads that exit before the flush may be lost");
-  if (xr_thread_on_fork_child(on_fork_child) != 0)
-    xr_report(XR_ERROR, "basic mode: no fork hook left; a child may "
-              "write its parent's records again");
   pthread_atfork(xr_basic_writer_before_fork, NULL, NULL);
   xr_quiesce_setup();
 }
@@ -224,6 +221,12 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   (void)buffer_size;
   (void)max_buffers;
   XRayLogInitStatus now;
+  /* Before any transition: a fork in the middle of the first one must find
+   * the hook (core/mode_lifecycle.h). Idempotent. */
+  static int no_fork_hook;
+  if (xr_thread_on_fork_child(on_fork_child) != 0)
+    xr_report_once(&no_fork_hook, XR_ERROR, "basic mode: no fork hook left; "
+                   "a child may write its parent's records again");
   if (!xr_lifecycle_begin_init(&xr_basic_lifecycle, &now)) {
     xr_report(XR_INFO, "basic mode: already initialized (state %d); "
               "finalize and flush before initializing again", (int)now);

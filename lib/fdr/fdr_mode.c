@@ -218,6 +218,12 @@ static void fork_child(void) {
 static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
                                   void *args, size_t args_size) {
   XRayLogInitStatus now;
+  /* Before any transition: a fork in the middle of the first one must find
+   * the hook (core/mode_lifecycle.h). Idempotent. */
+  static int no_fork_hook;
+  if (xr_thread_on_fork_child(fork_child) != 0)
+    xr_report_once(&no_fork_hook, XR_ERROR, "xray-fdr: no fork hook left; "
+                   "a child may write its parent's events again");
   if (!xr_lifecycle_begin_init(&xr_fdr_lifecycle, &now)) {
     xr_report(XR_ERROR, "xray-fdr: cannot initialise: already initialised "
                         "(finalize and flush first)");
@@ -273,7 +279,6 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   if (!hooks_registered) {
     hooks_registered = true;
     xr_thread_on_exit(thread_exit);
-    xr_thread_on_fork_child(fork_child);
   }
 
   /* Open the gate (epoch becomes odd, a new value: threads holding state of

@@ -107,6 +107,12 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   (void)buffer_size;
   (void)max_buffers;
   XRayLogInitStatus now;
+  /* Before any transition: a fork in the middle of the first one must find
+   * the hook (core/mode_lifecycle.h). Idempotent. */
+  static int no_fork_hook;
+  if (xr_thread_on_fork_child(on_fork_child) != 0)
+    xr_report_once(&no_fork_hook, XR_ERROR, "xray-profiling: no fork hook "
+                   "left; a fork child may write its parent's profile again");
   if (!xr_lifecycle_begin_init(&xr_profiling_lifecycle, &now))
     return now;
   uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
@@ -117,11 +123,6 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
     return xr_lifecycle_end_init(&xr_profiling_lifecycle, false);
   }
   xr_clock_init();
-  static bool hooked;
-  if (!hooked && xr_thread_on_fork_child(on_fork_child) != 0)
-    xr_report(XR_ERROR, "xray-profiling: no fork hook left; a fork child "
-              "may stay initialising, finalizing or flushing");
-  hooked = true;
   xr_prof_collector_setup(xr_prof_lean_grow);
   xr_prof_collector_reset();
   free_profile();
