@@ -59,6 +59,13 @@ static struct {
   char path[PATH_MAX];
 } writer = {{0}, -1, false, false, false, false, 0, 0, 0, 0, 0, ""};
 
+/* Every change of writer.fd, made under the lock: relaxed atomic, because
+ * xr_basic_writer_before_fork reads it without the lock (a fork while
+ * another thread flushes). */
+static void set_fd(int fd) {
+  __atomic_store_n(&writer.fd, fd, __ATOMIC_RELAXED);
+}
+
 /* The file's real size: after a fork, two processes append to it. */
 static uint64_t file_size(void) {
   struct stat st;
@@ -111,7 +118,7 @@ static void fail(const char *what, int err) {
       /* nothing more to do: the report above says the log is cut short */
     }
     close(writer.fd);
-    writer.fd = -1;
+    set_fd(-1);
   }
   xr_basic_stop_recording();
 }
@@ -123,7 +130,7 @@ static int open_file(void) {
     fail("cannot create the log file (see above)", 0);
     return -1;
   }
-  writer.fd = fd;
+  set_fd(fd);
   writer.inherited = false;
   writer.shared = false;
   writer.has_header = false;
@@ -220,7 +227,7 @@ int xr_basic_writer_append(const struct xr_basic_record *records,
     if (attempt == 0 && fit > 0 && file_was_removed()) {
       /* Our records went to a removed file: write them to a new one. */
       close(writer.fd);
-      writer.fd = -1;
+      set_fd(-1);
       if (open_file() != 0)
         goto out;
       continue;
@@ -336,7 +343,7 @@ void xr_basic_writer_close(void) {
     if (close(writer.fd) != 0 && !writer.failed)
       xr_report(XR_ERROR, "basic mode: cannot close %s: %s", writer.path,
                 strerror(errno));
-    writer.fd = -1;
+    set_fd(-1);
   }
   xr_lock_release(&writer.lock);
 }
@@ -353,7 +360,7 @@ void xr_basic_writer_reset(void) {
 }
 
 void xr_basic_writer_before_fork(void) {
-  if (writer.fd >= 0)
+  if (__atomic_load_n(&writer.fd, __ATOMIC_RELAXED) >= 0)
     __atomic_store_n(&writer.shared, true, __ATOMIC_RELAXED); /* lock-free: */
   /* the forking thread may hold nothing, or be a signal handler */
 }
@@ -370,7 +377,7 @@ void xr_basic_writer_after_fork(void) {
 void xr_basic_writer_forget(void) {
   if (writer.fd >= 0)
     close(writer.fd); /* our copy only: the file stays the parent's */
-  writer.fd = -1;
+  set_fd(-1);
   writer.path[0] = '\0';
   writer.size = 0;
   writer.records = 0;

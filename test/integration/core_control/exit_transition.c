@@ -242,7 +242,9 @@ QUIET int main(int argc, char **argv) {
     sched_yield();
   say("B is inside the flush\n");
   if (!fork_it) {
+    pthread_detach(b); /* still flushing when main returns */
     pthread_create(&c, NULL, release_when_main_reports, NULL);
+    pthread_detach(c);
     say("exiting\n");
     return 0;
   }
@@ -256,6 +258,7 @@ QUIET int main(int argc, char **argv) {
     die("waitpid");
   say("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128);
   pthread_create(&c, NULL, release_now, NULL);
+  pthread_detach(c);
   pthread_join(b, NULL);
   say("B is done\n");
   return 0;
