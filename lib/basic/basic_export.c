@@ -31,6 +31,8 @@ static void add_records(struct xr_trace_writers *w, const uint8_t *p, size_t cou
       e.kind = XR_TEV_TAIL_EXIT;
     else
       continue;
+    e.unwound = e.kind != XR_TEV_ENTER &&
+                (p[XR_BASIC_FLAGS_OFFSET] & XR_BASIC_FLAG_UNWOUND) != 0;
     xr_trace_writers_event(w, (int32_t)(r.w[2] >> 32), (int32_t)(uint32_t)r.w[2],
                            &e);
   }

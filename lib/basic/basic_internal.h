@@ -48,6 +48,13 @@ _Static_assert(sizeof(struct xr_basic_record) == 32, "records are 32 bytes");
 #define XR_BASIC_TAIL 2u
 #define XR_BASIC_ENTRY_ARGS 3u
 
+/* Byte 24 of a normal record (the low byte of w[3]), padding to llvm-xray
+ * and always 0 from compiler-rt: bit 0 marks an exit the runtime wrote
+ * while unwinding (the call's own exit was skipped by longjmp or an
+ * exception; docs/formats.md). */
+#define XR_BASIC_FLAGS_OFFSET 24
+#define XR_BASIC_FLAG_UNWOUND 1u
+
 /* tid in the low half, pid in the high half: the order both record kinds
  * store them in. */
 static XR_ALWAYS_INLINE uint64_t xr_basic_ids(int32_t tid, int32_t pid) {
@@ -55,7 +62,8 @@ static XR_ALWAYS_INLINE uint64_t xr_basic_ids(int32_t tid, int32_t pid) {
 }
 
 /* Normal record: u16 RecordType 0, u8 CPU, u8 Type, i32 FuncId, u64 TSC,
- * u32 TId, u32 PId, 8 zero bytes. */
+ * u32 TId, u32 PId, 8 zero bytes (byte 24, the first of them, is our
+ * flags byte: XR_BASIC_FLAG_*, set only on some exits). */
 static XR_ALWAYS_INLINE void xr_basic_put_normal(struct xr_basic_record *r,
                                                  int32_t fid, unsigned type,
                                                  uint8_t cpu, uint64_t tsc,

@@ -23,8 +23,8 @@
  *    entry record (and its argument payload) instead of writing an exit;
  *  - an exit for a call below the top of the stack (longjmp or an exception
  *    skipped the exits above it) first closes the skipped calls with exit
- *    records at the same time, so the file stays well nested and the stack
- *    never grows for ever;
+ *    records at the same time, flagged in byte 24 (XR_BASIC_FLAG_UNWOUND),
+ *    so the file stays well nested and the stack never grows for ever;
  *  - an exit for a call that is not on the stack at all began before
  *    recording did: every tracked call is closed and the exit dropped. */
 #include "core/lean.h"

@@ -36,11 +36,13 @@ static XR_ALWAYS_INLINE void xr_basic_on_entry(struct xr_basic_thread *t,
 }
 
 /* Ends the call of frame f: rewinds it when it is short and nothing was
- * written after it, else writes an exit record of `type`. */
+ * written after it, else writes an exit record of `type`, flagged
+ * XR_BASIC_FLAG_UNWOUND when `unwound` (a constant at every call: the
+ * common exit's code does not change). */
 static XR_ALWAYS_INLINE void close_call(struct xr_basic_thread *t,
                                         const struct xr_basic_frame *f,
                                         unsigned type, uint64_t tsc,
-                                        uint8_t cpu) {
+                                        uint8_t cpu, bool unwound) {
   if (!f->recorded)
     return;
   unsigned n = f->type == XR_BASIC_ENTRY_ARGS ? 2 : 1;
@@ -55,6 +57,8 @@ static XR_ALWAYS_INLINE void close_call(struct xr_basic_thread *t,
   if (XR_UNLIKELY(t->used >= t->capacity))
     t->spill(t);
   xr_basic_put_normal(t->buf + t->used, f->fid, type, cpu, tsc, t->ids);
+  if (unwound)
+    t->buf[t->used].w[3] = XR_BASIC_FLAG_UNWOUND; /* byte 24 */
   t->used++;
 }
 
@@ -70,15 +74,15 @@ static XR_NOINLINE void exit_below_top(struct xr_basic_thread *t, int32_t fid,
     --i;
     if (t->frames[i].fid == fid) {
       for (uint32_t j = d - 1; j > i; --j)
-        close_call(t, &t->frames[j], XR_BASIC_EXIT, tsc, cpu);
+        close_call(t, &t->frames[j], XR_BASIC_EXIT, tsc, cpu, true);
       t->unwound += d - 1 - i;
       t->depth = i;
-      close_call(t, &t->frames[i], type, tsc, cpu);
+      close_call(t, &t->frames[i], type, tsc, cpu, false);
       return;
     }
   }
   for (uint32_t j = d; j > 0; --j)
-    close_call(t, &t->frames[j - 1], XR_BASIC_EXIT, tsc, cpu);
+    close_call(t, &t->frames[j - 1], XR_BASIC_EXIT, tsc, cpu, true);
   t->unwound += d;
   t->depth = 0;
   t->unmatched_exits++;
@@ -102,7 +106,7 @@ static XR_ALWAYS_INLINE void xr_basic_on_exit(struct xr_basic_thread *t,
     return;
   }
   t->depth = d - 1;
-  close_call(t, top, type, tsc, cpu);
+  close_call(t, top, type, tsc, cpu, false);
 }
 
 #endif

@@ -37,14 +37,6 @@ struct thread {
   struct frame *stack;
   size_t depth, cap;
   uint64_t untracked; /* calls entered while the stack could not grow */
-  /* The last call that ended, held back one record: if the next record is
-   * an exit at the very same time, this call did not return by itself but
-   * was closed when a caller's exit revealed it (the basic mode and the FDR
-   * flush write such exits); no two real events of a thread share a time. */
-  bool pending;
-  enum mark pending_mark;
-  struct frame pending_call;
-  uint64_t pending_end;
 };
 
 #define OUT_CAP ((size_t)256 * 1024)
@@ -265,42 +257,30 @@ static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
   return true;
 }
 
-static void flush_pending(struct xr_chrome *w, struct thread *t,
-                          bool unwound) {
-  if (!t->pending)
-    return;
-  t->pending = false;
-  enum mark m = t->pending_mark;
-  if (unwound && m == MARK_NONE)
-    m = MARK_UNWOUND;
-  emit_call(w, t, t->pending_call.fid, t->pending_call.tsc, t->pending_end, m);
-}
-
-static void on_exit(struct xr_chrome *w, struct thread *t, int32_t fid,
-                    uint64_t tsc) {
-  flush_pending(w, t, t->pending && t->pending_end == tsc);
+/* An exit: ends its call, marked "unwound" when the mode says it wrote the
+ * exit while unwinding (e->unwound), and first the calls above it on the
+ * stack, whose exits were skipped (FDR's raw buffers have no such exits:
+ * they show here). */
+static void on_exit(struct xr_chrome *w, struct thread *t,
+                    const struct xr_tev *e) {
   if (t->untracked != 0) {
     t->untracked--; /* deeper than we could track: assume it matches */
     return;
   }
   size_t i = t->depth;
-  while (i > 0 && t->stack[i - 1].fid != fid)
+  while (i > 0 && t->stack[i - 1].fid != e->fid)
     i--;
   /* Frames above the match (all of them when there is none) were skipped. */
-  size_t keep = i > 0 ? i - 1 : 0;
-  while (t->depth > (i > 0 ? i : 0)) {
+  while (t->depth > i) {
     struct frame *f = &t->stack[--t->depth];
-    emit_call(w, t, f->fid, f->tsc, tsc, MARK_UNWOUND);
+    emit_call(w, t, f->fid, f->tsc, e->tsc, MARK_UNWOUND);
   }
-  t->pending = true;
-  t->pending_end = tsc;
   if (i > 0) {
-    t->pending_call = t->stack[keep];
-    t->pending_mark = MARK_NONE;
-    t->depth = keep;
+    struct frame *f = &t->stack[--t->depth];
+    emit_call(w, t, f->fid, f->tsc, e->tsc,
+              e->unwound ? MARK_UNWOUND : MARK_NONE);
   } else {
-    t->pending_call = (struct frame){fid, t->first_tsc};
-    t->pending_mark = MARK_NO_ENTRY;
+    emit_call(w, t, e->fid, t->first_tsc, e->tsc, MARK_NO_ENTRY);
   }
 }
 
@@ -313,16 +293,14 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
     t->last_tsc = e->tsc;
   switch (e->kind) {
   case XR_TEV_ENTER:
-    flush_pending(w, t, false);
     push(t, e->fid, e->tsc);
     break;
   case XR_TEV_EXIT:
   case XR_TEV_TAIL_EXIT:
-    on_exit(w, t, e->fid, e->tsc);
+    on_exit(w, t, e);
     break;
   case XR_TEV_CUSTOM:
   case XR_TEV_TYPED:
-    flush_pending(w, t, false);
     emit_instant(w, t, e);
     break;
   }
@@ -388,7 +366,6 @@ int xr_chrome_close(struct xr_chrome *w) {
     struct thread *t = &w->threads[i];
     if (!t->used)
       continue;
-    flush_pending(w, t, false);
     while (t->depth > 0) {
       struct frame *f = &t->stack[--t->depth];
       emit_call(w, t, f->fid, f->tsc, t->last_tsc, MARK_OPEN);

@@ -12,7 +12,9 @@
  *
  * Marks (an "args" entry "cut"), never drops:
  *   "unwound"    the call's exit was skipped (longjmp, exception): it ends
- *                when a caller's exit revealed it;
+ *                when a caller's exit revealed it (an exit the mode flagged
+ *                xr_tev.unwound, or a call left above an exit's on the
+ *                writer's stack);
  *   "open"       the call had not returned when the trace ended: it ends at
  *                the thread's last known time;
  *   "no-entry"   the trace began inside the call (its entry was not kept):

@@ -26,6 +26,8 @@ struct xr_tev {
   enum xr_tev_kind kind;
   int32_t fid;          /* function records */
   bool has_arg;         /* an entry that logged its first argument */
+  bool unwound;         /* an exit the mode wrote while unwinding: the
+                           call's own exit was skipped (longjmp, throw) */
   uint64_t arg;
   uint64_t tsc;         /* timestamp in ticks of the log's frequency */
   uint16_t event_type;  /* typed events */

@@ -150,8 +150,12 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
 
 struct to_writers {
   struct xr_trace_writers *w;
-  bool skip_sync;                 /* a joined log: leave out its sync events */
+  bool joined;                    /* a log file the log writer joined */
   const struct xr_fdr_span *span; /* the span of the last record */
+  /* A joined log's exit, held back one record (below). */
+  bool held;
+  struct xr_tev held_ev;
+  const struct xr_fdr_span *held_span;
 };
 
 /* The log writer's sync event (fdr_log_writer.c) opens a thread's block:
@@ -160,16 +164,47 @@ static bool is_sync(struct to_writers *c, const struct xr_fdr_span *span,
                     const struct xr_tev *e) {
   bool first = c->span != span;
   c->span = span;
-  return c->skip_sync && first && e->kind == XR_TEV_CUSTOM && e->size == 9 &&
+  return c->joined && first && e->kind == XR_TEV_CUSTOM && e->size == 9 &&
          memcmp(e->data, "xray-sync", 9) == 0;
 }
 
+static bool is_exit(const struct xr_tev *e) {
+  return e->kind == XR_TEV_EXIT || e->kind == XR_TEV_TAIL_EXIT;
+}
+
+static void release_held(struct to_writers *c) {
+  if (c->held)
+    xr_trace_writers_event(c->w, c->held_span->pid, c->held_span->tid,
+                           &c->held_ev);
+  c->held = false;
+}
+
+/* A joined log has the exits its log writer wrote for calls that unwinding
+ * skipped, at the time of the exit that revealed them, and its 8-byte
+ * function records have no bit to say so: an exit followed by another exit
+ * of its thread at the very same tick is taken as one (the raw buffers need
+ * no guess: the writers see the skipped calls on their stacks). */
 static void to_writers(void *ctx, const struct xr_fdr_span *span,
                        const struct xr_tev *e, uint16_t cpu) {
   (void)cpu;
   struct to_writers *c = ctx;
-  if (!is_sync(c, span, e))
+  if (is_sync(c, span, e))
+    return;
+  if (!c->joined) {
     xr_trace_writers_event(c->w, span->pid, span->tid, e);
+    return;
+  }
+  if (c->held && is_exit(e) && e->tsc == c->held_ev.tsc &&
+      span->pid == c->held_span->pid && span->tid == c->held_span->tid)
+    c->held_ev.unwound = true;
+  release_held(c);
+  if (is_exit(e)) {
+    c->held = true;
+    c->held_ev = *e;
+    c->held_span = span;
+  } else {
+    xr_trace_writers_event(c->w, span->pid, span->tid, e);
+  }
 }
 
 /* The spans through the writers of outputs, opened and closed here. */
@@ -181,9 +216,10 @@ static int write_spans(const char *log_path, unsigned outputs, bool temp,
                             XR_TRACE_IDS_DENSE, temp) == 0)
     return -1; /* reported */
   xr_fdr_spans_order(spans, n, version);
-  struct to_writers c = {&w, joined, NULL};
+  struct to_writers c = {&w, joined, NULL, false, {0}, NULL};
   for (size_t i = 0; i < n; i++)
     xr_fdr_span_decode(&spans[i], version, to_writers, &c);
+  release_held(&c);
   return xr_trace_writers_close(&w);
 }
 

@@ -60,11 +60,27 @@ static int32_t fid(size_t i) { return (int32_t)(out[i].w[0] >> 32); }
 static uint64_t tsc(size_t i) { return out[i].w[1]; }
 static unsigned rtype(size_t i) { return (unsigned)(out[i].w[0] & 0xffff); }
 
+/* The last 8 bytes: 0, or the flags byte (byte 24) and 7 zero bytes. */
+static uint64_t pad(size_t i) { return out[i].w[3]; }
+
 static void expect(size_t i, unsigned k, int32_t f, uint64_t t) {
   assert_int_equal(rtype(i), 0);
   assert_int_equal(kind(i), k);
   assert_int_equal(fid(i), f);
   assert_true(tsc(i) == t);
+  assert_true(pad(i) == 0);
+}
+
+/* An exit written while unwinding: flagged in byte 24, nothing else. */
+static void expect_unwound(size_t i, int32_t f, uint64_t t) {
+  assert_int_equal(rtype(i), 0);
+  assert_int_equal(kind(i), XR_BASIC_EXIT);
+  assert_int_equal(fid(i), f);
+  assert_true(tsc(i) == t);
+  assert_true(pad(i) == XR_BASIC_FLAG_UNWOUND);
+  uint8_t bytes[sizeof out[i]];
+  memcpy(bytes, &out[i], sizeof bytes);
+  assert_int_equal(bytes[XR_BASIC_FLAGS_OFFSET], XR_BASIC_FLAG_UNWOUND);
 }
 
 static void threshold_zero_keeps_every_call(void **state) {
@@ -191,7 +207,8 @@ static void depth_zero_writes_nothing(void **state) {
 }
 
 /* f -> g -> h, then h and g are skipped (longjmp) and f exits: g and h are
- * closed at f's exit time, so the file stays well nested. */
+ * closed at f's exit time, so the file stays well nested, and their exits
+ * are flagged (byte 24) as written while unwinding. */
 static void exit_below_top_unwinds(void **state) {
   (void)state;
   start(CAP, 64, 0);
@@ -202,9 +219,12 @@ static void exit_below_top_unwinds(void **state) {
   assert_int_equal(th.depth, 0);
   assert_int_equal(th.unwound, 2);
   assert_int_equal(all(), 6);
-  expect(3, XR_BASIC_EXIT, 3, 40);
-  expect(4, XR_BASIC_EXIT, 2, 40);
-  expect(5, XR_BASIC_EXIT, 1, 40);
+  expect(0, XR_BASIC_ENTRY, 1, 10);
+  expect(1, XR_BASIC_ENTRY, 2, 20);
+  expect(2, XR_BASIC_ENTRY, 3, 30);
+  expect_unwound(3, 3, 40);
+  expect_unwound(4, 2, 40);
+  expect(5, XR_BASIC_EXIT, 1, 40); /* its own exit: not flagged */
 }
 
 /* Skipped short calls at the end of the buffer are rewound, not closed. */
@@ -254,8 +274,8 @@ static void exits_of_calls_begun_before_recording(void **state) {
   assert_int_equal(th.depth, 0);
   assert_int_equal(th.unmatched_exits, 2);
   assert_int_equal(all(), 4);
-  expect(2, XR_BASIC_EXIT, 2, 30);
-  expect(3, XR_BASIC_EXIT, 1, 30);
+  expect_unwound(2, 2, 30);
+  expect_unwound(3, 1, 30);
 }
 
 /* Recursion: the exit matches the innermost frame of that function. */
@@ -271,7 +291,7 @@ static void recursion_matches_innermost(void **state) {
   leave(2, 6);
   leave(1, 7);
   assert_int_equal(all(), 8);
-  expect(4, XR_BASIC_EXIT, 3, 5);
+  expect_unwound(4, 3, 5);
   expect(5, XR_BASIC_EXIT, 1, 5);
   expect(6, XR_BASIC_EXIT, 2, 6);
   expect(7, XR_BASIC_EXIT, 1, 7);

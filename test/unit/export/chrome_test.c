@@ -60,26 +60,75 @@ static void ev(struct xr_chrome *w, int32_t tid, enum xr_tev_kind k,
   xr_chrome_add(w, 10, tid, &e);
 }
 
-/* main { f { g } } where g's exit is skipped (longjmp to f): the basic
- * mode / FDR flush write g's exit at f's exit time. */
-static void feed_unwound(struct xr_chrome *w) {
-  ev(w, 11, XR_TEV_ENTER, 1, 1000);
-  ev(w, 11, XR_TEV_ENTER, 2, 2000);
-  ev(w, 11, XR_TEV_ENTER, 3, 2500);
-  ev(w, 11, XR_TEV_EXIT, 3, 4000); /* closed by unwinding: same time */
-  ev(w, 11, XR_TEV_EXIT, 2, 4000);
-  ev(w, 11, XR_TEV_EXIT, 1, 5500);
+/* main { f { g } } on thread 11, at the ticks of `nest`; g's exit is
+ * flagged as written while unwinding when nest.g_flagged. */
+struct nest {
+  uint64_t main_in, f_in, g_in, g_out, f_out, main_out;
+  bool g_flagged;
+};
+static struct nest nest;
+
+static void feed_nest(struct xr_chrome *w) {
+  ev(w, 11, XR_TEV_ENTER, 1, nest.main_in);
+  ev(w, 11, XR_TEV_ENTER, 2, nest.f_in);
+  ev(w, 11, XR_TEV_ENTER, 3, nest.g_in);
+  struct xr_tev g = {.kind = XR_TEV_EXIT, .fid = 3, .tsc = nest.g_out,
+                     .unwound = nest.g_flagged};
+  xr_chrome_add(w, 10, 11, &g);
+  ev(w, 11, XR_TEV_EXIT, 2, nest.f_out);
+  ev(w, 11, XR_TEV_EXIT, 1, nest.main_out);
 }
 
+/* g's exit is skipped (longjmp to f): the basic mode writes it, flagged,
+ * at f's exit time. */
 static void test_unwound_marked(void **state) {
   (void)state;
   char buf[4096];
+  nest = (struct nest){1000, 2000, 2500, 4000, 4000, 5500, true};
   assert_string_equal(
-      run(feed_unwound, buf, sizeof buf),
+      run(feed_nest, buf, sizeof buf),
       "[\n"
       "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":2.500,\"dur\":1.500,\"pid\":10,\"tid\":11,\"args\":{\"cut\":\"unwound\"}},\n"
       "{\"name\":\"f\",\"ph\":\"X\",\"ts\":2.000,\"dur\":2.000,\"pid\":10,\"tid\":11},\n"
       "{\"name\":\"main\",\"ph\":\"X\",\"ts\":1.000,\"dur\":4.500,\"pid\":10,\"tid\":11}\n"
+      "]\n");
+}
+
+/* 25 MHz (40 ns a tick, some AArch64 servers' generic timer): g and f
+ * really return back to back, within one tick. Neither is marked: only a
+ * flagged exit is. */
+static void test_same_tick_exits_not_marked(void **state) {
+  (void)state;
+  char buf[4096];
+  nest = (struct nest){100, 200, 250, 400, 400, 550, false};
+  assert_string_equal(
+      run_at(feed_nest, buf, sizeof buf, 25000000u, 0),
+      "[\n"
+      "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":10.000,\"dur\":6.000,\"pid\":10,\"tid\":11},\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":8.000,\"dur\":8.000,\"pid\":10,\"tid\":11},\n"
+      "{\"name\":\"main\",\"ph\":\"X\",\"ts\":4.000,\"dur\":18.000,\"pid\":10,\"tid\":11}\n"
+      "]\n");
+}
+
+/* The flag alone marks, whatever the ticks: here g's flagged exit and f's
+ * exit are a tick apart. */
+static void test_flagged_marked_at_any_frequency(void **state) {
+  (void)state;
+  char buf[4096];
+  nest = (struct nest){100, 200, 250, 400, 401, 550, true};
+  assert_string_equal(
+      run_at(feed_nest, buf, sizeof buf, 25000000u, 0),
+      "[\n"
+      "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":10.000,\"dur\":6.000,\"pid\":10,\"tid\":11,\"args\":{\"cut\":\"unwound\"}},\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":8.000,\"dur\":8.040,\"pid\":10,\"tid\":11},\n"
+      "{\"name\":\"main\",\"ph\":\"X\",\"ts\":4.000,\"dur\":18.000,\"pid\":10,\"tid\":11}\n"
+      "]\n");
+  assert_string_equal(
+      run(feed_nest, buf, sizeof buf),
+      "[\n"
+      "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":0.250,\"dur\":0.150,\"pid\":10,\"tid\":11,\"args\":{\"cut\":\"unwound\"}},\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":0.200,\"dur\":0.201,\"pid\":10,\"tid\":11},\n"
+      "{\"name\":\"main\",\"ph\":\"X\",\"ts\":0.100,\"dur\":0.450,\"pid\":10,\"tid\":11}\n"
       "]\n");
 }
 
@@ -212,6 +261,8 @@ static void test_outputs_parse(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unwound_marked),
+      cmocka_unit_test(test_same_tick_exits_not_marked),
+      cmocka_unit_test(test_flagged_marked_at_any_frequency),
       cmocka_unit_test(test_raw_marks_and_events),
       cmocka_unit_test(test_empty_is_valid),
       cmocka_unit_test(test_slow_counter_nests),

@@ -3,7 +3,8 @@
  * not kept and the record after it, calls closed by unwinding, a custom
  * event after a dropped exit) get exact times; a thread parked in its first
  * call gets the sync event; the header declares the largest block; a
- * stack deeper than the caller's scratch passes unchecked. */
+ * stack deeper than the caller's scratch passes unchecked; the joined
+ * file's Chrome JSON marks the calls the writer closed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,8 @@
 #include <cmocka.h>
 
 #include "core/thread.h"
+#include "export/trace_formats.h"
+#include "fdr/fdr_export.h"
 #include "fdr/fdr_log.h"
 #include "fdr/fdr_records.h"
 
@@ -146,6 +149,43 @@ static void unwinding_closes_calls(void **state) {
   assert_int_equal(st.open_at_end, 1);
 }
 
+/* The joined file's Chrome JSON (a snapshot's, read back from the file):
+ * its 8-byte records cannot carry basic mode's unwinding flag, so an exit
+ * followed by an exit of its thread at the same tick is taken as closed by
+ * unwinding: the two calls the log writer closed (3 and 2, at 1008) and not
+ * the one that really returned then (1, followed by an entry). */
+static void joined_file_json_marks_closed_calls(void **state) {
+  (void)state;
+  unwinding_closes_calls(state); /* file[] holds the joined log */
+  char path[] = "/tmp/xr_log_writer_json.XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_true(write(fd, file, file_size) == (ssize_t)file_size);
+  close(fd);
+  assert_int_equal(xr_fdr_file_write_streams(path, XR_TRACE_OUT_CHROME,
+                                             1000000000), 0);
+  char json[64];
+  snprintf(json, sizeof json, "%s.json", path);
+  static char text[1 << 14];
+  FILE *f = fopen(json, "r");
+  assert_non_null(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  unlink(path);
+  unlink(json);
+  int calls = 0, unwound = 0, open = 0;
+  for (const char *p = text; (p = strstr(p, "\"ph\":\"X\"")) != NULL; p++)
+    calls++;
+  for (const char *p = text; (p = strstr(p, "\"cut\":\"unwound\"")) != NULL; p++)
+    unwound++;
+  for (const char *p = text; (p = strstr(p, "\"cut\":\"open\"")) != NULL; p++)
+    open++;
+  assert_int_equal(calls, 4);
+  assert_int_equal(unwound, 2);
+  assert_int_equal(open, 1); /* 4, entered last */
+}
+
 /* Two buffers of one thread, the second on another CPU more than 2^31
  * ticks later, given in the wrong order: one block, in time order. */
 static void buffers_join_in_time_order(void **state) {
@@ -227,6 +267,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dropped_exit_keeps_times),
       cmocka_unit_test(unwinding_closes_calls),
+      cmocka_unit_test(joined_file_json_marks_closed_calls),
       cmocka_unit_test(buffers_join_in_time_order),
       cmocka_unit_test(parked_thread_gets_sync),
       cmocka_unit_test(header_declares_largest_block),
