@@ -250,9 +250,9 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   register_hooks_once();
   xr_registry_flush_at_exit(&xr_basic_impl);
   xr_basic_writer_reset();
-  xr_lock_take(&threads_lock);
+  uint8_t was = xr_thread_list_lock(&threads_lock);
   dropped_at_finalize = 0;
-  xr_lock_release(&threads_lock);
+  xr_thread_list_unlock(&threads_lock, was);
   generation++;
   uint32_t epoch = generation * 2;
   if (epoch == 0)
@@ -379,13 +379,13 @@ const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
  * dropped since init (relaxed loads of each thread's counter, which only
  * its owner writes). */
 void xr_basic_stats(struct xr_mode_stats *out) {
-  xr_lock_take(&threads_lock);
+  uint8_t was = xr_thread_list_lock(&threads_lock);
   uint64_t dropped = dropped_at_finalize + gone.dropped_nested;
   for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
     struct xr_basic_thread *t = xr_thread_entry(l, struct xr_basic_thread, link);
     dropped += __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED);
   }
-  xr_lock_release(&threads_lock);
+  xr_thread_list_unlock(&threads_lock, was);
   *out = (struct xr_mode_stats){.recorded_known = true,
                                 .recorded = xr_basic_writer_records_locked(),
                                 .dropped_known = true,
