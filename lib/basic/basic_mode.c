@@ -320,8 +320,7 @@ static XRayLogFlushStatus basic_flush(void) {
   /* Inside the tracer while it flushes: a signal handler's events
    * are dropped, and its _exit skips the exit flush (exit_hook.c), which
    * would wait for them. */
-  uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t guard = xr_guard_enter();
   xr_quiesce_fence(XR_QUIESCE_PAUSE_NS); /* the epoch was stopped at finalize */
   uint64_t deadline = xr_quiesce_deadline(2000000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
@@ -366,7 +365,7 @@ static XRayLogFlushStatus basic_flush(void) {
     xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
               "their buffers were not written", (unsigned long long)stuck);
   XRayLogFlushStatus done = xr_lifecycle_end_flush(&xr_basic_lifecycle);
-  __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
+  xr_guard_leave(guard);
   return done;
 }
 

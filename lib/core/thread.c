@@ -57,14 +57,11 @@ int32_t xr_process_pid_slow(void) {
 
 static void run_exit_hooks(void *unused) {
   (void)unused;
-  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  /* Events raised by the hooks themselves are dropped. Atomic: a mode's
-   * collector may read this thread's guard meanwhile (profiling). */
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t was_in = xr_guard_enter(); /* the hooks' own events: dropped */
   unsigned n = __atomic_load_n(&exit_hook_count, __ATOMIC_ACQUIRE);
   for (unsigned i = 0; i < n; i++)
     exit_hooks[i]();
-  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
+  xr_guard_leave(was_in);
 }
 
 /* Child of fork: only the forking thread exists; its caches and the pid

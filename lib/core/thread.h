@@ -34,6 +34,22 @@ XR_HIDDEN extern XR_TLS uint8_t xr_in_handler;
  * collector reads other threads' guards, and a plain access racing with
  * that is a data race by C11's letter. On x86 both are the same move. */
 
+/* The cold paths' side of the guard (a mode's init, finalize and flush,
+ * thread-exit hooks, a thread list's lock): sets it, so the thread's own
+ * handlers, a signal handler's included, drop their events meanwhile, and
+ * returns its old value for xr_guard_leave (these paths nest). The
+ * compiler barriers keep the guarded work between the two. */
+static inline uint8_t xr_guard_enter(void) {
+  uint8_t was = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
+  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  return was;
+}
+static inline void xr_guard_leave(uint8_t was) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&xr_in_handler, was, __ATOMIC_RELEASE);
+}
+
 /* A guard bit in a word one thread owns and others only read: sets the top
  * bit (63) of *word and says whether it was set already, in one step that
  * a signal handler on this thread cannot split (it runs wholly before or

@@ -60,17 +60,14 @@ static inline void xr_thread_list_remove(struct xr_thread_list *l,
  * that event dropped, and its _exit skips the exit flush, which may take
  * the lock too (core/exit_hook.c). */
 static inline uint8_t xr_thread_list_lock(xr_lock *l) {
-  uint8_t was = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
-  __atomic_signal_fence(__ATOMIC_SEQ_CST); /* set before the lock is held */
+  uint8_t was = xr_guard_enter(); /* set before the lock is held */
   xr_lock_take(l);
   return was;
 }
 
 static inline void xr_thread_list_unlock(xr_lock *l, uint8_t was) {
   xr_lock_release(l);
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  __atomic_store_n(&xr_in_handler, was, __ATOMIC_RELAXED);
+  xr_guard_leave(was);
 }
 
 /* In a fork child: the list holds the forking thread alone, if it was on

@@ -349,8 +349,7 @@ static XRayLogFlushStatus fdr_flush(void) {
   if (!xr_lifecycle_begin_flush(&xr_fdr_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
   /* Keep our own handlers from running if a signal arrives mid-flush. */
-  uint8_t guard = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t guard = xr_guard_enter();
   __xray_log_remove_buffer_iterator();
   /* The snapshots' JSON helper ends (after the file it is on); what it had
    * not reached is converted here, the same way (fdr_snapjson.c). */
@@ -370,7 +369,7 @@ static XRayLogFlushStatus fdr_flush(void) {
             "signal handler), %llu buffers overwritten (oldest data lost)",
             (unsigned long long)dropped, (unsigned long long)nested,
             (unsigned long long)overwritten);
-  __atomic_store_n(&xr_in_handler, guard, __ATOMIC_RELAXED);
+  xr_guard_leave(guard);
   return xr_lifecycle_end_flush(&xr_fdr_lifecycle);
 }
 

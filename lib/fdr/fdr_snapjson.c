@@ -56,7 +56,7 @@ void xr_fdr_snapjson_convert_new(void) {
 
 static void *helper_main(void *arg) {
   (void)arg;
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  (void)xr_guard_enter(); /* for good: the helper records nothing */
   for (;;) {
     if (sem_wait(&wake) != 0) {
       if (errno == EINTR)

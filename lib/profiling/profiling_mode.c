@@ -115,11 +115,10 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
                    "left; a fork child may write its parent's profile again");
   if (!xr_lifecycle_begin_init(&xr_profiling_lifecycle, &now))
     return now;
-  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t was_in = xr_guard_enter();
   if (xr_profiling_flags_load(&flags, args, args_size, &outputs,
                               &folded_calls) != 0) {
-    __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
+    xr_guard_leave(was_in);
     return xr_lifecycle_end_init(&xr_profiling_lifecycle, false);
   }
   xr_clock_init();
@@ -147,7 +146,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
    * acquire load of the same variable. */
   __atomic_store_n(&xr_prof_active_gen, session_gen, __ATOMIC_RELEASE);
   xr_handler_install(XR_SLOT_ARG0, (void *)xr_prof_handle_arg0, XR_HANDLER_LEAN);
-  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
+  xr_guard_leave(was_in);
   return XRAY_LOG_INITIALIZED;
 }
 
@@ -172,8 +171,7 @@ static XRayLogInitStatus prof_finalize(void) {
   XRayLogInitStatus now;
   if (!xr_lifecycle_begin_finalize(&xr_profiling_lifecycle, &now))
     return now;
-  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t was_in = xr_guard_enter();
   /* Threads see the session end at their next event; after the fence in
    * xr_prof_end_session, a thread found outside the handler is done with its
    * trie, and one inside is given up to about half a second to leave it
@@ -189,7 +187,7 @@ static XRayLogInitStatus prof_finalize(void) {
    * of blocks). */
   if ((outputs & XR_PROF_OUT_XRAY) || flags.no_flush)
     build_blocks();
-  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
+  xr_guard_leave(was_in);
   return xr_lifecycle_end_finalize(&xr_profiling_lifecycle);
 }
 
@@ -221,8 +219,7 @@ static void write_files(void) {
 static XRayLogFlushStatus prof_flush(void) {
   if (!xr_lifecycle_begin_flush(&xr_profiling_lifecycle))
     return XRAY_LOG_NOT_FLUSHING;
-  uint8_t was_in = __atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED);
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
+  uint8_t was_in = xr_guard_enter();
   if (!flags.no_flush)
     write_files();
   xr_handler_install(XR_SLOT_ARG0, NULL, XR_HANDLER_LEAN);
@@ -230,7 +227,7 @@ static XRayLogFlushStatus prof_flush(void) {
   free_profile();
   xr_prof_collector_reset();
   XRayLogFlushStatus done = xr_lifecycle_end_flush(&xr_profiling_lifecycle);
-  __atomic_store_n(&xr_in_handler, was_in, __ATOMIC_RELEASE);
+  xr_guard_leave(was_in);
   return done;
 }
 
