@@ -191,6 +191,35 @@ __xray_ArgLoggerEntry:
         \op q30, q31, [sp, #\off+480]
 .endm
 
+/* An event trampoline's full path: .L<name>_full keeps q0-q31 (vec q),
+ * .L<name>_full_sve the whole SVE state (vec sve), both FPCR and FPSR. */
+.macro EVENT_FULL_PATH name, slot, pushed, vec
+        .ifc \vec, q
+.L\name\()_full:
+        .else
+.L\name\()_full_sve:
+        .endif
+        EVENT_SAVE EVENT_FULL_FRAME
+        FP_CONTROL_SAVE 160
+        .ifc \vec, q
+        Q_PAIRS stp, 176
+        .else
+        SVE_SAVE \pushed+EVENT_FULL_FRAME
+        .endif
+        LOAD_HANDLER xr_handler_full, \slot
+        cbz x16, 9f
+        blr x16
+9:
+        .ifc \vec, q
+        Q_PAIRS ldp, 176
+        .else
+        SVE_RESTORE \pushed+EVENT_FULL_FRAME
+        .endif
+        FP_CONTROL_RESTORE 160
+        EVENT_RESTORE EVENT_FULL_FRAME
+        ret
+.endm
+
 .macro EVENT_TRAMPOLINE name, slot, t, pushed
         .globl \name
         .type \name,@function
@@ -210,37 +239,8 @@ __xray_ArgLoggerEntry:
 9:      EVENT_RESTORE EVENT_LEAN_FRAME
         ret
 
-.L\name\()_full:
-        EVENT_SAVE EVENT_FULL_FRAME
-        mrs x9, fpcr
-        mrs x10, fpsr
-        stp x9, x10, [sp, #160]
-        Q_PAIRS stp, 176
-        LOAD_HANDLER xr_handler_full, \slot
-        cbz x16, 9f
-        blr x16
-9:      Q_PAIRS ldp, 176
-        ldp x9, x10, [sp, #160]
-        msr fpcr, x9
-        msr fpsr, x10
-        EVENT_RESTORE EVENT_FULL_FRAME
-        ret
-
-.L\name\()_full_sve:
-        EVENT_SAVE EVENT_FULL_FRAME
-        mrs x9, fpcr
-        mrs x10, fpsr
-        stp x9, x10, [sp, #160]
-        SVE_SAVE \pushed+EVENT_FULL_FRAME
-        LOAD_HANDLER xr_handler_full, \slot
-        cbz x16, 9f
-        blr x16
-9:      SVE_RESTORE \pushed+EVENT_FULL_FRAME
-        ldp x9, x10, [sp, #160]
-        msr fpcr, x9
-        msr fpsr, x10
-        EVENT_RESTORE EVENT_FULL_FRAME
-        ret
+        EVENT_FULL_PATH \name, \slot, \pushed, q
+        EVENT_FULL_PATH \name, \slot, \pushed, sve
         .cfi_endproc
         .size \name, .-\name
 .endm
@@ -260,9 +260,7 @@ EVENT_TRAMPOLINE __xray_TypedEvent, XR_SLOT_TYPED, XR_T_TYPED, 32
 xr_call_preserving_vectors:
         .cfi_startproc
         FRAME_OPEN 560
-        mrs x9, fpcr
-        mrs x10, fpsr
-        stp x9, x10, [sp, #16]
+        FP_CONTROL_SAVE 16
         stp x19, x20, [sp, #32]
         .cfi_rel_offset x19, 32
         .cfi_rel_offset x20, 40
@@ -280,9 +278,7 @@ xr_call_preserving_vectors:
         mov x0, x20
         blr x19
         SVE_RESTORE 560
-2:      ldp x9, x10, [sp, #16]
-        msr fpcr, x9
-        msr fpsr, x10
+2:      FP_CONTROL_RESTORE 16
         ldp x19, x20, [sp, #32]
         .cfi_restore x19
         .cfi_restore x20
