@@ -6,11 +6,9 @@
         .arch_extension sve /* run_probe_sve and clobber_sve: SVE CPUs only */
         .text
 
-/* void run_probe(void (*probe)(void)) */
-        .globl run_probe
-        .type run_probe,@function
-        .p2align 4
-run_probe:
+/* The probes' frame: x19-x28 and d8-d15 kept for the caller, whose FP
+ * controls are set back to their defaults on the way out. */
+.macro PROBE_FRAME_OPEN
         stp x29, x30, [sp, #-160]!
         mov x29, sp
         stp x19, x20, [sp, #16]
@@ -22,7 +20,24 @@ run_probe:
         stp d10, d11, [sp, #112]
         stp d12, d13, [sp, #128]
         stp d14, d15, [sp, #144]
-        mov x20, x0
+.endm
+.macro PROBE_FRAME_CLOSE
+        msr fpsr, xzr
+        msr fpcr, xzr
+        ldp x19, x20, [sp, #16]
+        ldp x21, x22, [sp, #32]
+        ldp x23, x24, [sp, #48]
+        ldp x25, x26, [sp, #64]
+        ldp x27, x28, [sp, #80]
+        ldp d8, d9, [sp, #96]
+        ldp d10, d11, [sp, #112]
+        ldp d12, d13, [sp, #128]
+        ldp d14, d15, [sp, #144]
+        ldp x29, x30, [sp], #160
+        ret
+.endm
+/* x19 = st_in; NZCV, FPCR and FPSR from it. */
+.macro LOAD_CONTROLS
         adrp x19, st_in
         add x19, x19, :lo12:st_in
         ldr x9, [x19, #152]
@@ -31,13 +46,10 @@ run_probe:
         msr fpcr, x9
         ldr x9, [x19, #168]
         msr fpsr, x9
-        add x9, x19, #176
-        .irp q, 0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30
-        ldr q\q, [x9, #16*\q]
-        .endr
-        .irp q, 1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31
-        ldr q\q, [x9, #16*\q]
-        .endr
+.endm
+/* x0-x15 and x17 from st_in (x19), the probe (x20) entered as a sled
+ * enters it, then x0-x15, x17, NZCV, FPCR, FPSR to st_out (x19 = st_out). */
+.macro CALL_AND_STORE
         mov x16, x20
         ldr x17, [x19, #8*17]
         .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -55,24 +67,29 @@ run_probe:
         str x9, [x19, #160]
         mrs x9, fpsr
         str x9, [x19, #168]
+.endm
+
+/* void run_probe(void (*probe)(void)) */
+        .globl run_probe
+        .type run_probe,@function
+        .p2align 4
+run_probe:
+        PROBE_FRAME_OPEN
+        mov x20, x0
+        LOAD_CONTROLS
+        add x9, x19, #176
+        .irp q, 0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30
+        ldr q\q, [x9, #16*\q]
+        .endr
+        .irp q, 1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31
+        ldr q\q, [x9, #16*\q]
+        .endr
+        CALL_AND_STORE
         add x9, x19, #176
         .irp q, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
         str q\q, [x9, #16*\q]
         .endr
-        /* back to the caller's FP state */
-        msr fpsr, xzr
-        msr fpcr, xzr
-        ldp x19, x20, [sp, #16]
-        ldp x21, x22, [sp, #32]
-        ldp x23, x24, [sp, #48]
-        ldp x25, x26, [sp, #64]
-        ldp x27, x28, [sp, #80]
-        ldp d8, d9, [sp, #96]
-        ldp d10, d11, [sp, #112]
-        ldp d12, d13, [sp, #128]
-        ldp d14, d15, [sp, #144]
-        ldp x29, x30, [sp], #160
-        ret
+        PROBE_FRAME_CLOSE
         .size run_probe, .-run_probe
 
 /* void run_probe_sve(void (*probe)(void)): as run_probe, but with z0-z31,
@@ -83,17 +100,7 @@ run_probe:
         .type run_probe_sve,@function
         .p2align 4
 run_probe_sve:
-        stp x29, x30, [sp, #-160]!
-        mov x29, sp
-        stp x19, x20, [sp, #16]
-        stp x21, x22, [sp, #32]
-        stp x23, x24, [sp, #48]
-        stp x25, x26, [sp, #64]
-        stp x27, x28, [sp, #80]
-        stp d8, d9, [sp, #96]
-        stp d10, d11, [sp, #112]
-        stp d12, d13, [sp, #128]
-        stp d14, d15, [sp, #144]
+        PROBE_FRAME_OPEN
         mov x20, x0
         adrp x19, sve_in
         add x19, x19, :lo12:sve_in
@@ -107,31 +114,8 @@ run_probe_sve:
         .irp z, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
         ldr z\z, [x19, #\z, mul vl]
         .endr
-        adrp x19, st_in
-        add x19, x19, :lo12:st_in
-        ldr x9, [x19, #152]
-        msr nzcv, x9
-        ldr x9, [x19, #160]
-        msr fpcr, x9
-        ldr x9, [x19, #168]
-        msr fpsr, x9
-        mov x16, x20
-        ldr x17, [x19, #8*17]
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        ldr x\r, [x19, #8*\r]
-        .endr
-        blr x16
-        adrp x19, st_out
-        add x19, x19, :lo12:st_out
-        .irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,17
-        str x\r, [x19, #8*\r]
-        .endr
-        mrs x9, nzcv
-        str x9, [x19, #152]
-        mrs x9, fpcr
-        str x9, [x19, #160]
-        mrs x9, fpsr
-        str x9, [x19, #168]
+        LOAD_CONTROLS
+        CALL_AND_STORE
         adrp x19, sve_out
         add x19, x19, :lo12:sve_out
         .irp z, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
@@ -144,19 +128,7 @@ run_probe_sve:
         .endr
         rdffr p0.b
         str p0, [x9, #16, mul vl]
-        msr fpsr, xzr
-        msr fpcr, xzr
-        ldp x19, x20, [sp, #16]
-        ldp x21, x22, [sp, #32]
-        ldp x23, x24, [sp, #48]
-        ldp x25, x26, [sp, #64]
-        ldp x27, x28, [sp, #80]
-        ldp d8, d9, [sp, #96]
-        ldp d10, d11, [sp, #112]
-        ldp d12, d13, [sp, #128]
-        ldp d14, d15, [sp, #144]
-        ldp x29, x30, [sp], #160
-        ret
+        PROBE_FRAME_CLOSE
         .size run_probe_sve, .-run_probe_sve
 
 /* What a C function may change of the SVE state: every z register beyond
