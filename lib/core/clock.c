@@ -155,11 +155,6 @@ static void decide_frequency(const struct xr_arch_clock_caps *caps) {
   xr_clock.source = "clock_gettime";
 }
 
-static bool rseq_available(void) {
-  return &__rseq_offset != NULL && &__rseq_size != NULL && __rseq_size >= 8;
-}
-
-
 /* The method's name in debug output; the port names its own reads. */
 static const char *method_name(const struct xr_arch_clock_caps *caps) {
   const char *port = NULL;
@@ -177,7 +172,7 @@ static const char *method_name(const struct xr_arch_clock_caps *caps) {
 static void clock_init_once(void) {
   struct xr_arch_clock_caps caps;
   xr_arch_clock_probe(&caps);
-  if (rseq_available())
+  if (xr_rseq_available())
     xr_cpu_method = XR_CPU_ID_RSEQ;
   else if (caps.cpu_insn)
     xr_cpu_method = XR_CPU_ID_INSN;

@@ -88,6 +88,11 @@ XR_HIDDEN extern int xr_cpu_method;
  * unregistered. */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
+/* Whether this libc registers rseq areas (the symbols exist and the area
+ * reaches cpu_id); a thread's cpu_id may still read negative. */
+static inline bool xr_rseq_available(void) {
+  return &__rseq_offset != NULL && &__rseq_size != NULL && __rseq_size >= 8;
+}
 /* Where the calling thread's rseq cpu_id is, from the thread pointer. */
 static XR_ALWAYS_INLINE intptr_t xr_rseq_cpu_field(void) {
   return (intptr_t)__rseq_offset + 4;

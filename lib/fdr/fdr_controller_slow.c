@@ -171,7 +171,7 @@ void xr_fdr_thread_forget_after_fork(void) {
 
 void xr_fdr_detect_rseq(void) {
   intptr_t off = 0;
-  if (&__rseq_size != NULL && &__rseq_offset != NULL && __rseq_size >= 8) {
+  if (xr_rseq_available()) {
     intptr_t cpu_field = xr_rseq_cpu_field();
     int32_t cpu = xr_cpu_at_rseq_field(cpu_field);
     if (cpu >= 0 && cpu_field != 0)

@@ -15,9 +15,7 @@ static inline int test_cpu_id_by(enum xr_cpu_id_method method,
   xr_arch_clock_probe(&caps);
   switch (method) {
   case XR_CPU_ID_RSEQ: {
-    bool have = &__rseq_offset != NULL && &__rseq_size != NULL &&
-                __rseq_size >= 8;
-    int32_t c = have ? xr_cpu_by_rseq() : -1;
+    int32_t c = xr_rseq_available() ? xr_cpu_by_rseq() : -1;
     if (c < 0)
       return -1;
     *cpu = (uint32_t)c;
