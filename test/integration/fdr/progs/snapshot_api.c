@@ -26,8 +26,9 @@ NOINLINE int gamma_(int x) { fdr_sink = x; return x; }
 
 static int chrome; /* the config asks for chrome output */
 
-/* The threads in /proc/self/task; in other, "NAME SIGBLK" of the runtime's
- * JSON helper ("- -" when there is none). */
+/* The threads in /proc/self/task that still have a status (one being
+ * reaped may be listed, then gone before its status is read); in other,
+ * "NAME SIGBLK" of the runtime's JSON helper ("- -" when there is none). */
 NEVER static int scan_threads(char other[64]) {
   int n = 0;
   strcpy(other, "- -");
@@ -35,16 +36,17 @@ NEVER static int scan_threads(char other[64]) {
   for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.')
       continue;
-    n++;
     char file[128], line[128], name[32] = "?", blocked[32] = "?";
     snprintf(file, sizeof file, "/proc/self/task/%s/status", e->d_name);
     FILE *f = fopen(file, "r");
-    while (f && fgets(line, sizeof line, f)) {
+    if (f == NULL)
+      continue; /* listed, then gone before its status was read */
+    n++;
+    while (fgets(line, sizeof line, f)) {
       sscanf(line, "Name: %31s", name);
       sscanf(line, "SigBlk: %31s", blocked);
     }
-    if (f)
-      fclose(f);
+    fclose(f);
     if (strcmp(name, "xray-snapjson") == 0)
       snprintf(other, 64, "%s %s", name, blocked);
   }
