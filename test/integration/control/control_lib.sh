@@ -54,6 +54,30 @@ control_tid() {
   done
   return 0
 }
+# wait_control_idle PID: the control thread's id once it has named itself
+# and sleeps (state S: its poll); fails after 60 s. The thread names itself
+# when it first runs, which may be after main printed "ready".
+wait_control_idle() {
+  local t
+  for _ in $(seq 600); do
+    t=$(control_tid "$1")
+    if [ -n "$t" ] && [ "$(awk '{ print $3 }' "/proc/$1/task/$t/stat" 2>/dev/null)" = S ]; then
+      echo "$t"
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "no idle control thread in $1 after 60 s"
+}
+# wait_control_gone PID: until the process has no control thread (60 s at
+# most): a client sees its connection end before the thread has finished.
+wait_control_gone() {
+  for _ in $(seq 600); do
+    [ -z "$(control_tid "$1")" ] && return 0
+    sleep 0.1
+  done
+  fail "control thread still in $1 after 60 s"
+}
 # wait_list LINE: until `xrayctl list` prints exactly LINE (60 s at most),
 # then checks it (a session starting or ending in the program).
 wait_list() {

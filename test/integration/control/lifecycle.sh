@@ -31,13 +31,13 @@ ctl_rc 3 status $PID >/dev/null
 
 note "closing every descriptor: the program runs on, control ends"
 start_driven c
-[ -n "$(control_tid $PID)" ] || fail "no control thread"
+wait_control_idle $PID >/dev/null
 tell closefds
 # The first request wakes the thread, which finds its descriptor gone:
 # that request gets no answer (exit 1), the socket file is removed.
 ctl_rc 1 status $PID >/dev/null
 grep -q "reply cut short" ctl.err || fail "$(cat ctl.err)"
-expect_eq "control thread gone" "" "$(control_tid $PID)"
+wait_control_gone $PID
 [ ! -e "$CTL_DIR/$PID.sock" ] || fail "socket file left"
 ctl_rc 3 status $PID >/dev/null
 tell "run 10"

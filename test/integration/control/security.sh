@@ -43,8 +43,7 @@ case ${XRAY_TEST_SANITIZE:-} in
   *thread*) ;;
   *) expect_eq "threads with control" $((2 + own_threads)) "$(threads $PID)" ;;
 esac
-ctl_tid=$(control_tid $PID)
-[ -n "$ctl_tid" ] || fail "no thread named xray-control"
+ctl_tid=$(wait_control_idle $PID)
 switches() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$PID/task/$ctl_tid/status"; }
 before=$(switches)
 sleep 2 # the span the issue names: no wake-up may happen in it
