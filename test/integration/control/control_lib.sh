@@ -54,20 +54,34 @@ control_tid() {
   done
   return 0
 }
+# The host's poll system calls, as /proc/<pid>/task/<tid>/syscall numbers
+# them (an emulator's thread shows the host call it makes: qemu-user's
+# ppoll); empty where unknown, and then (or where that file cannot be read:
+# ptrace restrictions) only the state is checked.
+case $(uname -m) in
+  x86_64) POLL_SYSCALLS=" 7 271 " ;;
+  aarch64) POLL_SYSCALLS=" 73 " ;;
+  *) POLL_SYSCALLS= ;;
+esac
 # wait_control_idle PID: the control thread's id once it has named itself
-# and sleeps (state S: its poll); fails after 60 s. The thread names itself
-# when it first runs, which may be after main printed "ready".
+# and sleeps in its poll (state S, blocked in a poll system call); fails
+# after 60 s. The thread names itself when it first runs, which may be
+# after main printed "ready", and it can sleep elsewhere before its poll
+# (a lock of a sanitizer's or an emulator's, while they translate code).
 wait_control_idle() {
-  local t
+  local t call
   for _ in $(seq 600); do
     t=$(control_tid "$1")
     if [ -n "$t" ] && [ "$(awk '{ print $3 }' "/proc/$1/task/$t/stat" 2>/dev/null)" = S ]; then
-      echo "$t"
-      return 0
+      call=$(cut -d' ' -f1 "/proc/$1/task/$t/syscall" 2>/dev/null) || call=unreadable
+      if [ -z "$POLL_SYSCALLS" ] || [ "$call" = unreadable ] || [[ "$POLL_SYSCALLS" == *" $call "* ]]; then
+        echo "$t"
+        return 0
+      fi
     fi
     sleep 0.1
   done
-  fail "no idle control thread in $1 after 60 s"
+  fail "no control thread in $1 sleeping in its poll after 60 s"
 }
 # wait_control_gone PID: until the process has no control thread (60 s at
 # most): a client sees its connection end before the thread has finished.

@@ -4,7 +4,8 @@
  *   hot N   one thread calls hot() (a busy loop of about a millisecond)
  *           and cold() N times each; prints "done"
  *   fork    forks a child that sleeps until killed; prints "child PID",
- *           then "done"
+ *           then "done"; the child prints "child ready" once its fork()
+ *           returned (the runtime's fork-child handlers have run)
  *   closefds closes every descriptor from 3 up (as daemons do); "done"
  *   spin    four threads call alpha() and beta() until "halt"; prints "done"
  *   halt    stops and joins them; prints "done"
@@ -74,9 +75,11 @@ int main(void) {
       printf("done\n");
     } else if (strncmp(line, "fork", 4) == 0) {
       pid_t child = fork();
-      if (child == 0)
+      if (child == 0) {
+        printf("child ready\n");
         for (;;)
           pause();
+      }
       /* The parent says the pid, before "done": the test reads it then. */
       printf("child %ld\n", (long)child);
       printf("done\n");

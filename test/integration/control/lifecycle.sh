@@ -11,8 +11,11 @@ note "fork: the child has no listener, the parent keeps its own"
 start_driven p
 expect_eq "parent's socket descriptors" 1 "$(socket_fds $PID)"
 tell fork
-child=$(awk '/^child / { print $2 }' p.out)
+child=$(awk '/^child [0-9]/ { print $2 }' p.out)
 [ -n "$child" ] || fail "no child pid"
+# The parent's fork() may return before the child ran its fork handlers
+# (which close the listener): wait for the child to say it is past them.
+wait_for p.out "child ready"
 expect_eq "no control thread in the child" "" "$(control_tid $child)"
 expect_eq "child socket descriptors" 0 "$(socket_fds $child)"
 [ ! -e "$CTL_DIR/$child.sock" ] || fail "the child made a socket"

@@ -11,13 +11,19 @@ XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR" ./tcp_server >server.
 PID=$!
 for _ in $(seq 600); do grep -q '^ready' server.out && break; sleep 0.1; done
 read -r _ _ PORT < server.out
-ask() { # N: one request, checks the answer
+[ -n "$PORT" ] || fail "the server did not start: $(cat server.out server.err)"
+ASKED=0
+ask() { # N: one request, checks the answer, waits for handle_request's return
   local ans
   exec 5<>"/dev/tcp/127.0.0.1/$PORT"
   echo "$1" >&5
   read -r ans <&5
   exec 5>&-
   [ "$ans" = $(( 2 * $1 )) ] || fail "request $1 answered [$ans]"
+  # The answer is written inside handle_request: its exit may come after
+  # the client read it (and after a record the test ends next).
+  ASKED=$((ASKED + 1))
+  wait_for server.out served "$ASKED"
 }
 before=$(ctl list)
 expect_eq "before" "$PID tcp_server - -" "$before"

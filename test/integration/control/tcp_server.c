@@ -1,6 +1,8 @@
 /* A loopback TCP server for `xrayctl record`: each connection sends one
  * line with a number, gets its double back, and is closed; "quit" ends
- * the server. Prints "ready PID PORT" when it listens. */
+ * the server. Prints "ready PID PORT" when it listens, and "served" once
+ * handle_request has returned: the client has its answer before that, so a
+ * test that ends a record must wait for it to have the call's exit. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -40,6 +42,8 @@ int main(void) {
       continue;
     more = handle_request(c);
     close(c);
+    if (more)
+      printf("served\n");
   }
   return 0;
 }
