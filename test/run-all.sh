@@ -40,9 +40,6 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # vector registers survive a lean handler (TSan's instrumentation calls into
 # its runtime, which uses them) or exact tail-exit events (TSan's function
 # exit hooks turn tail calls into calls), such as core_patch.threads; nor
-# stress.fork_locks (under TSan 2-3 of 50 children hang in glibc's
-# dl_iterate_phdr, on the loader lock the parent's dlopen thread held at
-# the fork: docs/reliability.md); nor
 # basic.concurrent (under TSan's timing its threads' chunks interleave so
 # that llvm-xray account, which wants time order, sometimes rejects the log).
 TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.fork_start|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes))$'
