@@ -121,9 +121,8 @@ rm -rf "$CTL_DIR"
 XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR xray_logfile_base=$RESULTS/record-" \
   "$OUT/calc" 100000000 2 >/dev/null &
 CALC=$!
-# Wait until calc answers on its control socket (60 s at most: a loaded
-# machine, an emulator). Its socket file appears when it is bound, a moment
-# before it listens, so the file alone does not say a command would reach it.
+# Wait until calc answers `xrayctl list` (60 s at most: a loaded machine,
+# an emulator): then `record` reaches it.
 answers() { XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list 2>/dev/null | grep "^$CALC " >/dev/null; }
 deadline=$((SECONDS + 60))
 until answers; do
