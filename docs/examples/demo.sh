@@ -121,7 +121,15 @@ rm -rf "$CTL_DIR"
 XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR xray_logfile_base=$RESULTS/record-" \
   "$OUT/calc" 100000000 2 >/dev/null &
 CALC=$!
-for _ in $(seq 100); do [ -S "$CTL_DIR/$CALC.sock" ] && break; sleep 0.1; done
+# Wait until calc answers `xrayctl list` (60 s at most: a loaded machine,
+# an emulator): then `record` reaches it.
+answers() { XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list 2>/dev/null | grep "^$CALC " >/dev/null; }
+deadline=$((SECONDS + 60))
+until answers; do
+  kill -0 "$CALC" 2>/dev/null || die "calc ended before it could be controlled"
+  [ $SECONDS -lt $deadline ] || { kill "$CALC"; die "calc did not answer on $CTL_DIR/$CALC.sock within 60 s"; }
+  sleep 0.1
+done
 echo "  \$ xrayctl list"
 XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
 echo "  \$ xrayctl record $CALC --seconds 2 --mode fdr -o $RESULTS/record.json"

@@ -285,17 +285,24 @@ static int make_socket(void) {
     xr_report(XR_INFO, "control: not listening: socket: %s", strerror(errno));
     return -1;
   }
+  /* Bound as <pid>.new and renamed to <pid>.sock once it listens: a client
+   * that sees <pid>.sock can connect (a bound socket not yet listening
+   * refuses connections). ".new" is shorter than ".sock": it fits. */
+  char staging[XR_CTL_PATH_MAX];
+  memcpy(staging, path, sizeof staging);
+  strcpy(staging + strlen(staging) - strlen(".sock"), ".new");
   struct sockaddr_un a = {.sun_family = AF_UNIX};
-  memcpy(a.sun_path, path, sizeof a.sun_path);
-  /* Our pid's name in our private directory: a leftover of a dead process
+  memcpy(a.sun_path, staging, sizeof a.sun_path);
+  /* Our pid's names in our private directory: leftovers of a dead process
    * that had this pid before. */
+  unlink(staging);
   unlink(path);
   struct stat st;
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || chmod(path, 0600) != 0 ||
-      listen(fd, 16) != 0 || fstat(fd, &st) != 0) {
+  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || chmod(staging, 0600) != 0 ||
+      listen(fd, 16) != 0 || fstat(fd, &st) != 0 || rename(staging, path) != 0) {
     xr_report(XR_INFO, "control: not listening on '%s': %s", path, strerror(errno));
     close(fd);
-    unlink(path);
+    unlink(staging);
     return -1;
   }
   listen_dev = st.st_dev;
