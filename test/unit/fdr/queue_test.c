@@ -219,6 +219,12 @@ static void writers_claim_and_free(void **s) {
   xr_fdr_writer_free(w[0]);
 }
 
+/* How long the two tests below let quiesce wait for the other thread: that
+ * thread may not run for seconds on a loaded machine (the TSan phase, two
+ * shared cores), and quiesce giving up then fails the test. Where the code
+ * is right it returns as soon as the thread has run. */
+#define QUIESCE_BOUND_NS (60ull * 1000000000u)
+
 /* A writer inside an event: quiesce must not return before it leaves. The
  * writer leaves once the quiescer has started and a few yields later; the
  * quiescer records the busy flag it sees when quiesce returns. */
@@ -238,7 +244,7 @@ static void *leave_later(void *arg) {
 static void *quiescer(void *arg) {
   bool *result = arg;
   __atomic_store_n(&quiesce_started, 1, __ATOMIC_RELEASE);
-  *result = xr_fdr_writers_quiesce(10ull * 1000000000u);
+  *result = xr_fdr_writers_quiesce(QUIESCE_BOUND_NS);
   busy_seen_at_return = xr_fdr_writer_busy(busy_writer);
   return NULL;
 }
@@ -289,7 +295,7 @@ static void quiesce_lets_an_exiting_writer_leave(void **s) {
   __atomic_store_n(&waiting_inside_quiesce, 0, __ATOMIC_RELAXED);
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, exit_while_quiesced, NULL), 0);
-  assert_true(xr_fdr_writers_quiesce(3ull * 1000000000u));
+  assert_true(xr_fdr_writers_quiesce(QUIESCE_BOUND_NS));
   pthread_join(t, NULL);
   assert_false(xr_fdr_writer_busy(exiting_writer));
 }
