@@ -9,8 +9,9 @@ rm -f xray-log.counts.*
 # preamble (NewBuffer, WalltimeMarker, NewCPUId), room for 120 8-byte
 # records: 600 records fill 5 or 6. (Not more than 16 buffers per thread:
 # llvm-xray 14 sorts a thread's buffers with a comparator that is not an
-# ordering and scrambles more than 16.)
-./counts "func_duration_threshold_us=0 format_version=1 buffer_size=1024" 0 100
+# ordering and scrambles more than 16.) On one CPU: each migration adds a
+# 16-byte NewCPUId record.
+xr_pinned ./counts "func_duration_threshold_us=0 format_version=1 buffer_size=1024" 0 100
 f=$(only_file "xray-log.counts.*")
 expect_eq "version" 1 "$(fdr_header_field "$f" 0 2)"
 expect_eq "type" 1 "$(fdr_header_field "$f" 2 2)"
