@@ -338,7 +338,9 @@ static void start_control(void) {
     return;
   }
   atexit(remove_socket_file);
-  xr_thread_on_fork_child(after_fork_child);
+  if (xr_thread_on_fork_child(after_fork_child) != 0)
+    xr_report(XR_ERROR, "control: no fork hook left; a fork child keeps a "
+              "copy of the control socket's descriptor");
   xr_report(XR_INFO, "control: listening on '%s'", socket_path);
 }
 

@@ -26,8 +26,6 @@ int32_t xr_process_pid_cache;
 bool xr_process_forked;
 XR_TLS uint8_t xr_in_handler;
 
-enum { XR_THREAD_HOOKS_MAX = 8 };
-
 /* Hooks are appended under XR_LOCK_HOOKS and published by the release store
  * of the count, so the lock-free readers below see complete entries. */
 static void (*exit_hooks[XR_THREAD_HOOKS_MAX])(void);

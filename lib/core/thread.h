@@ -62,10 +62,15 @@ static XR_ALWAYS_INLINE bool xr_owner_test_and_set_top_bit(uintptr_t *word) {
   return xr_arch_test_and_set_top_bit(word);
 }
 
+/* Room for each list of hooks below: the runtime registers 7 fork hooks
+ * and 3 exit hooks of its own (one per mode and per core part that keeps
+ * state), with room for the next parts. */
+enum { XR_THREAD_HOOKS_MAX = 16 };
+
 /* Thread-exit hooks: a mode registers a callback once (at init); a thread
  * that owns mode state calls xr_thread_arm() (cheap after the first call) so
  * the callbacks run when it exits. Callbacks run with xr_in_handler set. Up to
- * 8 callbacks; returns 0 or -1 when full. */
+ * XR_THREAD_HOOKS_MAX callbacks; returns 0 or -1 when full. */
 XR_HIDDEN int xr_thread_on_exit(void (*callback)(void));
 XR_HIDDEN void xr_thread_arm(void);
 /* Creates the thread-exit key and the fork hook; idempotent. Called first
@@ -73,7 +78,8 @@ XR_HIDDEN void xr_thread_arm(void);
  * (thread.c says why). */
 XR_HIDDEN void xr_thread_setup(void);
 
-/* Fork hooks, run in the child after the id caches are refreshed. Up to 8. */
+/* Fork hooks, run in the child after the id caches are refreshed. Up to
+ * XR_THREAD_HOOKS_MAX; returns 0 or -1 when full. */
 XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));
 
 #endif

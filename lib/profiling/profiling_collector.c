@@ -4,6 +4,7 @@
 #include "core/clock.h"
 #include "core/lock.h"
 #include "core/quiesce.h"
+#include "core/report.h"
 #include "core/thread.h"
 
 #include <errno.h>
@@ -85,8 +86,10 @@ void xr_prof_collector_setup(xr_trie_grow_fn grow) {
     return;
   lean_grow = grow;
   xr_quiesce_setup();
-  xr_thread_on_exit(on_thread_exit);
-  xr_thread_on_fork_child(on_fork_child);
+  if (xr_thread_on_exit(on_thread_exit) != 0 ||
+      xr_thread_on_fork_child(on_fork_child) != 0)
+    xr_report(XR_ERROR, "xray-profiling: no thread hook left; an exiting "
+              "thread or a fork child may lose or repeat its profile");
 }
 
 /* Ends the session and fences every thread: core/quiesce.h's protocol,

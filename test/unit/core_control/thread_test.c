@@ -162,14 +162,20 @@ static void exit_hooks_run_once_for_armed_threads(void **state) {
 
 #define HOOK(n) static void hook##n(void) {}
 HOOK(1) HOOK(2) HOOK(3) HOOK(4) HOOK(5) HOOK(6) HOOK(7) HOOK(8)
+HOOK(9) HOOK(10) HOOK(11) HOOK(12) HOOK(13) HOOK(14) HOOK(15) HOOK(16)
 
-static void at_most_eight_exit_hooks(void **state) {
+static void at_most_sixteen_exit_hooks(void **state) {
   (void)state;
-  /* exit_hook is registered already: seven more fit, the eighth does not. */
-  void (*more[])(void) = {hook1, hook2, hook3, hook4, hook5, hook6, hook7};
+  /* exit_hook is registered already: fifteen more fit, the sixteenth does
+   * not. */
+  void (*more[])(void) = {hook1,  hook2,  hook3,  hook4,  hook5,
+                          hook6,  hook7,  hook8,  hook9,  hook10,
+                          hook11, hook12, hook13, hook14, hook15};
+  _Static_assert(sizeof more / sizeof more[0] == XR_THREAD_HOOKS_MAX - 1,
+                 "one hook short of the limit");
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
     assert_int_equal(xr_thread_on_exit(more[i]), 0);
-  assert_int_equal(xr_thread_on_exit(hook8), -1);
+  assert_int_equal(xr_thread_on_exit(hook16), -1);
   assert_int_equal(xr_thread_on_exit(hook1), 0); /* known: still fine */
 }
 
@@ -180,7 +186,7 @@ int main(void) {
       cmocka_unit_test(ids_refreshed_after_fork_before_hooks),
       cmocka_unit_test(fork_from_a_thread),
       cmocka_unit_test(exit_hooks_run_once_for_armed_threads),
-      cmocka_unit_test(at_most_eight_exit_hooks),
+      cmocka_unit_test(at_most_sixteen_exit_hooks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
