@@ -2,32 +2,70 @@
  * described in mode_lifecycle.h. Each transition is one compare-and-swap
  * from the only state it may leave; the end of a transient state is one
  * store, since only the thread that won the begin_* can be inside it. The
- * winner's id beside the state lets the exit policy skip its own transition
- * and a fork child tell its own from a vanished thread's. */
+ * winner's token rides in the same word as the state, so the state and its
+ * owner change together: the exit policy skips its own transition and a
+ * fork child tells its own from a vanished thread's at every instant. */
 #include "core/mode_lifecycle.h"
 
-#include <pthread.h>
 #include <time.h>
 
-/* Set beside FINALIZED while a flush runs (above every XRayLogInitStatus). */
+/* The word: the status in the low byte, the flushing bit above it, and the
+ * owner's token from bit 16 up (0 in a settled state). */
 #define XR_LIFECYCLE_FLUSHING 0x100
 #define XR_LIFECYCLE_STATUS 0xff
+#define XR_LIFECYCLE_STATE 0xffff
+#define XR_LIFECYCLE_OWNER_SHIFT 16
 
-/* pthread_self: a fork child's thread has its parent's value (gettid not). */
-static uintptr_t self(void) { return (uintptr_t)pthread_self(); }
+/* This thread's token, shifted into place; 0 until its first begin_*. A
+ * fork child's thread keeps its parent thread's (a copy of its TLS). */
+static XR_TLS uint64_t my_token;
+static uint64_t last_token; /* tokens given out; 2^48 before one repeats */
 
-static bool move(struct xr_lifecycle *lc, int from, int to, int *seen) {
+#ifdef XR_LIFECYCLE_TEST_POINTS
+void (*xr_lifecycle_test_point)(struct xr_lifecycle *lc,
+                                enum xr_lifecycle_point at);
+#define TEST_POINT(lc, at)                                                     \
+  do {                                                                         \
+    if (xr_lifecycle_test_point)                                               \
+      xr_lifecycle_test_point(lc, at);                                         \
+  } while (0)
+#else
+#define TEST_POINT(lc, at) ((void)0)
+#endif
+
+/* Chosen before the CAS that publishes it, so no instant exists where the
+ * state is this thread's and the word does not say so. A signal handler on
+ * this thread may choose one between the load and the CAS: the first kept
+ * wins, so a transition the handler began keeps its owner. Async-signal-safe
+ * (initial-exec TLS, lock-free atomics). */
+static uint64_t token(void) {
+  uint64_t t = __atomic_load_n(&my_token, __ATOMIC_RELAXED);
+  if (t != 0)
+    return t;
+  uint64_t fresh = __atomic_add_fetch(&last_token, 1, __ATOMIC_RELAXED)
+                   << XR_LIFECYCLE_OWNER_SHIFT;
+  if (__atomic_compare_exchange_n(&my_token, &t, fresh, false,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return fresh;
+  return t; /* the handler's */
+}
+
+/* from: a settled state (no owner). */
+static bool move(struct xr_lifecycle *lc, uint64_t from, uint64_t to,
+                 uint64_t *seen) {
   *seen = from;
+  to |= token();
+  TEST_POINT(lc, XR_LC_BEFORE_BEGIN);
   bool won = __atomic_compare_exchange_n(&lc->word, seen, to, false,
                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   if (won)
-    __atomic_store_n(&lc->owner, self(), __ATOMIC_SEQ_CST);
+    TEST_POINT(lc, XR_LC_BEGUN);
   return won;
 }
 
-/* Ends a transition: the owner goes first, so a later winner's is kept. */
-static void settle(struct xr_lifecycle *lc, int to) {
-  __atomic_store_n(&lc->owner, 0, __ATOMIC_SEQ_CST);
+/* Ends a transition: state and owner in one store. */
+static void settle(struct xr_lifecycle *lc, uint64_t to) {
+  TEST_POINT(lc, XR_LC_ENDING);
   __atomic_store_n(&lc->word, to, __ATOMIC_SEQ_CST);
 }
 
@@ -37,7 +75,7 @@ XRayLogInitStatus xr_lifecycle_status(struct xr_lifecycle *lc) {
 }
 
 bool xr_lifecycle_begin_init(struct xr_lifecycle *lc, XRayLogInitStatus *now) {
-  int seen;
+  uint64_t seen;
   bool won = move(lc, XRAY_LOG_UNINITIALIZED, XRAY_LOG_INITIALIZING, &seen);
   *now = won ? XRAY_LOG_INITIALIZING
              : (XRayLogInitStatus)(seen & XR_LIFECYCLE_STATUS);
@@ -52,7 +90,7 @@ XRayLogInitStatus xr_lifecycle_end_init(struct xr_lifecycle *lc, bool ok) {
 
 bool xr_lifecycle_begin_finalize(struct xr_lifecycle *lc,
                                  XRayLogInitStatus *now) {
-  int seen;
+  uint64_t seen;
   bool won = move(lc, XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZING, &seen);
   *now = won ? XRAY_LOG_FINALIZING
              : (XRayLogInitStatus)(seen & XR_LIFECYCLE_STATUS);
@@ -65,7 +103,7 @@ XRayLogInitStatus xr_lifecycle_end_finalize(struct xr_lifecycle *lc) {
 }
 
 bool xr_lifecycle_begin_flush(struct xr_lifecycle *lc) {
-  int seen;
+  uint64_t seen;
   return move(lc, XRAY_LOG_FINALIZED,
               XRAY_LOG_FINALIZED | XR_LIFECYCLE_FLUSHING, &seen);
 }
@@ -77,13 +115,16 @@ XRayLogFlushStatus xr_lifecycle_end_flush(struct xr_lifecycle *lc) {
 
 enum xr_transition xr_lifecycle_transition(struct xr_lifecycle *lc,
                                            bool *mine) {
-  int w = __atomic_load_n(&lc->word, __ATOMIC_SEQ_CST);
-  enum xr_transition t = w & XR_LIFECYCLE_FLUSHING       ? XR_IN_FLUSH
-                         : w == XRAY_LOG_INITIALIZING ? XR_IN_INIT
-                         : w == XRAY_LOG_FINALIZING   ? XR_IN_FINALIZE
-                                                      : XR_NO_TRANSITION;
+  uint64_t w = __atomic_load_n(&lc->word, __ATOMIC_SEQ_CST);
+  uint64_t state = w & XR_LIFECYCLE_STATE;
+  enum xr_transition t = state & XR_LIFECYCLE_FLUSHING       ? XR_IN_FLUSH
+                         : state == XRAY_LOG_INITIALIZING ? XR_IN_INIT
+                         : state == XRAY_LOG_FINALIZING   ? XR_IN_FINALIZE
+                                                          : XR_NO_TRANSITION;
+  /* A thread that never began one has token 0, which no transition has. */
   *mine = t != XR_NO_TRANSITION &&
-          __atomic_load_n(&lc->owner, __ATOMIC_SEQ_CST) == self();
+          (w & ~(uint64_t)XR_LIFECYCLE_STATE) ==
+              __atomic_load_n(&my_token, __ATOMIC_RELAXED);
   return t;
 }
 

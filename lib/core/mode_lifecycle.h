@@ -29,12 +29,16 @@
  * (xr_lifecycle_wait_others), so that the process does not end in the
  * middle of it; never for the caller's own.
  *
- * Owner: begin_* records the thread that won it (pthread_self, the same
- * value in a fork child as in its parent) and end_* clears it, right before
- * the state store. Between a begin_*'s CAS and its owner store the owner
- * reads 0, "another thread": a signal handler that exits or forks in those
- * few instructions is taken for another thread (the exit waits out its
- * bound; the fork child drops the transition, below).
+ * Owner: the thread inside a transition is named in the state word
+ * itself, by a token of its own (chosen at its first begin_*, unique in the
+ * process, never reused, and kept by a fork child's thread as pthread_self
+ * is): begin_*'s CAS sets state and owner in one step, end_*'s store clears
+ * both in one step. So there is no instant where the state is a thread's
+ * and the word does not say so, and a signal handler on that thread that
+ * exits or forks anywhere in its transition finds it its own. (Before, the
+ * owner was a second word stored after the CAS and cleared before the end's
+ * store; a handler in between was taken for another thread: the exit
+ * waited out its bound, the fork child dropped the transition.)
  *
  * Fork child (xr_lifecycle_after_fork, from each mode's fork hook): a
  * transition another thread was making stops for good, since that thread
@@ -66,10 +70,11 @@
 #include "xray/xray_log_interface.h"
 
 struct xr_lifecycle {
-  int word;        /* XRayLogInitStatus, with a flushing bit (mode_lifecycle.c) */
-  uintptr_t owner; /* the thread inside a transition (pthread_self), or 0 */
+  /* XRayLogInitStatus, a flushing bit and the owner's token
+   * (mode_lifecycle.c) */
+  uint64_t word;
 };
-#define XR_LIFECYCLE_INITIAL {XRAY_LOG_UNINITIALIZED, 0}
+#define XR_LIFECYCLE_INITIAL {XRAY_LOG_UNINITIALIZED}
 
 /* The transition running now, if any. */
 enum xr_transition { XR_NO_TRANSITION, XR_IN_INIT, XR_IN_FINALIZE, XR_IN_FLUSH };
@@ -111,5 +116,18 @@ XR_HIDDEN bool xr_lifecycle_wait_others(struct xr_lifecycle *lc,
  * state becomes UNINITIALIZED (see above); returns that transition, for the
  * mode to drop its part-made state. XR_NO_TRANSITION: nothing changed. */
 XR_HIDDEN enum xr_transition xr_lifecycle_after_fork(struct xr_lifecycle *lc);
+
+#ifdef XR_LIFECYCLE_TEST_POINTS
+/* Unit tests only: they compile mode_lifecycle.c again with this defined,
+ * and the hook runs at each point (where a signal may land); in the library
+ * there are no points. */
+enum xr_lifecycle_point {
+  XR_LC_BEFORE_BEGIN, /* a begin_*, before its compare-and-swap */
+  XR_LC_BEGUN,        /* a begin_* that won, right after its CAS */
+  XR_LC_ENDING,       /* an end_* or a fork child's drop, before its store */
+};
+XR_HIDDEN extern void (*xr_lifecycle_test_point)(struct xr_lifecycle *lc,
+                                                 enum xr_lifecycle_point at);
+#endif
 
 #endif

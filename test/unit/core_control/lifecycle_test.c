@@ -15,36 +15,7 @@
 #include <unistd.h>
 
 #include "core/mode_lifecycle.h"
-
-/* The states a caller can find, transient ones included. */
-enum at { AT_UNINIT, AT_INITIALIZING, AT_INIT, AT_FINALIZING, AT_FINAL,
-          AT_FLUSHING, AT_COUNT };
-
-/* Brings a fresh lifecycle to `at` through the API only. */
-static void reach(struct xr_lifecycle *lc, enum at at) {
-  XRayLogInitStatus now;
-  *lc = (struct xr_lifecycle)XR_LIFECYCLE_INITIAL;
-  if (at == AT_UNINIT)
-    return;
-  assert_true(xr_lifecycle_begin_init(lc, &now));
-  if (at == AT_INITIALIZING)
-    return;
-  assert_int_equal(xr_lifecycle_end_init(lc, true), XRAY_LOG_INITIALIZED);
-  if (at == AT_INIT)
-    return;
-  assert_true(xr_lifecycle_begin_finalize(lc, &now));
-  if (at == AT_FINALIZING)
-    return;
-  assert_int_equal(xr_lifecycle_end_finalize(lc), XRAY_LOG_FINALIZED);
-  if (at == AT_FINAL)
-    return;
-  assert_true(xr_lifecycle_begin_flush(lc));
-}
-
-/* The status each state shows: a flush in progress shows FINALIZED. */
-static const XRayLogInitStatus shown[AT_COUNT] = {
-    XRAY_LOG_UNINITIALIZED, XRAY_LOG_INITIALIZING, XRAY_LOG_INITIALIZED,
-    XRAY_LOG_FINALIZING,    XRAY_LOG_FINALIZED,    XRAY_LOG_FINALIZED};
+#include "lifecycle_states.h"
 
 static void one_cycle_then_another(void **state) {
   (void)state;
@@ -197,11 +168,6 @@ static void one_of_many_flushes_wins(void **state) {
 
 /* ---- owner, exit wait, fork child -------------------------------------- */
 
-/* The transition each state is inside (none for the settled ones). */
-static const enum xr_transition inside[AT_COUNT] = {
-    XR_NO_TRANSITION, XR_IN_INIT, XR_NO_TRANSITION,
-    XR_IN_FINALIZE,   XR_NO_TRANSITION, XR_IN_FLUSH};
-
 /* Brings lc to `at` from another thread, which then ends (its transition,
  * if any, is left running: its owner is gone, as in a fork child). */
 static struct xr_lifecycle *other_lc;
@@ -251,50 +217,6 @@ static void exit_wait_in_each_state(void **state) {
     assert_int_equal(budget, settled ? 3 : 0);
     assert_int_equal(xr_lifecycle_status(&lc), shown[at]); /* untouched */
   }
-}
-
-/* The transient states, and the state each one's end leaves. */
-static const enum at transient[] = {AT_INITIALIZING, AT_FINALIZING,
-                                    AT_FLUSHING};
-static const XRayLogInitStatus after[] = {
-    XRAY_LOG_INITIALIZED, XRAY_LOG_FINALIZED, XRAY_LOG_UNINITIALIZED};
-
-/* A thread inside a transition, held there until released. */
-static struct {
-  struct xr_lifecycle lc;
-  enum at at;
-  pthread_barrier_t inside, release;
-} held;
-
-static void *hold_transition(void *arg) {
-  (void)arg;
-  reach(&held.lc, held.at);
-  pthread_barrier_wait(&held.inside);
-  pthread_barrier_wait(&held.release);
-  if (held.at == AT_INITIALIZING)
-    xr_lifecycle_end_init(&held.lc, true);
-  else if (held.at == AT_FINALIZING)
-    xr_lifecycle_end_finalize(&held.lc);
-  else
-    xr_lifecycle_end_flush(&held.lc);
-  return NULL;
-}
-
-static pthread_t start_holding(enum at at) {
-  pthread_t t;
-  held.at = at;
-  pthread_barrier_init(&held.inside, NULL, 2);
-  pthread_barrier_init(&held.release, NULL, 2);
-  assert_int_equal(pthread_create(&t, NULL, hold_transition, NULL), 0);
-  pthread_barrier_wait(&held.inside);
-  return t;
-}
-
-static void stop_holding(pthread_t t) {
-  pthread_barrier_wait(&held.release);
-  assert_int_equal(pthread_join(t, NULL), 0);
-  pthread_barrier_destroy(&held.inside);
-  pthread_barrier_destroy(&held.release);
 }
 
 /* The wait ends when the other thread's transition does (whenever that is:
