@@ -67,10 +67,10 @@ static int setup(void **state) {
 }
 
 static void arm(struct xr_lifecycle *lc, enum xr_lifecycle_point at,
-                bool fork) {
+                bool and_fork) {
   shot.lc = lc;
   shot.at = at;
-  shot.fork = fork;
+  shot.fork = and_fork;
   shot.fired = false;
   seen.transition = (enum xr_transition)-1;
   seen.mine = false;
@@ -91,13 +91,13 @@ static void saw_own(enum at at) {
 
 /* Runs transition i (begin, then end) with the signal at `where`. */
 static void run_transition(struct xr_lifecycle *lc, size_t i,
-                           enum xr_lifecycle_point where, bool fork) {
+                           enum xr_lifecycle_point where, bool and_fork) {
   reach(lc, before[i]);
   if (where == XR_LC_BEGUN)
-    arm(lc, where, fork);
+    arm(lc, where, and_fork);
   assert_true(begin_transition(lc, transient[i]));
   if (where == XR_LC_ENDING)
-    arm(lc, where, fork);
+    arm(lc, where, and_fork);
   end_transition(lc, transient[i]);
 }
 
