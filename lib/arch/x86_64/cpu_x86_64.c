@@ -75,12 +75,17 @@ out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
-/* The zmm copy of each full path when AVX-512 state is enabled, and the
- * pushfq/popfq copy of either for CPUs without LAHF/SAHF. Read at each
- * install, so a test may clear a flag. */
+/* The copy of each full path for the vector state the OS enables (zmm,
+ * ymm, else xmm: the paths test nothing about it per event), and its
+ * pushfq/popfq form for CPUs without LAHF/SAHF (always the next number).
+ * Read at each install, so a test may clear a flag. */
+_Static_assert(XR_PATH_FULL_PUSHF == XR_PATH_FULL + 1 &&
+                   XR_PATH_FULL_ZMM_PUSHF == XR_PATH_FULL_ZMM + 1 &&
+                   XR_PATH_FULL_XMM_PUSHF == XR_PATH_FULL_XMM + 1,
+               "each pushfq copy follows its lahf one (arch_x86_64.h)");
 unsigned xr_arch_full_path(void) {
-  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM : XR_PATH_FULL;
-  if (!xr_cpu_lahf_sahf)
-    path = path == XR_PATH_FULL ? XR_PATH_FULL_PUSHF : XR_PATH_FULL_ZMM_PUSHF;
-  return path;
+  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM
+                  : xr_vector_avx  ? XR_PATH_FULL
+                                   : XR_PATH_FULL_XMM;
+  return xr_cpu_lahf_sahf ? path : path + 1;
 }
