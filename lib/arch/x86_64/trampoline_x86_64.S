@@ -15,10 +15,11 @@
  *     enables AVX, else xmm), rflags, and the x87 stack where it can hold
  *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
  *     exit 0-1 (results): at those call boundaries no other vector or mask
- *     register can be live. The zmm forms are separate paths, chosen once
- *     by xr_handler_install, so the others pay nothing for them; they store
- *     whole zmm registers only when one has a bit above 255 set, else the
- *     ymm halves (SAVE_ZMM).
+ *     register can be live. Each width is a copy of the path of its own
+ *     (FULL: ymm, FULL_ZMM, FULL_XMM), chosen once by xr_handler_install,
+ *     so no event tests the width; the zmm ones store whole zmm registers
+ *     only when one has a bit above 255 set, else the ymm halves
+ *     (SAVE_ZMM).
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -97,7 +98,7 @@
  *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), rbx
  *          frame for the 32-aligned vector area, 8 vector stores and loads
- *          (ymm with AVX; with AVX-512 first a 6-instruction test of
+ *          (ymm, or xmm without AVX; with AVX-512 first a 6-instruction test of
  *          zmm0-7's upper halves, then ymm, or zmm when one is set), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, t
         .globl \name
@@ -435,10 +436,11 @@ xr_call_preserving_vectors:
 
 /* Paths of each trampoline, [XR_T_*][XR_PATH_*: NONE, LEAN, FULL, then
  * this port's full variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM,
- * FULL_ZMM_PUSHF] (read-only). FULL_PUSHF: the full path for CPUs without
- * LAHF/SAHF (the event trampolines' full paths use pushfq anyway).
- * FULL_ZMM: the full path when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1;
- * zmm0-31 and k0-7 in the event trampolines). And the current one of each,
+ * FULL_ZMM_PUSHF, FULL_XMM, FULL_XMM_PUSHF] (read-only). FULL: ymm.
+ * _PUSHF: for CPUs without LAHF/SAHF (the event trampolines' full paths use
+ * pushfq anyway). FULL_ZMM: when XCR0 enables AVX-512 state (zmm0-7 /
+ * zmm0-1; zmm0-31 and k0-7 in the event trampolines). FULL_XMM: without
+ * AVX. And the current one of each,
  * xr_trampoline_dispatch, written only by xr_handler_install
  * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
  * an entry is not where the numbers put it. */
