@@ -16,12 +16,15 @@
 #define XR_ARCH_TYPED_SLED_BYTES 22u
 #define XR_ARCH_MAX_SLED_BYTES XR_ARCH_TYPED_SLED_BYTES
 
-/* The trampolines' full-path variants, after NONE, LEAN, FULL: pushfq/popfq
- * instead of lahf/sahf, zmm instead of ymm, and both. */
+/* The trampolines' full-path variants, after NONE, LEAN, FULL (ymm,
+ * lahf/sahf): pushfq/popfq instead of lahf/sahf, zmm instead of ymm, xmm
+ * instead of ymm, each vector width with either flags form. */
 #define XR_PATH_FULL_PUSHF 3
 #define XR_PATH_FULL_ZMM 4
 #define XR_PATH_FULL_ZMM_PUSHF 5
-#define XR_ARCH_PATH_COUNT 6
+#define XR_PATH_FULL_XMM 6
+#define XR_PATH_FULL_XMM_PUSHF 7
+#define XR_ARCH_PATH_COUNT 8
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>

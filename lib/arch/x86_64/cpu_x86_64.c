@@ -4,18 +4,19 @@
 
 #include <cpuid.h>
 
-/* Read by the trampolines (trampoline_x86_64.S), decided once by
- * xr_vector_state_init: xr_vector_avx = 1 when the CPU has AVX and the OS
- * enabled ymm state (full paths then save whole ymm registers);
- * xr_vector_avx512 = 1 when the CPU has AVX-512F and XCR0 enables the
- * opmask, ZMM_Hi256 and Hi16_ZMM state (and XSAVE covers it: xr_xsave_size
- * != 0): the full paths are then the FULL_ZMM ones; xr_xsave_size/mask
- * describe the XSAVE area of xr_call_preserving_vectors (size 0: use
- * FXSAVE); xr_cpu_lahf_sahf = 1 when the CPU has LAHF/SAHF in 64-bit mode
- * (CPUID 0x80000001 ECX bit 0): the full entry/exit paths then keep the
- * status flags with lahf/sahf, else with pushfq/popfq; xr_cpu_avx512bw = 1
- * with AVX512BW (mask registers 64 bits wide, else 16): the event
- * trampolines' zmm path then saves k0-7 with kmovq, else kmovw. */
+/* Decided once by xr_vector_state_init. Read by xr_arch_full_path, which
+ * picks a copy of the full paths at each install: xr_vector_avx = 1 when
+ * the CPU has AVX and the OS enabled ymm state (the FULL copy, whole ymm
+ * registers; else FULL_XMM); xr_vector_avx512 = 1 when the CPU has AVX-512F
+ * and XCR0 enables the opmask, ZMM_Hi256 and Hi16_ZMM state (and XSAVE
+ * covers it: xr_xsave_size != 0): the FULL_ZMM copy; xr_cpu_lahf_sahf = 1
+ * when the CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001 ECX bit 0):
+ * the copy keeps the status flags with lahf/sahf, else the _PUSHF one with
+ * pushfq/popfq. Read by the trampolines (trampoline_x86_64.S):
+ * xr_xsave_size/mask, the XSAVE area of xr_call_preserving_vectors (size 0:
+ * use FXSAVE); xr_cpu_avx512bw = 1 with AVX512BW (mask registers 64 bits
+ * wide, else 16): the event trampolines' zmm path then saves k0-7 with
+ * kmovq, else kmovw. */
 __attribute__((visibility("hidden"))) uint8_t xr_vector_avx;
 __attribute__((visibility("hidden"))) uint8_t xr_vector_avx512;
 __attribute__((visibility("hidden"))) uint8_t xr_cpu_avx512bw;
@@ -75,12 +76,17 @@ out:
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
-/* The zmm copy of each full path when AVX-512 state is enabled, and the
- * pushfq/popfq copy of either for CPUs without LAHF/SAHF. Read at each
- * install, so a test may clear a flag. */
+/* The copy of each full path for the vector state the OS enables (zmm,
+ * ymm, else xmm: the paths test nothing about it per event), and its
+ * pushfq/popfq form for CPUs without LAHF/SAHF (always the next number).
+ * Read at each install, so a test may clear a flag. */
+_Static_assert(XR_PATH_FULL_PUSHF == XR_PATH_FULL + 1 &&
+                   XR_PATH_FULL_ZMM_PUSHF == XR_PATH_FULL_ZMM + 1 &&
+                   XR_PATH_FULL_XMM_PUSHF == XR_PATH_FULL_XMM + 1,
+               "each pushfq copy follows its lahf one (arch_x86_64.h)");
 unsigned xr_arch_full_path(void) {
-  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM : XR_PATH_FULL;
-  if (!xr_cpu_lahf_sahf)
-    path = path == XR_PATH_FULL ? XR_PATH_FULL_PUSHF : XR_PATH_FULL_ZMM_PUSHF;
-  return path;
+  unsigned path = xr_vector_avx512 ? XR_PATH_FULL_ZMM
+                  : xr_vector_avx  ? XR_PATH_FULL
+                                   : XR_PATH_FULL_XMM;
+  return xr_cpu_lahf_sahf ? path : path + 1;
 }

@@ -15,10 +15,11 @@
  *     enables AVX, else xmm), rflags, and the x87 stack where it can hold
  *     values. Entry/tail/log-args keep vector registers 0-7 (arguments),
  *     exit 0-1 (results): at those call boundaries no other vector or mask
- *     register can be live. The zmm forms are separate paths, chosen once
- *     by xr_handler_install, so the others pay nothing for them; they store
- *     whole zmm registers only when one has a bit above 255 set, else the
- *     ymm halves (SAVE_ZMM).
+ *     register can be live. Each width is a copy of the path of its own
+ *     (FULL: ymm, FULL_ZMM, FULL_XMM), chosen once by xr_handler_install,
+ *     so no event tests the width; the zmm ones store whole zmm registers
+ *     only when one has a bit above 255 set, else the ymm halves
+ *     (SAVE_ZMM).
  * A path re-reads its slot after saving, so a handler removed meanwhile is
  * skipped (never called through NULL); a handler installed meanwhile may miss
  * the events of that instant.
@@ -77,6 +78,27 @@
         ret
 .endm
 
+/* The six full paths of a trampoline, by `path` (ENTRY_FULL_PATH or
+ * EXIT_FULL_PATH): ymm, zmm and xmm (the vector state the CPU and OS
+ * enable), each with lahf/sahf or pushfq/popfq; at name_full, _full_pushf,
+ * _full_zmm, ... (the PATHS table below). Each starts on a 64-byte
+ * boundary, so its speed does not depend on the length of the copies
+ * before it: when the ymm copies lost 12 bytes, the zmm one, moved up with
+ * them, went from 3.85 to 4.3-4.8 ns per event with a no-op handler (AMD
+ * EPYC Zen 4; docs/performance.md). */
+.macro FULL_PATH_ALIGNED path, t, how, vec, label
+        .p2align 6
+        \path \t, \how, \vec, \label
+.endm
+.macro FULL_PATHS path, t, name
+        FULL_PATH_ALIGNED \path, \t, lahf, ymm, \name\()_full
+        FULL_PATH_ALIGNED \path, \t, pushf, ymm, \name\()_full_pushf
+        FULL_PATH_ALIGNED \path, \t, lahf, zmm, \name\()_full_zmm
+        FULL_PATH_ALIGNED \path, \t, pushf, zmm, \name\()_full_zmm_pushf
+        FULL_PATH_ALIGNED \path, \t, lahf, xmm, \name\()_full_xmm
+        FULL_PATH_ALIGNED \path, \t, pushf, xmm, \name\()_full_xmm_pushf
+.endm
+
 /* Entry-like trampolines (entry, tail exit): arrive with rsp = 0 mod 16.
  *   none:  indirect jmp, ret.
  *   lean:  indirect jmp, 8 pushes, 1 load, 2 moves, call, 8 pops, ret
@@ -84,7 +106,7 @@
  *          SAVE_LEAN_GPRS).
  *   full:  indirect jmp, 9 pushes, lahf/seto + add/sahf (1 push), rbx
  *          frame for the 32-aligned vector area, 8 vector stores and loads
- *          (ymm with AVX; with AVX-512 first a 6-instruction test of
+ *          (ymm, or xmm without AVX; with AVX-512 first a 6-instruction test of
  *          zmm0-7's upper halves, then ymm, or zmm when one is set), call. */
 .macro ENTRY_LIKE_TRAMPOLINE name, t
         .globl \name
@@ -99,10 +121,7 @@
 .L\name\()_lean:
         LEAN_ENTRY_LIKE_PATH xr_handler_lean, \t
 
-        ENTRY_FULL_PATH \t, lahf, avx, .L\name\()_full
-        ENTRY_FULL_PATH \t, pushf, avx, .L\name\()_full_pushf
-        ENTRY_FULL_PATH \t, lahf, zmm, .L\name\()_full_zmm
-        ENTRY_FULL_PATH \t, pushf, zmm, .L\name\()_full_zmm_pushf
+        FULL_PATHS ENTRY_FULL_PATH, \t, .L\name
         .cfi_endproc
         .size \name, .-\name
 .endm
@@ -127,17 +146,14 @@ __xray_ArgLoggerEntry:
 .Larg_lean:
         LEAN_ARG_PATH xr_handler_lean
 
-        ENTRY_FULL_PATH XR_T_ARG, lahf, avx, .Larg_full
-        ENTRY_FULL_PATH XR_T_ARG, pushf, avx, .Larg_full_pushf
-        ENTRY_FULL_PATH XR_T_ARG, lahf, zmm, .Larg_full_zmm
-        ENTRY_FULL_PATH XR_T_ARG, pushf, zmm, .Larg_full_zmm_pushf
+        FULL_PATHS ENTRY_FULL_PATH, XR_T_ARG, .Larg
         .cfi_endproc
         .size __xray_ArgLoggerEntry, .-__xray_ArgLoggerEntry
 
-/* The full path of __xray_FunctionExit, at `label`; `how` as SAVE_FLAGS,
- * `vec` as SAVE_VEC (return values: vector registers 0-1). Arrives at rsp =
- * 8 mod 16; 24 bytes pushed: 0 mod 16 at the call. */
-.macro EXIT_FULL_PATH how, vec, label
+/* The full path of __xray_FunctionExit (t: XR_T_EXIT), at `label`; `how`
+ * as SAVE_FLAGS, `vec` as SAVE_VEC (return values: vector registers 0-1).
+ * Arrives at rsp = 8 mod 16; 24 bytes pushed: 0 mod 16 at the call. */
+.macro EXIT_FULL_PATH t, how, vec, label
 \label:
         .cfi_def_cfa_offset 8
         PUSH_CFI %rax
@@ -184,10 +200,7 @@ __xray_FunctionExit:
 .Lexit_lean:
         LEAN_EXIT_PATH xr_handler_lean
 
-        EXIT_FULL_PATH lahf, avx, .Lexit_full
-        EXIT_FULL_PATH pushf, avx, .Lexit_full_pushf
-        EXIT_FULL_PATH lahf, zmm, .Lexit_full_zmm
-        EXIT_FULL_PATH pushf, zmm, .Lexit_full_zmm_pushf
+        FULL_PATHS EXIT_FULL_PATH, XR_T_EXIT, .Lexit
         .cfi_endproc
         .size __xray_FunctionExit, .-__xray_FunctionExit
 
@@ -263,6 +276,22 @@ __xray_FunctionExit:
 3:
 .endm
 
+/* An event trampoline's full path without AVX-512 state, at `label`: `vec`
+ * ymm or xmm (SAVE_VECTORS), one copy each, chosen once at install. */
+.macro EVENT_FULL_PATH vec, slot, zext, pushed, label
+\label:
+        .cfi_def_cfa_offset 8+8*\pushed
+        EVENT_SAVE_GPRS
+        andq $-32, %rsp
+        subq $704, %rsp                  /* vectors 0-15 at 0, x87 at 512..688 */
+        SAVE_VECTORS \vec, 0, 16
+        X87_SPILL 512, %rsp
+        EVENT_CALL xr_handler_full, \slot, \zext, 1
+        X87_RELOAD 512, %rsp
+        RESTORE_VECTORS \vec, 0, 16
+        EVENT_RESTORE_GPRS_AND_RETURN \pushed
+.endm
+
 .macro EVENT_TRAMPOLINE name, slot, zext, t, pushed
         .globl \name
         .type \name,@function
@@ -291,17 +320,8 @@ __xray_FunctionExit:
         EVENT_CALL xr_handler_lean, \slot, \zext, 0
         EVENT_RESTORE_GPRS_AND_RETURN \pushed
 
-.L\name\()_full:
-        .cfi_def_cfa_offset 8+8*\pushed
-        EVENT_SAVE_GPRS
-        andq $-32, %rsp
-        subq $704, %rsp                  /* ymm0-15 at 0, x87 at 512..688 */
-        SAVE_VECTORS 0, 16
-        X87_SPILL 512, %rsp
-        EVENT_CALL xr_handler_full, \slot, \zext, 1
-        X87_RELOAD 512, %rsp
-        RESTORE_VECTORS 0, 16
-        EVENT_RESTORE_GPRS_AND_RETURN \pushed
+        EVENT_FULL_PATH ymm, \slot, \zext, \pushed, .L\name\()_full
+        EVENT_FULL_PATH xmm, \slot, \zext, \pushed, .L\name\()_full_xmm
 
         /* AVX-512 (xr_vector_avx512): zmm0-31 and k0-7 may be live too.
          * Explicit moves into a 64-aligned area: zmm0-31 at 0, k0-7 at 2048
@@ -424,20 +444,23 @@ xr_call_preserving_vectors:
 
 /* Paths of each trampoline, [XR_T_*][XR_PATH_*: NONE, LEAN, FULL, then
  * this port's full variants of arch_x86_64.h: FULL_PUSHF, FULL_ZMM,
- * FULL_ZMM_PUSHF] (read-only). FULL_PUSHF: the full path for CPUs without
- * LAHF/SAHF (the event trampolines' full paths use pushfq anyway).
- * FULL_ZMM: the full path when XCR0 enables AVX-512 state (zmm0-7 / zmm0-1;
- * zmm0-31 and k0-7 in the event trampolines). And the current one of each,
+ * FULL_ZMM_PUSHF, FULL_XMM, FULL_XMM_PUSHF] (read-only). FULL: ymm.
+ * _PUSHF: for CPUs without LAHF/SAHF (the event trampolines' full paths use
+ * pushfq anyway). FULL_ZMM: when XCR0 enables AVX-512 state (zmm0-7 /
+ * zmm0-1; zmm0-31 and k0-7 in the event trampolines). FULL_XMM: without
+ * AVX. And the current one of each,
  * xr_trampoline_dispatch, written only by xr_handler_install
  * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
  * an entry is not where the numbers put it. */
-.macro PATHS t, name, pushf=_full_pushf, zmm=_full_zmm, zmm_pushf=_full_zmm_pushf
+.macro PATHS t, name, pushf=_full_pushf, zmm=_full_zmm, zmm_pushf=_full_zmm_pushf, xmm=_full_xmm, xmm_pushf=_full_xmm_pushf
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_NONE, \name\()_none
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_LEAN, \name\()_lean
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL, \name\()_full
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_PUSHF, \name\pushf
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_ZMM, \name\zmm
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_ZMM_PUSHF, \name\zmm_pushf
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_XMM, \name\xmm
+        XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_FULL_XMM_PUSHF, \name\xmm_pushf
 .endm
         .section .data.rel.ro,"aw"
         .p2align 3
@@ -449,8 +472,8 @@ xr_trampoline_paths:
         PATHS XR_T_EXIT, .Lexit
         PATHS XR_T_TAIL, .L__xray_FunctionTailExit
         PATHS XR_T_ARG, .Larg
-        PATHS XR_T_CUSTOM, .L__xray_CustomEvent, _full, _full_zmm, _full_zmm
-        PATHS XR_T_TYPED, .L__xray_TypedEvent, _full, _full_zmm, _full_zmm
+        PATHS XR_T_CUSTOM, .L__xray_CustomEvent, _full, _full_zmm, _full_zmm, _full_xmm, _full_xmm
+        PATHS XR_T_TYPED, .L__xray_TypedEvent, _full, _full_zmm, _full_zmm, _full_xmm, _full_xmm
         XR_TABLE_END xr_trampoline_paths, XR_T_COUNT*XR_ARCH_PATH_COUNT
 
 /* Ids whose exit found the x87 stack empty (X87_EXIT_SPILL), by the id's

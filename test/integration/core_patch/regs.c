@@ -22,12 +22,14 @@ extern struct state st_in, st_out;
 extern uint64_t use_avx, use_x87;
 extern void run_probe(void (*)(void));
 extern void probe_entry(void), probe_log_args(void), probe_tail(void), probe_exit(void);
+extern void probe_custom(void);
 extern void clobber_everything(void);
 extern void probe_call_preserving_vectors(void);
 extern void lean_handler(void);
 extern uint64_t lean_calls, lean_last_arg;
-extern uint8_t xr_cpu_lahf_sahf; /* runtime-internal: forces the pushfq paths */
-extern uint8_t xr_vector_avx512; /* runtime-internal: forces the ymm paths */
+/* Runtime-internal, cleared before an install: the pushfq paths, the ymm
+ * paths (no AVX-512), the xmm paths (no AVX either). */
+extern uint8_t xr_cpu_lahf_sahf, xr_vector_avx512, xr_vector_avx;
 extern uint32_t lean_last_id, lean_last_type;
 
 enum { RAX, RBX, RCX, RDX, RSI, RDI, RBP, R8, R9, R10, R11, R12, R13, R14, R15 };
@@ -38,6 +40,8 @@ static const char *const gpr_names[15] = {"rax", "rbx", "rcx", "rdx", "rsi",
 
 static int full_calls, full_last_id, full_last_type;
 static uint64_t full_last_arg;
+static void *full_last_ptr;
+static size_t full_last_size;
 static void full_handler(int32_t id, XRayEntryType type) {
   full_calls++;
   full_last_id = id;
@@ -47,6 +51,12 @@ static void full_handler(int32_t id, XRayEntryType type) {
 static void full_handler_arg1(int32_t id, XRayEntryType type, uint64_t arg) {
   full_last_arg = arg;
   full_handler(id, type);
+}
+
+static void full_custom_handler(void *ptr, size_t size) {
+  full_last_ptr = ptr;
+  full_last_size = size;
+  full_handler(0, ENTRY);
 }
 
 static int failures;
@@ -168,61 +178,90 @@ static void run_case(const struct probe *p, enum handler_kind h) {
   printf("%s: %s\n", what, failures > failures_before ? "FAILED" : "ok");
 }
 
+/* The custom event probe with the full handler: every register kept (the
+ * event paths save all of them, and the flags with pushfq), vector
+ * registers 0-15, a live long double. */
+static void run_custom_case(void) {
+  int failures_before = failures;
+  fill_input(1);
+  full_calls = 0;
+  run_probe(probe_custom);
+  EXPECT(full_calls == 1, "custom event: handler called %d times", full_calls);
+  EXPECT(full_last_ptr == (void *)st_in.gpr[RDI] && full_last_size == st_in.gpr[RSI],
+         "custom event: got (%p, %zu)", full_last_ptr, full_last_size);
+  expect_preserved("custom event", (1u << 15) - 1, 16, 1, 1);
+  printf("custom event, full handler: %s\n", failures > failures_before ? "FAILED" : "ok");
+}
+
+/* One copy of the full paths, chosen by clearing CPU bits before the
+ * install (xr_arch_full_path): `avx512`, `avx`, `lahf` as the CPU has them
+ * when 1. The dispatch must be at path `path` of each trampoline; then every
+ * probe runs with the status flags set and clear. Vectors are compared at
+ * the width the path keeps (use_avx). */
+static void run_full_form(const char *label, int avx512, int avx, int lahf, unsigned path) {
+  uint8_t was_avx512 = xr_vector_avx512, was_avx = xr_vector_avx, was_lahf = xr_cpu_lahf_sahf;
+  uint64_t was_use_avx = use_avx;
+  xr_vector_avx512 &= (uint8_t)avx512;
+  xr_vector_avx &= (uint8_t)avx;
+  xr_cpu_lahf_sahf &= (uint8_t)lahf;
+  __xray_set_handler(full_handler);
+  __xray_set_customevent_handler(full_custom_handler);
+  xr_vector_avx512 = was_avx512;
+  xr_vector_avx = was_avx;
+  xr_cpu_lahf_sahf = was_lahf;
+  use_avx &= (uint64_t)avx;
+  printf("%s paths:\n", label);
+  for (int t = XR_T_ENTRY; t <= XR_T_CUSTOM; t++)
+    EXPECT(xr_trampoline_dispatch[t] == xr_trampoline_paths[t][path],
+           "%s: trampoline %d not at path %u", label, t, path);
+  for (size_t i = 0; i < 4; i++)
+    for (flags_set = 1; flags_set >= 0; flags_set--)
+      run_case(&probes[i], FULL);
+  flags_set = 1;
+  run_custom_case();
+  __xray_remove_customevent_handler();
+  use_avx = was_use_avx;
+}
+
 int main(void) {
   use_avx = __builtin_cpu_supports("avx") ? 1 : 0;
-  if (__xray_max_function_id() != 4) {
-    printf("expected 4 probe functions, got %zu\n", __xray_max_function_id());
+  if (__xray_max_function_id() != 5) {
+    printf("expected 5 probe functions, got %zu\n", __xray_max_function_id());
     return 1;
   }
-  for (int i = 1; i <= 4; i++)
-    if (__xray_function_address(i) != (uintptr_t)probes[i - 1].fn) {
+  for (int i = 1; i <= 5; i++)
+    if (__xray_function_address(i) != (uintptr_t)(i <= 4 ? probes[i - 1].fn : probe_custom)) {
       printf("probe %d at the wrong address\n", i);
       return 1;
     }
   if (__xray_patch() != SUCCESS)
     return 1;
-  for (int h = NONE; h <= LEAN_STYLE; h++) {
-    __xray_remove_handler();
-    __xray_remove_handler_arg1();
-    if (h == FULL) {
-      __xray_set_handler(full_handler);
-    } else if (h == LEAN_STYLE) {
-      xr_handler_install(XR_SLOT_ARG0, (void *)lean_handler, XR_HANDLER_LEAN);
-    }
-    for (size_t i = 0; i < 4; i++)
-      for (flags_set = 1; flags_set >= (h == FULL ? 0 : 1); flags_set--)
-        run_case(&probes[i], (enum handler_kind)h);
-    flags_set = 1;
-  }
-  /* The full paths of CPUs without LAHF/SAHF (pushfq/popfq): forced here by
-   * clearing the CPU bit before installing. */
-  uint8_t lahf = xr_cpu_lahf_sahf;
-  xr_cpu_lahf_sahf = 0;
-  __xray_set_handler(full_handler);
-  printf("pushfq paths:\n");
+  /* No handler, a lean one; the full paths below. */
   for (size_t i = 0; i < 4; i++)
-    for (flags_set = 1; flags_set >= 0; flags_set--)
-      run_case(&probes[i], FULL);
-  flags_set = 1;
+    run_case(&probes[i], NONE);
+  xr_handler_install(XR_SLOT_ARG0, (void *)lean_handler, XR_HANDLER_LEAN);
+  for (size_t i = 0; i < 4; i++)
+    run_case(&probes[i], LEAN_STYLE);
+  /* Every copy of the full paths runs on one machine: as installed (zmm on
+   * an AVX-512 CPU), then with the CPU bits cleared, the ymm and the xmm
+   * copies, each with lahf/sahf and pushfq/popfq. Without AVX-512 (AVX) the
+   * zmm (ymm) forms repeat the narrower ones. */
+  uint8_t lahf = xr_cpu_lahf_sahf, avx512 = xr_vector_avx512, avx = xr_vector_avx;
+  unsigned widest = avx512 ? XR_PATH_FULL_ZMM : avx ? XR_PATH_FULL : XR_PATH_FULL_XMM;
+  unsigned wide = avx ? XR_PATH_FULL : XR_PATH_FULL_XMM;
+  /* The pushfq copy of each is the next number. */
+  run_full_form("installed", 1, 1, 1, widest + !lahf);
+  run_full_form("pushfq", 1, 1, 0, widest + 1);
   __xray_set_handler_arg1(full_handler_arg1);
   arg1_installed = 1;
   full_last_arg = 0;
   run_case(&probes[1], FULL);
   __xray_remove_handler_arg1();
   arg1_installed = 0;
-  xr_cpu_lahf_sahf = lahf;
-  /* The ymm/xmm full paths: on an AVX-512 CPU the ones above are the zmm
-   * paths, so clear that bit before installing; elsewhere this repeats the
-   * cases above. */
-  uint8_t avx512 = xr_vector_avx512;
-  xr_vector_avx512 = 0;
-  __xray_set_handler(full_handler);
-  printf("ymm/xmm paths:\n");
-  for (size_t i = 0; i < 4; i++)
-    for (flags_set = 1; flags_set >= 0; flags_set--)
-      run_case(&probes[i], FULL);
-  flags_set = 1;
-  xr_vector_avx512 = avx512;
+  run_full_form("ymm", 0, 1, 1, wide + !lahf);
+  run_full_form("ymm pushfq", 0, 1, 0, wide + 1);
+  run_full_form("xmm", 0, 0, 1, XR_PATH_FULL_XMM + !lahf);
+  run_full_form("xmm pushfq", 0, 0, 0, XR_PATH_FULL_XMM + 1);
   /* Arg1 handlers for the log-args probe. */
   __xray_remove_handler();
   __xray_set_handler_arg1(full_handler_arg1);

@@ -152,8 +152,29 @@ probe_exit:
         .byte 0xC3, 0x2E, 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00
         .size probe_exit, .-probe_exit
 
+/* A custom event sled as clang emits it (jmp over the body when off; the
+ * body pushes rdi/rsi, moves the payload's pointer and size there, calls
+ * the trampoline, pops): here the pointer and size are what rdi and rsi
+ * hold, so every register but those two reaches the trampoline as loaded. */
+        .globl probe_custom
+        .p2align 4
+        .type probe_custom,@function
+probe_custom:
+.Lsled_custom:
+        .byte 0xEB, 0x0F
+        pushq %rdi
+        pushq %rsi
+        .byte 0x48, 0x89, 0xFF           /* movq %rdi, %rdi */
+        .byte 0x48, 0x89, 0xF6           /* movq %rsi, %rsi */
+        call __xray_CustomEvent
+        popq %rsi
+        popq %rdi
+        ret
+        .size probe_custom, .-probe_custom
+
 /* The map: version 2, addresses relative to each field. Ids in this order:
- * 1 probe_entry, 2 probe_log_args, 3 probe_tail, 4 probe_exit. */
+ * 1 probe_entry, 2 probe_log_args, 3 probe_tail, 4 probe_exit, 5
+ * probe_custom. */
 .macro MAP_ENTRY sled, function, kind
         .quad \sled - .
         .quad \function - .
@@ -165,6 +186,7 @@ probe_exit:
         MAP_ENTRY .Lsled_log_args, probe_log_args, 3
         MAP_ENTRY .Lsled_tail, probe_tail, 2
         MAP_ENTRY .Lsled_exit, probe_exit, 1
+        MAP_ENTRY .Lsled_custom, probe_custom, 4
 
         .text
 /* Not a sled: calls xr_call_preserving_vectors(clobber_everything, 0) the

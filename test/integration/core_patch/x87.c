@@ -7,7 +7,7 @@
  * libm (sin, exp) and clears every vector register. The ABI lets any callee
  * use the whole x87 stack; a value left in it while such a handler runs
  * comes back as -nan. Each full-path form is run: as installed (zmm with
- * AVX-512), ymm/xmm, and the pushfq copies of both. Prints one line per
+ * AVX-512), ymm, xmm, and the pushfq copies of each. Prints one line per
  * check. */
 #include <math.h>
 #include <stdint.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <xray/xray_interface.h>
 
-/* Runtime-internal: cleared before an install, they select the ymm/xmm and
- * pushfq copies of the full paths. */
-extern uint8_t xr_vector_avx512, xr_cpu_lahf_sahf;
+/* Runtime-internal: cleared before an install, they select the ymm, xmm
+ * and pushfq copies of the full paths. */
+extern uint8_t xr_vector_avx512, xr_vector_avx, xr_cpu_lahf_sahf;
 
 #define NOXRAY __attribute__((xray_never_instrument, noinline))
 #define TRACED __attribute__((xray_always_instrument, noinline))
@@ -177,16 +177,16 @@ NOXRAY static void expect_count(const char *label, const char *what, unsigned lo
 }
 
 /* One full-path form: install the handlers with the given knobs, run, compare. */
-NOXRAY static void run_form(const char *label, int avx512, int lahf,
+NOXRAY static void run_form(const char *label, int avx512, int avx, int lahf,
                             const struct results *want) {
-  uint8_t was_avx512 = xr_vector_avx512, was_lahf = xr_cpu_lahf_sahf;
-  if (!avx512)
-    xr_vector_avx512 = 0;
-  if (!lahf)
-    xr_cpu_lahf_sahf = 0;
+  uint8_t was_avx512 = xr_vector_avx512, was_avx = xr_vector_avx, was_lahf = xr_cpu_lahf_sahf;
+  xr_vector_avx512 &= (uint8_t)avx512;
+  xr_vector_avx &= (uint8_t)avx;
+  xr_cpu_lahf_sahf &= (uint8_t)lahf;
   if (!__xray_set_handler(handler) || !__xray_set_customevent_handler(custom_handler))
     failures++;
   xr_vector_avx512 = was_avx512;
+  xr_vector_avx = was_avx;
   xr_cpu_lahf_sahf = was_lahf;
   memset(events_by_type, 0, sizeof events_by_type);
   custom_events = 0;
@@ -209,9 +209,11 @@ NOXRAY int main(void) {
   run(&want); /* unpatched */
   if (__xray_patch() != SUCCESS)
     return 1;
-  run_form("as installed", 1, 1, &want);
-  run_form("ymm/xmm", 0, 1, &want);
-  run_form("pushfq", 1, 0, &want);
-  run_form("ymm/xmm pushfq", 0, 0, &want);
+  run_form("as installed", 1, 1, 1, &want);
+  run_form("ymm", 0, 1, 1, &want);
+  run_form("xmm", 0, 0, 1, &want);
+  run_form("pushfq", 1, 1, 0, &want);
+  run_form("ymm pushfq", 0, 1, 0, &want);
+  run_form("xmm pushfq", 0, 0, 0, &want);
   return failures != 0;
 }
