@@ -1,0 +1,78 @@
+# Objects built with OLDER libxray-dso.a from this repository's history,
+# loaded into a program linked with this tree's libxray.a: exact counts per
+# function in basic, FDR and profiling mode (abi.golden describes the ABI;
+# this runs it). One commit per generation of dso_abi.h
+# (XR_DSO_ABI_VERSION), its last or first libxray-dso.a of that generation:
+#   1e25b58 generation 0: trampolines jump to the executable's, no dispatch
+#   ea82025 generation 1: __xray_dso_dispatch (no dense paths)
+#   0125354 generation 2: __xray_dso_dense_dispatch
+# Needs the history: skipped (with the reason) outside a git clone, in a
+# shallow one, or where a commit is missing; x86-64 only (the AArch64 port
+# came after these commits).
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/dso_lib.sh"
+need_llvm_xray
+command -v python3 >/dev/null || skip "no python3"
+[ -z "${XRAY_TEST_EMULATOR:-}" ] && [ "$XRAY_TEST_ARCH" = x86_64 ] ||
+  skip "the old commits have no AArch64 libxray-dso.a"
+command -v git >/dev/null || skip "git not found"
+git -C "$XRAY_SRC" rev-parse --git-dir >/dev/null 2>&1 || skip "$XRAY_SRC is not a git clone"
+[ "$(git -C "$XRAY_SRC" rev-parse --is-shallow-repository)" = false ] ||
+  skip "a shallow clone: the old commits are not there (git fetch --unshallow)"
+command -v cmake >/dev/null || skip "cmake not found"
+
+# old_dso COMMIT: builds that commit's libxray-dso.a into old-COMMIT/ (only
+# that target; the tree from git archive, the work tree untouched).
+old_dso() {
+  mkdir -p "old-$1/src"
+  git -C "$XRAY_SRC" archive "$1" | tar -x -C "old-$1/src" || fail "git archive $1"
+  cmake -S "old-$1/src" -B "old-$1/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$XRAY_CLANG" >"old-$1/cmake.log" 2>&1 &&
+    cmake --build "old-$1/build" --target xray_dso >>"old-$1/cmake.log" 2>&1 ||
+    { cat "old-$1/cmake.log" >&2; fail "building libxray-dso.a of $1"; }
+}
+
+xr_modes_build # the executable and its linked chain: this tree's
+cat >expected.txt <<'END'
+exe_leaf enter 3 exit 3
+first_add enter 5 exit 5
+plugin_fn enter 4 exit 4
+plugin_leaf enter 4 exit 4
+second_mul enter 5 exit 5
+END
+# run MODE PLUGIN: ./modes with PLUGIN in MODE; counts.txt, err.txt
+run() {
+  rm -f xray-log.*
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-$1 verbosity=1" \
+    XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 XRAY_FDR_OPTIONS=func_duration_threshold_us=0 \
+    ./modes "$2" >out.txt 2>err.txt || { rc=$?; cat err.txt >&2; fail "$1 with $2 exited $rc"; }
+  xr_log_counts "$(only_file "xray-log.modes.??????")" >counts.txt || fail "$1: reading the log of $2"
+}
+
+tested=0
+for commit in 1e25b58 ea82025 0125354; do
+  if ! git -C "$XRAY_SRC" cat-file -e "$commit^{commit}" 2>/dev/null; then
+    note "commit $commit is not in this clone: its generation is not tested"
+    continue
+  fi
+  old_dso "$commit"
+  XRAY_DSO_LIB="$PWD/old-$commit/build/lib/libxray-dso.a" \
+    xr_so "$XRAY_CLANG" "plugin-$commit.so" "$TEST_SRC_DIR/plugin.c"
+  plugin="$PWD/plugin-$commit.so"
+  run basic "$plugin"
+  expect_file_eq "basic, a plugin of $commit" expected.txt counts.txt
+  xr_modes_profile "$plugin" folded+report
+  case $commit in
+  0125354) # dense paths: FDR traces it
+    run fdr "$plugin"
+    expect_file_eq "fdr, a plugin of $commit" expected.txt counts.txt ;;
+  ea82025) # no dense paths: FDR leaves it out and says so
+    run fdr "$plugin"
+    grep -v '^plugin_' expected.txt >expected_fdr.txt
+    expect_file_eq "fdr, a plugin of $commit" expected_fdr.txt counts.txt
+    expect_eq "fdr: $commit's plugin named as not traced" 1 \
+      "$(grep -c "object 3 ('.*plugin-$commit.so') is not traced: it was built with a libxray-dso.a without dense paths" err.txt)" ;;
+  esac
+  tested=$((tested + 1))
+done
+[ $tested -gt 0 ] || skip "none of the old commits is in this clone"
