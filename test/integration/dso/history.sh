@@ -1,8 +1,9 @@
 # Objects built with OLDER libxray-dso.a from this repository's history,
 # loaded into a program linked with this tree's libxray.a: exact counts per
 # function in basic, FDR and profiling mode (abi.golden describes the ABI;
-# this runs it). One commit per generation of dso_abi.h
-# (XR_DSO_ABI_VERSION), its last or first libxray-dso.a of that generation:
+# this runs it). And the other way: an object of this tree's libxray-dso.a
+# in a program linked with an older libxray.a (basic mode). One commit per
+# generation of dso_abi.h (XR_DSO_ABI_VERSION), its last or first commit:
 #   1e25b58 generation 0: trampolines jump to the executable's, no dispatch
 #   ea82025 generation 1: __xray_dso_dispatch (no dense paths)
 #   0125354 generation 2: __xray_dso_dense_dispatch
@@ -21,15 +22,22 @@ git -C "$XRAY_SRC" rev-parse --git-dir >/dev/null 2>&1 || skip "$XRAY_SRC is not
   skip "a shallow clone: the old commits are not there (git fetch --unshallow)"
 command -v cmake >/dev/null || skip "cmake not found"
 
-# old_dso COMMIT: builds that commit's libxray-dso.a into old-COMMIT/ (only
-# that target; the tree from git archive, the work tree untouched).
-old_dso() {
-  mkdir -p "old-$1/src"
-  git -C "$XRAY_SRC" archive "$1" | tar -x -C "old-$1/src" || fail "git archive $1"
-  cmake -S "old-$1/src" -B "old-$1/build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER="$XRAY_CLANG" >"old-$1/cmake.log" 2>&1 &&
-    cmake --build "old-$1/build" --target xray_dso >>"old-$1/cmake.log" 2>&1 ||
-    { cat "old-$1/cmake.log" >&2; fail "building libxray-dso.a of $1"; }
+# old_build COMMIT TARGET...: builds those targets of that commit (xray_dso:
+# libxray-dso.a, xray: libxray.a) in old-COMMIT/build; the tree from git
+# archive, the work tree untouched.
+old_build() {
+  local commit=$1 target; shift
+  if [ ! -d "old-$commit/src" ]; then
+    mkdir -p "old-$commit/src"
+    git -C "$XRAY_SRC" archive "$commit" | tar -x -C "old-$commit/src" || fail "git archive $commit"
+    cmake -S "old-$commit/src" -B "old-$commit/build" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER="$XRAY_CLANG" >"old-$commit/cmake.log" 2>&1 ||
+      { cat "old-$commit/cmake.log" >&2; fail "configuring $commit"; }
+  fi
+  for target in "$@"; do
+    cmake --build "old-$commit/build" --target "$target" >>"old-$commit/cmake.log" 2>&1 ||
+      { cat "old-$commit/cmake.log" >&2; fail "building $target of $commit"; }
+  done
 }
 
 xr_modes_build # the executable and its linked chain: this tree's
@@ -55,7 +63,7 @@ for commit in 1e25b58 ea82025 0125354; do
     note "commit $commit is not in this clone: its generation is not tested"
     continue
   fi
-  old_dso "$commit"
+  old_build "$commit" xray_dso
   XRAY_DSO_LIB="$PWD/old-$commit/build/lib/libxray-dso.a" \
     xr_so "$XRAY_CLANG" "plugin-$commit.so" "$TEST_SRC_DIR/plugin.c"
   plugin="$PWD/plugin-$commit.so"
@@ -73,6 +81,25 @@ for commit in 1e25b58 ea82025 0125354; do
     expect_eq "fdr: $commit's plugin named as not traced" 1 \
       "$(grep -c "object 3 ('.*plugin-$commit.so') is not traced: it was built with a libxray-dso.a without dense paths" err.txt)" ;;
   esac
+  tested=$((tested + 1))
+done
+
+# This tree's object in an older runtime (its executable and linked chain
+# as that commit built them): the object finds the new dispatch missing and
+# uses what that runtime serves (generation 1: __xray_dso_dispatch; 0: the
+# executable's trampolines).
+xr_so "$XRAY_CLANG" plugin-new.so "$TEST_SRC_DIR/plugin.c"
+for commit in 1e25b58 ea82025; do
+  [ -d "old-$commit" ] || continue
+  old_build "$commit" xray
+  mkdir -p "runtime-$commit"
+  (
+    cd "runtime-$commit"
+    XRAY_LIB="$OLDPWD/old-$commit/build/lib/libxray.a" XRAY_INCLUDE="$OLDPWD/old-$commit/src/include" \
+      XRAY_DSO_LIB="$OLDPWD/old-$commit/build/lib/libxray-dso.a" xr_modes_build
+    run basic "$OLDPWD/plugin-new.so"
+    expect_file_eq "basic, this tree's plugin in the runtime of $commit" ../expected.txt counts.txt
+  )
   tested=$((tested + 1))
 done
 [ $tested -gt 0 ] || skip "none of the old commits is in this clone"
