@@ -41,13 +41,7 @@ old_build() {
 }
 
 xr_modes_build # the executable and its linked chain: this tree's
-cat >expected.txt <<'END'
-exe_leaf enter 3 exit 3
-first_add enter 5 exit 5
-plugin_fn enter 4 exit 4
-plugin_leaf enter 4 exit 4
-second_mul enter 5 exit 5
-END
+xr_modes_expected_counts >expected.txt
 # run MODE PLUGIN: ./modes with PLUGIN in MODE; counts.txt, err.txt
 run() {
   rm -f xray-log.*
