@@ -11,6 +11,14 @@
 
 #include "arch/trampoline_numbers.h"
 
+/* The generation of our extension below (docs/core.md, "The shared-object
+ * ABI"): 1 added __xray_dso_dispatch, 2 __xray_dso_dense_dispatch. Never
+ * sent at run time: an object learns what its runtime serves from the weak
+ * symbols that resolve, so a change is a new function under a new name (and
+ * the next number), and the runtime keeps serving every older one exactly.
+ * test/integration/dso/abi.golden holds what each generation fixed. */
+#define XR_DSO_ABI_VERSION 2
+
 /* The object's own trampolines, passed by value (32 bytes: in memory). */
 struct xr_dso_trampolines {
   void (*entry)(void);

@@ -70,6 +70,12 @@ xr_modes_build() {
   xr_so "$XRAY_CLANG" libfirst.so "$XRAY_SRC/test/integration/dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
   xr_exe "$XRAY_CLANG" modes "$XRAY_SRC/test/integration/dso/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
 }
+# xr_modes_expected_counts: what xr_log_counts gives for a basic or FDR log of
+# ./modes with plugin.c as its plugin (every object traced).
+xr_modes_expected_counts() {
+  printf '%s\n' "exe_leaf enter 3 exit 3" "first_add enter 5 exit 5" "plugin_fn enter 4 exit 4" \
+    "plugin_leaf enter 4 exit 4" "second_mul enter 5 exit 5"
+}
 # xr_modes_profile PLUGIN OUTPUTS: ./modes (modes.c) with PLUGIN in profiling
 # mode, profiling_output=OUTPUTS (folded and report among them): the exact
 # folded stacks (written to expected.folded) and a report line with each

@@ -10,13 +10,7 @@ command -v python3 >/dev/null || skip "no python3"
 xr_modes_build
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
 
-cat >expected.txt <<'END'
-exe_leaf enter 3 exit 3
-first_add enter 5 exit 5
-plugin_fn enter 4 exit 4
-plugin_leaf enter 4 exit 4
-second_mul enter 5 exit 5
-END
+xr_modes_expected_counts >expected.txt
 
 
 for mode in basic fdr; do
