@@ -33,7 +33,7 @@ for mode in "${MODES[@]}"; do
   note "$mode: unwritable log path"
   for base in not-a-dir/x- missing-dir/sub/x-; do
     out=$(env "${mode_env[@]}" "$(env_for "$mode" "$base")" ./faults work 200000 2>err.txt) ||
-      { cat err.txt >&2; fail "$mode: exit status $? with base $base"; }
+      { exit_status=$?; cat err.txt >&2; fail "$mode: exit status $exit_status with base $base"; }
     [ "$out" = "$want" ] || fail "$mode: output [$out] with base $base"
     grep -q . err.txt || fail "$mode: nothing reported for the unwritable $base"
   done
@@ -42,7 +42,7 @@ for mode in "${MODES[@]}"; do
   rm -rf fsize && mkdir fsize
   out=$( (trap '' XFSZ; ulimit -f 64; env "${mode_env[@]}" "$(env_for "$mode" fsize/x-)" \
           ./faults work "$BIG") 2>fsize-err.txt) ||
-    { cat fsize-err.txt >&2; fail "$mode: exit status $? under RLIMIT_FSIZE"; }
+    { exit_status=$?; cat fsize-err.txt >&2; fail "$mode: exit status $exit_status under RLIMIT_FSIZE"; }
   [ "$out" = "$(./faults work "$BIG")" ] || fail "$mode: output [$out] under RLIMIT_FSIZE"
   if [ "$mode" != xray-profiling ]; then
     grep -q . fsize-err.txt || fail "$mode: the failed write was not reported"

@@ -77,7 +77,7 @@ records() {
 run() { # BIN MODE WHAT -> the log's name; fails unless BIN exits 0
   rm -f xray-log.$1.*
   XRAY_OPTIONS="verbosity=0" "./$1" "$2" "func_duration_threshold_us=0" "$3" >"$1.$2.out" 2>&1 ||
-    { cat "$1.$2.out" >&2; fail "$1 $2 $3 exited $?"; }
+    { exit_status=$?; cat "$1.$2.out" >&2; fail "$1 $2 $3 exited $exit_status"; }
   only_file "xray-log.$1.*"
 }
 ids() { "$LLVM_XRAY" extract --symbolize "$1" | sed -n -E "s/.*id: *([0-9]+),.*function-name: *$2[,}].*/\1/p" | head -1; }

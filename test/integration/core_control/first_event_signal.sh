@@ -17,7 +17,7 @@ for mode in xray-basic xray-fdr xray-profiling; do
     xray-profiling) config="" ;;
   esac
   ./prog 200 "$mode" "$config" > out.txt 2> err.txt ||
-    { cat err.txt >&2; fail "$mode: exited $?"; }
+    { exit_status=$?; cat err.txt >&2; fail "$mode: exited $exit_status"; }
   expect_eq "$mode: output" "threads 200 allocations-in-handler 0" "$(cat out.txt)"
   log=$(only_file 'xray-log.prog.*')
   if [ "$mode" != xray-profiling ]; then

@@ -2,7 +2,7 @@
 # handler, removal, unpatch) at -O2, and the ids against llvm-xray extract.
 source "$XRAY_TEST_LIB_SH"
 xr_cc events "$TEST_SRC_DIR/events.c" -O2
-./events >out.txt 2>err.txt || { cat err.txt >&2; fail "events exited $?"; }
+./events >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "events exited $exit_status"; }
 expect_file_eq "event sequence" "$(xr_expected events)" out.txt
 [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"
 

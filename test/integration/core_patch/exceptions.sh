@@ -2,7 +2,7 @@
 # each trampoline; gdb backtraces through the trampolines (if gdb exists).
 source "$XRAY_TEST_LIB_SH"
 xr_cxx exceptions "$TEST_SRC_DIR/exceptions.cc" -O2
-./exceptions >out.txt 2>err.txt || { cat err.txt >&2; fail "exited $?"; }
+./exceptions >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }
 expect_file_eq "exceptions" "$(xr_expected exceptions)" out.txt
 
 command -v gdb >/dev/null || { note "gdb not found: backtrace part skipped"; exit 0; }

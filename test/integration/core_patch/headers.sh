@@ -18,5 +18,5 @@ for std in c++11 c++14 c++17 c++20; do
     -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/headers_cxx.cc" || fail "$std: our headers"
 done
 xr_cxx headers_cxx "$TEST_SRC_DIR/headers_cxx.cc" -std=c++17
-./headers_cxx >out.txt 2>err.txt || { cat err.txt >&2; fail "C++ program exited $?"; }
+./headers_cxx >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "C++ program exited $exit_status"; }
 expect_eq "C++ program output" "events 2" "$(cat out.txt)"

@@ -24,7 +24,7 @@ declare -A args=([f_a]=0 [f_b]=0 [f_tail]=0 [f_log]=435)
 
 check_binary() { # $1 = label, $2 = binary
   local label=$1 bin=$2
-  ./"$bin" >out.txt 2>err.txt || { cat err.txt >&2; fail "$label: exited $?"; }
+  ./"$bin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "$label: exited $exit_status"; }
   [ ! -s err.txt ] || fail "$label: stderr: $(cat err.txt)"
   local fn_idx
   fn_idx=$(sed -n 's/^fn_idx //p' out.txt)

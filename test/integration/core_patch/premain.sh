@@ -5,7 +5,7 @@ source "$XRAY_TEST_LIB_SH"
 xr_cc premain "$TEST_SRC_DIR/premain.c"
 printf '[premain]\nenter f\nexit f\n' >patched.txt
 printf '[premain]\n' >unpatched.txt
-XRAY_OPTIONS=patch_premain=true ./premain >out.txt 2>err.txt || { cat err.txt >&2; fail "exited $?"; }
+XRAY_OPTIONS=patch_premain=true ./premain >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }
 expect_file_eq "patch_premain=true" patched.txt out.txt
 ./premain >out.txt 2>err.txt || fail "exited $?"
 expect_file_eq "no patch_premain" unpatched.txt out.txt

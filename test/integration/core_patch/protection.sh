@@ -7,7 +7,7 @@ for pie in -fPIE -no-pie; do
   flags=("$pie")
   [ "$pie" = -fPIE ] && flags+=(-pie)
   xr_cc protection "$TEST_SRC_DIR/protection.c" -O2 "${flags[@]}"
-  ./protection >out.txt 2>err.txt || { cat err.txt >&2; fail "$pie: exited $?"; }
+  ./protection >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "$pie: exited $exit_status"; }
   expect_file_eq "protection ($pie)" "$TEST_SRC_DIR/protection.expected" out.txt
   # The one mprotect failure is reported (the user asked and it failed).
   expect_eq "$pie: stderr lines" 1 "$(wc -l <err.txt)"
@@ -24,7 +24,7 @@ for pie in -fPIE -no-pie; do
     continue
   fi
   ./protection rollback >out.txt 2>err.txt ||
-    { cat out.txt err.txt >&2; fail "$pie rollback: exited $?"; }
+    { exit_status=$?; cat out.txt err.txt >&2; fail "$pie rollback: exited $exit_status"; }
   cat >want.txt <<'WANT'
 first run opens more than one mapping
 W+X mappings after the failure: 0

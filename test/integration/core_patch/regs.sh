@@ -6,7 +6,7 @@
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" -I"$XRAY_SRC/lib" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
   -o regs "${XRAY_LDFLAGS[@]}"
-./regs >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "exited $?"; }
+./regs >out.txt 2>err.txt || { exit_status=$?; cat out.txt err.txt >&2; fail "exited $exit_status"; }
 grep -v '^avx \|^avx512 \|^lahf ' out.txt >cases.txt
 expect_file_eq "register preservation" "$TEST_SRC_DIR/regs.expected" cases.txt
 note "$(grep '^avx \|^avx512 \|^lahf ' out.txt | tr '\n' ' ')"

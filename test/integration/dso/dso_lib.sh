@@ -84,7 +84,7 @@ xr_modes_profile() {
   rm -f xray-log.*
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
     XRAY_PROFILING_OPTIONS="profiling_output=$2 folded_value=calls" \
-    ./modes "$1" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
+    ./modes "$1" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "profiling run exited $exit_status"; }
   cat >expected.folded <<'END'
 exe_leaf 3
 first_add 5

@@ -36,7 +36,7 @@ for mode in fdr basic; do
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode verbosity=1" \
     XRAY_FDR_OPTIONS="func_duration_threshold_us=0 trace_output=xray+chrome" \
     XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
-    ./fdr_objects "${objs[@]}" >out.txt 2>err.txt || { cat err.txt >&2; fail "$mode run exited $?"; }
+    ./fdr_objects "${objs[@]}" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "$mode run exited $exit_status"; }
   expect_eq "$mode: objects" "objects 42" "$(cat out.txt)"
   log=$(only_file "xray-log.fdr_objects.??????")
   xr_log_counts "$log" | sort >counts.txt || fail "$mode: reading the log"
@@ -73,7 +73,7 @@ done
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
   XRAY_FDR_OPTIONS="func_duration_threshold_us=0 trace_output=chrome" \
-  ./fdr_objects "${objs[@]}" >out.txt 2>err.txt || { cat err.txt >&2; fail "chrome run exited $?"; }
+  ./fdr_objects "${objs[@]}" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "chrome run exited $exit_status"; }
 json=$(only_file "xray-log.fdr_objects.??????.json")
 for f in obj1_fn:1 obj33_leaf:33 obj5_fn:105 obj41_fn:41 exe_leaf:3; do
   expect_eq "chrome events of ${f%:*}" "${f#*:}" "$(grep -c "\"name\":\"${f%:*}\"" "$json")"

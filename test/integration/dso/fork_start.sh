@@ -11,7 +11,7 @@ xr_so "$XRAY_CLANG" one.so one.c
 xr_so "$XRAY_CLANG" two.so two.c
 xr_host "$XRAY_CLANG" fork_start "$TEST_SRC_DIR/fork_start.c"
 XRAY_OPTIONS="xray_mode=mymode patch_premain=true" ./fork_start "$PWD/one.so" "$PWD/two.so" \
-  >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "fork_start exited $?"; }
+  >out.txt 2>err.txt || { exit_status=$?; cat out.txt err.txt >&2; fail "fork_start exited $exit_status"; }
 expect_eq "log_init calls" "child inits 1
 parent inits 1" "$(sort out.txt)"
 echo "fork_start: ok"

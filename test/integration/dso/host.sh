@@ -28,13 +28,13 @@ fi
 PLUGIN=$PWD/plugin.so
 
 # 1. A user handler: exact sequences, packed ids, statuses, names.
-./host events "$PLUGIN" >out.txt 2>err.txt || { cat out.txt err.txt >&2; fail "events exited $?"; }
+./host events "$PLUGIN" >out.txt 2>err.txt || { exit_status=$?; cat out.txt err.txt >&2; fail "events exited $exit_status"; }
 expect_file_eq "event sequences" "$TEST_SRC_DIR/host.expected" out.txt
 [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"
 
 # 2. patch_premain: the linked object at start, the plugin when loaded.
 XRAY_OPTIONS=patch_premain=true ./host premain "$PLUGIN" >out.txt 2>err.txt ||
-  { cat out.txt err.txt >&2; fail "premain exited $?"; }
+  { exit_status=$?; cat out.txt err.txt >&2; fail "premain exited $exit_status"; }
 cat >expected.txt <<'END'
 set handler 1
 premain: 0x1000002:lib_add:E 0x1000001:lib_mul:E 0x1000001:lib_mul:X 0x1000002:lib_add:X
@@ -58,7 +58,7 @@ run() {
   rm -f xray-log.*
   XRAY_OPTIONS="$2" XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
     XRAY_FDR_OPTIONS=func_duration_threshold_us=0 "${3:-./host}" work "$PLUGIN" >out.txt 2>err.txt ||
-    { cat err.txt >&2; fail "$1 run exited $?"; }
+    { exit_status=$?; cat err.txt >&2; fail "$1 run exited $exit_status"; }
 }
 
 # 3. Basic and FDR: every id named by the map, exact counts.
@@ -96,7 +96,7 @@ expect_file_eq "xray_skip counts" expected.txt counts.txt
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
   XRAY_PROFILING_OPTIONS="profiling_output=folded+pprof folded_value=calls" \
-  ./host work "$PLUGIN" >out.txt 2>err.txt || { cat err.txt >&2; fail "profiling run exited $?"; }
+  ./host work "$PLUGIN" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "profiling run exited $exit_status"; }
 cat >expected.folded <<'END'
 lib_add 5
 lib_add;lib_mul 5
@@ -113,7 +113,7 @@ expect_file_eq "pprof calls per path" expected.folded paths.txt
 # before that is kept.
 xr_host "$XRAY_CLANG" host_dl "$TEST_SRC_DIR/host.c" -DHOST_ONLY_PLUGIN
 XRAY_OPTIONS=patch_premain=true ./host_dl premain "$PLUGIN" >out.txt 2>err.txt ||
-  { cat out.txt err.txt >&2; fail "host_dl premain exited $?"; }
+  { exit_status=$?; cat out.txt err.txt >&2; fail "host_dl premain exited $exit_status"; }
 cat >expected.txt <<'END'
 set handler 1
 premain:

@@ -11,7 +11,7 @@ xr_exe "$XRAY_CLANG" app "$TEST_SRC_DIR/initfirst.c" -L. -linitfirst -Wl,-rpath,
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" \
   XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 ./app >out.txt 2>err.txt ||
-  { cat err.txt >&2; fail "app exited $?"; }
+  { exit_status=$?; cat err.txt >&2; fail "app exited $exit_status"; }
 expect_eq "program output" 110 "$(cat out.txt)"
 log=$(only_file "xray-log.app.??????")
 xr_log_counts "$log" >counts.txt || fail "reading the log"

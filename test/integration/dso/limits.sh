@@ -9,7 +9,7 @@ xr_exe "$XRAY_CLANG" limits "$TEST_SRC_DIR/limits.c"
 copies=()
 for i in $(seq 1 256); do cp plugin.so "plugin$i.so"; copies+=("$PWD/plugin$i.so"); done
 
-./limits count "${copies[@]}" >out.txt 2>err.txt || { cat err.txt >&2; fail "limits exited $?"; }
+./limits count "${copies[@]}" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "limits exited $exit_status"; }
 cat >expected.txt <<'END'
 objects 256
 objects with events: 255 (1..255)

@@ -10,7 +10,7 @@ source "$TEST_SRC_DIR/dso_lib.sh"
   "$TEST_SRC_DIR/llvm20_dso.c" "$TEST_SRC_DIR/llvm20_tramp.S" -o llvm20.so \
   ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"} || fail "building llvm20.so"
 xr_exe "$XRAY_CLANG" llvm20 "$TEST_SRC_DIR/llvm20.c"
-./llvm20 "$PWD/llvm20.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "llvm20 exited $?"; }
+./llvm20 "$PWD/llvm20.so" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "llvm20 exited $exit_status"; }
 cat >expected.txt <<'END'
 registered as object 1 of 2, 2 functions
 patch 1

@@ -20,7 +20,7 @@ plugin=$deep/plugin.so
 
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic" XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "basic run exited $?"; }
+  ./modes "$plugin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "basic run exited $exit_status"; }
 log=$(only_file "xray-log.modes.??????")
 awk '$1 == "object" && $NF ~ /plugin.so$/ { print $NF }' "$log.map" >map_path.txt
 expect_eq "the plugin's path in the .map" "$plugin" "$(cat map_path.txt)"
@@ -36,14 +36,14 @@ grep -qxF "$plugin" pprof_files.txt || { cat pprof_files.txt >&2; fail "no pprof
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$deep/x-" \
   XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "long base run exited $?"; }
+  ./modes "$plugin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "long base run exited $exit_status"; }
 log=$(only_file "$deep/x-modes.??????")
 [ -s "$log.map" ] || fail "no $log.map"
 xr_log_counts "$log" >counts.txt || fail "reading $log"
 grep -qx "plugin_leaf enter 4 exit 4" counts.txt || { cat counts.txt >&2; fail "plugin_leaf's counts in $log"; }
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$deep/y-" \
   XRAY_PROFILING_OPTIONS="profiling_output=folded folded_value=calls" \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "long base profiling run exited $?"; }
+  ./modes "$plugin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "long base profiling run exited $exit_status"; }
 expect_file_eq "folded stacks, long base" expected.folded "$(only_file "$deep/y-modes.*.folded")"
 
 # Past PATH_MAX: a base of 4,100 bytes is refused (the default kept); one
@@ -51,13 +51,13 @@ expect_file_eq "folded stacks, long base" expected.folded "$(only_file "$deep/y-
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$(printf 'b%.0s' $(seq 4100))" \
   XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "4,100-byte base run exited $?"; }
+  ./modes "$plugin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "4,100-byte base run exited $exit_status"; }
 grep -q "too long (4100 bytes, at most 4095); keeping 'xray-log.'" err.txt || { cat err.txt >&2; fail "no word on the 4,100-byte base"; }
 only_file "xray-log.modes.??????" >/dev/null
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$(printf 'c%.0s' $(seq 4090))" \
   XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
-  ./modes "$plugin" >out.txt 2>err.txt || { cat err.txt >&2; fail "4,090-byte base run exited $?"; }
+  ./modes "$plugin" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "4,090-byte base run exited $exit_status"; }
 grep -q "log file name too long" err.txt || { cat err.txt >&2; fail "no word on the 4,090-byte base"; }
 [ -z "$(ls | grep '^ccc')" ] || fail "a file was created with the 4,090-byte base"
 echo "long_path: ok"

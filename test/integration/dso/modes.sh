@@ -17,7 +17,7 @@ for mode in basic fdr; do
   rm -f xray-log.*
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode" \
     XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 XRAY_FDR_OPTIONS=func_duration_threshold_us=0 \
-    ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "$mode run exited $?"; }
+    ./modes "$PWD/plugin.so" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "$mode run exited $exit_status"; }
   log=$(only_file "xray-log.modes.??????")
   [ -f "$log.map" ] || fail "$mode: no $log.map"
   expect_eq "$mode: map objects" "modes libsecond.so libfirst.so plugin.so" \
@@ -34,7 +34,7 @@ cp plugin.so deleted.so
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \
   XRAY_PROFILING_OPTIONS="profiling_output=folded folded_value=calls" \
-  ./modes "$PWD/deleted.so" delete >out.txt 2>err.txt || { cat err.txt >&2; fail "deleted run exited $?"; }
+  ./modes "$PWD/deleted.so" delete >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "deleted run exited $exit_status"; }
 [ ! -e deleted.so ] || fail "the program did not delete deleted.so"
 off() { printf '0x%x' "0x$(nm plugin.so | awk -v s="$1" '$3 == s { print $1 }')"; }
 cat >expected.folded <<END

@@ -16,10 +16,10 @@ xr_so "$cc" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN
 xr_so "$cc" plugin.so "$TEST_SRC_DIR/plugin.c"
 xr_exe "$cc" objects "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
 
-./objects "$PWD/plugin.so" >out.txt 2>err.txt || { cat err.txt >&2; fail "objects exited $?"; }
+./objects "$PWD/plugin.so" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "objects exited $exit_status"; }
 expect_file_eq "event sequences" "$TEST_SRC_DIR/objects.expected" out.txt
 [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"
 
 XRAY_OPTIONS=patch_premain=true ./objects "$PWD/plugin.so" premain >out.txt 2>err.txt ||
-  { cat err.txt >&2; fail "objects premain exited $?"; }
+  { exit_status=$?; cat err.txt >&2; fail "objects premain exited $exit_status"; }
 expect_file_eq "patch_premain sequences" "$TEST_SRC_DIR/objects_premain.expected" out.txt

@@ -9,7 +9,7 @@ xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
 xr_exe "$XRAY_CLANG" stress "$TEST_SRC_DIR/stress.c" -L. -lfirst -Wl,-rpath,'$ORIGIN' -pthread
 
 XRAY_OPTIONS=patch_premain=true ./stress "$PWD/plugin.so" >out.txt 2>err.txt ||
-  { cat err.txt >&2; fail "stress exited $?"; }
+  { exit_status=$?; cat err.txt >&2; fail "stress exited $exit_status"; }
 # 2 threads x 20000 calls x (entry + exit); 150 loads x 10 calls x 2 functions x 2
 cat >expected.txt <<'END'
 exact: exe 80000, libsecond 80000, libfirst 80000, plugin 6000, bad 0, failed 0, objects 4

@@ -26,7 +26,7 @@ check() {
 rm -f xray-log.busy_snap.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr verbosity=1" \
   XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=4104 buffer_max=128 snapshot_signal=SIGUSR2 snapshot_if_slower_than_us=200000 snapshot_function=slow snapshot_min_interval_ms=0" \
-  ./busy_snap 100000 250 2>err.txt || { cat err.txt >&2; fail "busy_snap exited with $?"; }
+  ./busy_snap 100000 250 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "busy_snap exited with $exit_status"; }
 grep -qE "xray-fdr: 0 events dropped .*, ([0-9]{4,}) buffers overwritten" err.txt ||
   { cat err.txt >&2; fail "the ring did not wrap 8 times (1000+ buffers overwritten)"; }
 snaps=( $(ls xray-log.busy_snap.*.snap?????? 2>/dev/null || true) )

@@ -47,7 +47,7 @@ for size in 128 16384; do
   rm -f xray-log.framing.*
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr verbosity=0" \
     XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=$size buffer_max=16" \
-    ./framing 300 tmp >out.txt 2>err.txt || { cat err.txt >&2; fail "tmp, $size: exit status $?"; }
+    ./framing 300 tmp >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "tmp, $size: exit status $exit_status"; }
   snap=$(cat out.txt)
   grep -qF "xray-fdr: snapshot '$snap' kept as the buffers are (file exists): llvm-xray convert and fdr-dump read it, account may not" err.txt ||
     { cat err.txt >&2; fail "tmp, $size: message"; }

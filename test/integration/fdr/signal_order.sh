@@ -6,7 +6,7 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog signal_order
 XRAY_OPTIONS=verbosity=1 ./signal_order "func_duration_threshold_us=0 buffer_size=512 buffer_max=4000" 20 \
-  > out.txt 2> err.txt || { cat err.txt >&2; fail "exited $?"; }
+  > out.txt 2> err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }
 read -r tid traps < out.txt
 log=$(only_file 'xray-log.signal_order.*')
 fdr_yaml "$log" signal_order > all.yaml

@@ -26,7 +26,7 @@ run() { # MODE VAR=VALUE...: ./long with MODE and VARs (PLUGIN, DELETE: main's a
   rm -f xray-log.*
   env XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode" "$@" \
     ./long "$PWD/${PLUGIN:-plugin.so}" ${DELETE:-} >out.txt 2>err.txt ||
-    { cat err.txt >&2; fail "$mode run exited $?"; }
+    { exit_status=$?; cat err.txt >&2; fail "$mode run exited $exit_status"; }
 }
 
 for mode in basic fdr; do

@@ -12,13 +12,13 @@ command -v script >/dev/null || skip "script (util-linux) not installed: no pseu
 on_tty() {
   local name=$1 opts=$2; shift 2
   XRAY_OPTIONS="$opts" script -qec "$*" /dev/null >"$name.err" </dev/null ||
-    { cat "$name.err" >&2; fail "$name exited with $?"; }
+    { exit_status=$?; cat "$name.err" >&2; fail "$name exited with $exit_status"; }
 }
 # piped NAME OPTIONS CMD...: stderr to NAME.err (not a terminal).
 piped() {
   local name=$1 opts=$2; shift 2
   XRAY_OPTIONS="$opts" "$@" >"$name.out" 2>"$name.err" ||
-    { cat "$name.err" >&2; fail "$name exited with $?"; }
+    { exit_status=$?; cat "$name.err" >&2; fail "$name exited with $exit_status"; }
 }
 # said_once NAME TEXT: TEXT is on exactly one line of NAME.err
 said_once() {

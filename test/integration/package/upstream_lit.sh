@@ -67,7 +67,7 @@ CASE
 
 BUILD="$XRAY_BUILD_DIR" CLANG_VERSION=$v \
   "$XRAY_SRC/tools/upstream-lit/run.sh" "$PWD/cases" ours -v >lit.out 2>&1 ||
-  { cat lit.out >&2; fail "run.sh exited with $?"; }
+  { exit_status=$?; cat lit.out >&2; fail "run.sh exited with $exit_status"; }
 grep -Eq '^ *Passed *: *3$' lit.out || { cat lit.out >&2; fail "3 passed"; }
 grep -Eq '^ *Unsupported *: *1$' lit.out || { cat lit.out >&2; fail "1 unsupported"; }
 grep -q '^UNSUPPORTED: .* :: other_arch.cpp' lit.out || fail "other_arch unsupported"

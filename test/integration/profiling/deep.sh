@@ -3,7 +3,7 @@
 # readable outputs.
 source "$XRAY_TEST_LIB_SH"
 xr_cc deep "$TEST_SRC_DIR/deep.c"
-./deep "profiling_output='xray,folded' folded_value=calls fold_recursion=false" 2> err.txt || { cat err.txt >&2; fail "exited $?"; }
+./deep "profiling_output='xray,folded' folded_value=calls fold_recursion=false" 2> err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }
 f=$(only_file "xray-log.deep.??????")
 # 1024 levels of down (default max_depth); 10 000 - 1024 too deep (main was
 # entered before patching)
