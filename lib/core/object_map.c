@@ -3,19 +3,28 @@
  * id, dense id base, path) and every function of every object with its
  * name under the id the log holds (packed; dense in an FDR log), so that
  * traces across objects can be read (llvm-xray's
- * -instr_map knows only the executable). Format: docs/formats.md. */
+ * -instr_map knows only the executable). Format: docs/formats.md.
+ *
+ * FDR snapshots need the same map from signal and crash handlers, where
+ * names cannot be looked up (they allocate and lock): while a dense mode
+ * records, the map's lines are rendered on the cold path (recording starts,
+ * an object registers or goes) into a mapping of their own, and a snapshot
+ * writes those bytes behind a header of its own with system calls only. */
 #include "objects.h"
 
 #include "names.h"
 #include "output.h"
 #include "report.h"
 #include "text_out.h"
+#include "thread.h"
 
 #include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct out {
@@ -43,6 +52,30 @@ static void put_object(struct out *o, const struct xr_object_info *info) {
       info->function_count, build_id, id_base, info->path[0] ? info->path : "-");
 }
 
+static const char *header_ids(bool dense) {
+  return dense ? ": function <dense id = id-base + function> <object> <function> <name>\n"
+               : ": function <packed id> <object> <function> <name>\n";
+}
+#define HEADER_START "# XRay object map of "
+
+/* Every line but the header: the objects, then their functions. */
+static void put_body(struct out *o, size_t count, bool dense) {
+  struct xr_object_info info;
+  for (size_t id = 0; id < count; id++)
+    if (xr_object_info((int32_t)id, &info))
+      put_object(o, &info);
+  for (size_t id = 0; id < count; id++) {
+    if (!xr_object_info((int32_t)id, &info) || (dense && info.id_base == XR_NO_ID_BASE))
+      continue; /* no dense id: none in the log */
+    for (size_t f = 1; f <= info.function_count; f++) {
+      int32_t packed = xr_pack_id((int32_t)f, (int32_t)id);
+      int32_t log_id = dense ? (int32_t)(info.id_base + (uint32_t)f) : packed;
+      put(o, "function %d %zu %zu %s\n", (int)log_id, id, f,
+          xr_names_get_name(NULL, packed));
+    }
+  }
+}
+
 int xr_objects_write_map(const char *log_path, bool dense) {
   size_t count = xr_objects_count();
   if (count <= 1)
@@ -53,22 +86,8 @@ int xr_objects_write_map(const char *log_path, bool dense) {
   if (o.fd < 0)
     return -1; /* reported */
   xr_text_init(&o.text, xr_text_fd_sink, &o.fd);
-  put(&o, "# XRay object map of %s: function <%s> <object> <function> <name>\n", log_path,
-      dense ? "dense id = id-base + function" : "packed id");
-  struct xr_object_info info;
-  for (size_t id = 0; id < count; id++)
-    if (xr_object_info((int32_t)id, &info))
-      put_object(&o, &info);
-  for (size_t id = 0; id < count; id++) {
-    if (!xr_object_info((int32_t)id, &info) || (dense && info.id_base == XR_NO_ID_BASE))
-      continue; /* no dense id: none in the log */
-    for (size_t f = 1; f <= info.function_count; f++) {
-      int32_t packed = xr_pack_id((int32_t)f, (int32_t)id);
-      int32_t log_id = dense ? (int32_t)(info.id_base + (uint32_t)f) : packed;
-      put(&o, "function %d %zu %zu %s\n", (int)log_id, id, f,
-          xr_names_get_name(NULL, packed));
-    }
-  }
+  put(&o, HEADER_START "%s%s", log_path, header_ids(dense));
+  put_body(&o, count, dense);
   int rc = xr_text_flush(&o.text);
   close(o.fd);
   if (rc != 0) {
@@ -77,4 +96,149 @@ int xr_objects_write_map(const char *log_path, bool dense) {
   }
   xr_report(XR_INFO, "object map of %zu objects written to %s", count, path);
   return 0;
+}
+
+/* ---- the dense map rendered ahead, for snapshots ------------------------ */
+
+/* One rendering: its own anonymous mapping, the lines after the header. */
+struct ready {
+  size_t len, cap; /* cap: the mapping's size, this header included */
+  char text[];
+};
+static struct ready *current; /* atomic: what snapshots write; NULL: none */
+static uint32_t readers;      /* atomic: snapshots reading `current` */
+static struct ready *retired; /* replaced while read: unmapped later */
+static int32_t render_owner;  /* atomic: pid of the rendering process */
+static uint32_t render_again; /* atomic: the objects changed meanwhile */
+
+static void drop(struct ready *r) {
+  if (r != NULL)
+    munmap(r, r->cap);
+}
+
+/* The memory sink: grows the mapping by doubling. */
+static int ready_sink(void *ctx, const void *data, size_t n) {
+  struct ready **rp = ctx, *r = *rp;
+  size_t need = (r ? r->len : 0) + n + sizeof *r;
+  if (r == NULL || need > r->cap) {
+    size_t cap = r ? r->cap : 65536;
+    while (cap < need)
+      cap *= 2;
+    struct ready *m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      errno = ENOMEM;
+      return -1;
+    }
+    m->len = 0;
+    if (r != NULL) {
+      memcpy(m->text, r->text, r->len);
+      m->len = r->len;
+      drop(r);
+    }
+    m->cap = cap;
+    *rp = r = m;
+  }
+  memcpy(r->text + r->len, data, n);
+  r->len += n;
+  return 0;
+}
+
+/* Publishes r. A snapshot counts itself in `readers` before it loads
+ * `current` (both sequentially consistent): once the new pointer is stored,
+ * readers at 0 means nobody holds the old one, else it waits in `retired`
+ * for a later render (one slot: a third rendering while two are still read
+ * leaks the older, never frees it under a reader). */
+static void publish(struct ready *r) {
+  struct ready *old = __atomic_exchange_n(&current, r, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&readers, __ATOMIC_SEQ_CST) == 0) {
+    drop(old);
+    drop(retired);
+    retired = NULL;
+  } else if (old != NULL) {
+    retired = old;
+  }
+}
+
+static void render_once(void) {
+  size_t count = xr_objects_count();
+  if (count <= 1) {
+    publish(NULL); /* the exit log's rule: no map for the executable alone */
+    return;
+  }
+  static struct out o; /* one renderer at a time (render_owner) */
+  struct ready *r = NULL;
+  xr_text_init(&o.text, ready_sink, &r);
+  put_body(&o, count, true);
+  if (xr_text_flush(&o.text) != 0) {
+    xr_report(XR_ERROR, "the object map for snapshots could not be rendered (%s): "
+              "snapshots get none until the objects change", strerror(o.text.failed));
+    drop(r);
+    r = NULL;
+  }
+  publish(r);
+}
+
+/* Takes the renderer's flag: free, or left by a process forked away. */
+static bool take_render(int32_t me) {
+  int32_t owner = __atomic_load_n(&render_owner, __ATOMIC_SEQ_CST);
+  while (owner != me)
+    if (__atomic_compare_exchange_n(&render_owner, &owner, me, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      return true;
+  return false; /* a thread of ours renders, and will see render_again */
+}
+
+void xr_objects_map_render(void) {
+  int32_t me = xr_pid();
+  __atomic_store_n(&render_again, 1, __ATOMIC_SEQ_CST);
+  if (!take_render(me))
+    return;
+  do {
+    __atomic_store_n(&render_again, 0, __ATOMIC_SEQ_CST);
+    render_once();
+    __atomic_store_n(&render_owner, 0, __ATOMIC_SEQ_CST);
+  } while (__atomic_load_n(&render_again, __ATOMIC_SEQ_CST) && take_render(me));
+}
+
+static int write_piece(int fd, const char *s, size_t n) {
+  return xr_write_all(fd, s, n);
+}
+
+int xr_objects_map_write_ready(const char *log_path, char *map_path, size_t cap) {
+  map_path[0] = 0;
+  __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST);
+  struct ready *r = __atomic_load_n(&current, __ATOMIC_SEQ_CST);
+  int rc = 0;
+  size_t n = strlen(log_path);
+  if (r == NULL) {
+    rc = 0; /* no shared object: no map */
+  } else if (n + sizeof ".map" > cap) {
+    errno = ENAMETOOLONG;
+    rc = -1;
+  } else {
+    memcpy(map_path, log_path, n);
+    memcpy(map_path + n, ".map", sizeof ".map");
+    int fd;
+    do
+      fd = open(map_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    while (fd < 0 && errno == EINTR);
+    const char *ids = header_ids(true);
+    if (fd < 0 || write_piece(fd, HEADER_START, sizeof HEADER_START - 1) != 0 ||
+        write_piece(fd, log_path, n) != 0 || write_piece(fd, ids, strlen(ids)) != 0 ||
+        write_piece(fd, r->text, r->len) != 0) {
+      int err = errno;
+      if (fd >= 0) {
+        close(fd);
+        unlink(map_path); /* a map cut short would name too few ids */
+      }
+      errno = err;
+      rc = -1;
+    } else {
+      close(fd);
+      rc = 1;
+    }
+  }
+  __atomic_sub_fetch(&readers, 1, __ATOMIC_SEQ_CST);
+  return rc;
 }

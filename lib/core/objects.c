@@ -288,7 +288,10 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
   for (int i = 0; i < subscriber_count; i++)
     if (subscribers[i]->registered)
       subscribers[i]->registered(&objects[id]);
+  bool dense = dense_by != NULL;
   xr_objects_unlock();
+  if (dense)
+    xr_objects_map_render(); /* snapshots name the new object */
   return id;
 }
 
@@ -306,7 +309,10 @@ XR_API bool __xray_deregister_dso(int32_t id) {
     xr_patch_state_free(o);
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
+  bool dense = ok && dense_by != NULL;
   xr_objects_unlock();
+  if (dense)
+    xr_objects_map_render(); /* the object is "unloaded" in snapshots' maps */
   return ok;
 }
 
@@ -349,6 +355,8 @@ void xr_objects_dense_recording(const char *who) {
       say_not_dense(o);
   }
   xr_objects_unlock();
+  if (who != NULL)
+    xr_objects_map_render(); /* snapshots' map, as objects stand now */
 }
 
 int32_t xr_objects_packed_of_dense(int32_t dense) {

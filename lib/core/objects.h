@@ -136,5 +136,15 @@ XR_HIDDEN size_t xr_objects_patched_functions(int32_t id);
  * holds: its dense id when `dense` (FDR), else its packed id. Returns 0, or
  * -1 (reported). */
 XR_HIDDEN int xr_objects_write_map(const char *log_path, bool dense);
+/* The dense map's lines rendered ahead for snapshots (cold path, registry
+ * lock not held): objects.c calls it while a dense mode records, when it
+ * starts and after each registration and deregistration. */
+XR_HIDDEN void xr_objects_map_render(void);
+/* Writes `<log_path>.map` (its name into map_path) from the lines rendered
+ * ahead, when shared objects registered: 1 written, 0 none needed, -1 with
+ * errno (a part written is removed). Async-signal-safe: no allocation, no
+ * lock, no stdio (a snapshot taken in a signal or crash handler). */
+XR_HIDDEN int xr_objects_map_write_ready(const char *log_path, char *map_path,
+                                         size_t cap);
 
 #endif

@@ -32,6 +32,7 @@
  * each thread's buffers in the order it wrote them, as readers need. */
 #include "core/clock.h"
 #include "core/heap_sort.h"
+#include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -353,6 +354,17 @@ static int write_buffer(struct out *o, const struct view *v,
   return 0;
 }
 
+/* `<snapshot>.map` when shared objects registered: the records hold their
+ * dense ids, and a crashed process never writes its exit log's map. From
+ * the lines core rendered when the objects last changed. */
+static void write_map(const char *name) {
+  char map[PATH_MAX];
+  if (xr_objects_map_write_ready(name, map, sizeof map) < 0)
+    say_raw(XR_ERROR, "xray-fdr: cannot write the object map of snapshot '",
+            name, "': ", error_text(errno),
+            "; the snapshot is kept, its shared objects' ids unnamed");
+}
+
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                          const struct view *v,
                                          enum xr_fdr_snapshot_slot slot,
@@ -435,6 +447,8 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     say_raw(XR_INFO, "xray-fdr: snapshot in '", name, what, "", "");
   }
   close(fd);
+  if (name[0])
+    write_map(name);
   if (slot == XR_SNAP_SLOT_NORMAL) {
     /* Whole (or removed): the JSON side may read it now. A crash's file
      * gets no JSON: the process is ending. */
