@@ -356,13 +356,32 @@ static int write_buffer(struct out *o, const struct view *v,
 
 /* `<snapshot>.map` when shared objects registered: the records hold their
  * dense ids, and a crashed process never writes its exit log's map. From
- * the lines core rendered when the objects last changed. */
-static void write_map(const char *name) {
+ * the lines core rendered when the objects last changed; -1 said here. */
+static int write_map(const char *name, char *map, size_t cap) {
+  int rc = xr_objects_map_write_ready(name, map, cap);
+  if (rc < 0)
+    say_raw(XR_ERROR, "xray-fdr: cannot write the object map '", name, ".map': ",
+            error_text(errno), "; its shared objects' ids stay unnamed");
+  return rc;
+}
+
+/* The same map for a trace the program made of the in-memory buffers. */
+XR_API int __xray_fdr_object_map(const char *trace_path, char *map_path,
+                                 size_t map_path_size) {
+  int saved_errno = errno;
   char map[PATH_MAX];
-  if (xr_objects_map_write_ready(name, map, sizeof map) < 0)
-    say_raw(XR_ERROR, "xray-fdr: cannot write the object map of snapshot '",
-            name, "': ", error_text(errno),
-            "; the snapshot is kept, its shared objects' ids unnamed");
+  int rc = trace_path != NULL ? write_map(trace_path, map, sizeof map) : -1;
+  if (map_path != NULL && map_path_size > 0) {
+    struct text t = {map_path, 0, map_path_size};
+    map_path[0] = 0;
+    if (rc > 0)
+      put_str(&t, map);
+  }
+  if (rc >= 0)
+    errno = saved_errno;
+  else if (trace_path == NULL)
+    errno = EINVAL;
+  return rc;
 }
 
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
@@ -447,8 +466,10 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     say_raw(XR_INFO, "xray-fdr: snapshot in '", name, what, "", "");
   }
   close(fd);
-  if (name[0])
-    write_map(name);
+  if (name[0]) {
+    char map[PATH_MAX];
+    write_map(name, map, sizeof map);
+  }
   if (slot == XR_SNAP_SLOT_NORMAL) {
     /* Whole (or removed): the JSON side may read it now. A crash's file
      * gets no JSON: the process is ending. */

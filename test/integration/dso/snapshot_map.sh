@@ -4,7 +4,8 @@
 # API and one by a crash (snapshot_on_crash, the fault inside a shared
 # object): the map is there, its header names the snapshot, an unloaded
 # object is in it, and every id the real llvm-xray reads from the snapshot
-# is named, with exact counts per function.
+# is named, with exact counts per function. The buffers handed out in
+# memory get the same map from __xray_fdr_object_map.
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
@@ -29,16 +30,21 @@ snap2_fn enter 3 exit 3
 snap2_leaf enter 3 exit 3
 snap3_fn enter 4 exit 4
 snap3_leaf enter 4 exit 4"
-for how in api crash; do
-  rm -f xray-log.*
+for how in api crash memory; do
+  rm -f xray-log.* mem.fdr*
   rc=0
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
-    XRAY_FDR_OPTIONS="func_duration_threshold_us=0 snapshot_on_crash=true" \
+    XRAY_FDR_OPTIONS="func_duration_threshold_us=0 snapshot_on_crash=true no_file_flush=true" \
     ./snapshot_map "$how" "${objs[@]}" >out.txt 2>err.txt || rc=$?
   if [ $how = api ]; then
     [ $rc = 0 ] || { cat err.txt >&2; fail "api: exited $rc"; }
     snap=$(cat out.txt)
     expect_eq "api: the printed name" "$(only_file 'xray-log.snapshot_map.*.snap000001')" "$snap"
+    want=$calls
+  elif [ $how = memory ]; then
+    [ $rc = 0 ] || { cat err.txt >&2; fail "memory: exited $rc"; }
+    snap=mem.fdr
+    expect_eq "memory: __xray_fdr_object_map" "1 mem.fdr.map" "$(cat out.txt)"
     want=$calls
   else
     # SIGSEGV (ASan's handler, installed first, exits 1)
