@@ -58,21 +58,23 @@ static const char *header_ids(bool dense) {
 }
 #define HEADER_START "# XRay object map of "
 
-/* Every line but the header: the objects, then their functions. */
-static void put_body(struct out *o, size_t count, bool dense) {
+static void put_objects(struct out *o, size_t count) {
   struct xr_object_info info;
   for (size_t id = 0; id < count; id++)
     if (xr_object_info((int32_t)id, &info))
       put_object(o, &info);
-  for (size_t id = 0; id < count; id++) {
-    if (!xr_object_info((int32_t)id, &info) || (dense && info.id_base == XR_NO_ID_BASE))
-      continue; /* no dense id: none in the log */
-    for (size_t f = 1; f <= info.function_count; f++) {
-      int32_t packed = xr_pack_id((int32_t)f, (int32_t)id);
-      int32_t log_id = dense ? (int32_t)(info.id_base + (uint32_t)f) : packed;
-      put(o, "function %d %zu %zu %s\n", (int)log_id, id, f,
-          xr_names_get_name(NULL, packed));
-    }
+}
+
+/* Object id's function lines (none when it has no dense id and the log's
+ * are dense: none in the log). */
+static void put_functions(struct out *o, size_t id, const struct xr_object_info *info,
+                          bool dense) {
+  if (dense && info->id_base == XR_NO_ID_BASE)
+    return;
+  for (size_t f = 1; f <= info->function_count; f++) {
+    int32_t packed = xr_pack_id((int32_t)f, (int32_t)id);
+    int32_t log_id = dense ? (int32_t)(info->id_base + (uint32_t)f) : packed;
+    put(o, "function %d %zu %zu %s\n", (int)log_id, id, f, xr_names_get_name(NULL, packed));
   }
 }
 
@@ -87,7 +89,11 @@ int xr_objects_write_map(const char *log_path, bool dense) {
     return -1; /* reported */
   xr_text_init(&o.text, xr_text_fd_sink, &o.fd);
   put(&o, HEADER_START "%s%s", log_path, header_ids(dense));
-  put_body(&o, count, dense);
+  put_objects(&o, count);
+  struct xr_object_info info;
+  for (size_t id = 0; id < count; id++)
+    if (xr_object_info((int32_t)id, &info))
+      put_functions(&o, id, &info, dense);
   int rc = xr_text_flush(&o.text);
   close(o.fd);
   if (rc != 0) {
@@ -100,83 +106,121 @@ int xr_objects_write_map(const char *log_path, bool dense) {
 
 /* ---- the dense map rendered ahead, for snapshots ------------------------ */
 
-/* One rendering: its own anonymous mapping, the lines after the header. */
-struct ready {
+/* Rendered lines in an anonymous mapping of their own: the object lines
+ * (all objects, re-rendered at every change: at most 256 lines), and each
+ * object's function lines, rendered once per registration of its id, so a
+ * dlopen costs its own object's names, not the executable's again. */
+struct chunk {
+  struct chunk *next_retired;
+  size_t objects;  /* object lines: the object count they cover */
   size_t len, cap; /* cap: the mapping's size, this header included */
   char text[];
 };
-static struct ready *current; /* atomic: what snapshots write; NULL: none */
-static uint32_t readers;      /* atomic: snapshots reading `current` */
-static struct ready *retired; /* replaced while read: unmapped later */
+static struct chunk *objects_chunk;               /* atomic; NULL: no map */
+static struct chunk *function_chunk[XR_MAX_OBJECTS]; /* atomic */
+static uint32_t chunk_generation[XR_MAX_OBJECTS]; /* renderer only */
+static struct chunk *retired;                     /* renderer only */
+static uint32_t readers;      /* atomic: snapshots reading the chunks */
 static int32_t render_owner;  /* atomic: pid of the rendering process */
 static uint32_t render_again; /* atomic: the objects changed meanwhile */
 
-static void drop(struct ready *r) {
-  if (r != NULL)
-    munmap(r, r->cap);
-}
-
 /* The memory sink: grows the mapping by doubling. */
-static int ready_sink(void *ctx, const void *data, size_t n) {
-  struct ready **rp = ctx, *r = *rp;
-  size_t need = (r ? r->len : 0) + n + sizeof *r;
-  if (r == NULL || need > r->cap) {
-    size_t cap = r ? r->cap : 65536;
+static int chunk_sink(void *ctx, const void *data, size_t n) {
+  struct chunk **cp = ctx, *c = *cp;
+  size_t need = (c ? c->len : 0) + n + sizeof *c;
+  if (c == NULL || need > c->cap) {
+    size_t cap = c ? c->cap : 65536;
     while (cap < need)
       cap *= 2;
-    struct ready *m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+    struct chunk *m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
       errno = ENOMEM;
       return -1;
     }
-    m->len = 0;
-    if (r != NULL) {
-      memcpy(m->text, r->text, r->len);
-      m->len = r->len;
-      drop(r);
+    *m = (struct chunk){NULL, 0, 0, cap};
+    if (c != NULL) {
+      memcpy(m->text, c->text, c->len);
+      m->len = c->len;
+      munmap(c, c->cap);
     }
-    m->cap = cap;
-    *rp = r = m;
+    *cp = c = m;
   }
-  memcpy(r->text + r->len, data, n);
-  r->len += n;
+  memcpy(c->text + c->len, data, n);
+  c->len += n;
   return 0;
 }
 
-/* Publishes r. A snapshot counts itself in `readers` before it loads
- * `current` (both sequentially consistent): once the new pointer is stored,
- * readers at 0 means nobody holds the old one, else it waits in `retired`
- * for a later render (one slot: a third rendering while two are still read
- * leaks the older, never frees it under a reader). */
-static void publish(struct ready *r) {
-  struct ready *old = __atomic_exchange_n(&current, r, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&readers, __ATOMIC_SEQ_CST) == 0) {
-    drop(old);
-    drop(retired);
-    retired = NULL;
-  } else if (old != NULL) {
+/* Replaces *slot with c. What it held may be read by a snapshot now, so it
+ * is unmapped only by sweep(). */
+static void replace(struct chunk **slot, struct chunk *c) {
+  struct chunk *old = __atomic_exchange_n(slot, c, __ATOMIC_SEQ_CST);
+  if (old != NULL) {
+    old->next_retired = retired;
     retired = old;
   }
+}
+
+/* A snapshot counts itself in `readers` before it loads a chunk (both
+ * sequentially consistent): with the new ones stored, readers at 0 means
+ * nobody holds a retired one. Otherwise they wait for a later render. */
+static void sweep(void) {
+  if (__atomic_load_n(&readers, __ATOMIC_SEQ_CST) != 0)
+    return;
+  while (retired != NULL) {
+    struct chunk *c = retired;
+    retired = c->next_retired;
+    munmap(c, c->cap);
+  }
+}
+
+/* The lines of one rendering into *c (NULL at first); 0, or -1 said. */
+static int render_chunk(struct chunk **c, size_t count, size_t id,
+                        const struct xr_object_info *info) {
+  static struct out o; /* one renderer at a time (render_owner) */
+  xr_text_init(&o.text, chunk_sink, c);
+  if (info == NULL)
+    put_objects(&o, count);
+  else
+    put_functions(&o, id, info, true);
+  if (xr_text_flush(&o.text) == 0)
+    return 0;
+  xr_report(XR_ERROR, "the object map for snapshots could not be rendered (%s): "
+            "snapshots get none until an object registers or goes", strerror(o.text.failed));
+  if (*c != NULL)
+    munmap(*c, (*c)->cap);
+  *c = NULL;
+  return -1;
 }
 
 static void render_once(void) {
   size_t count = xr_objects_count();
   if (count <= 1) {
-    publish(NULL); /* the exit log's rule: no map for the executable alone */
+    replace(&objects_chunk, NULL); /* the exit log's rule: none for the executable alone */
+    sweep();
     return;
   }
-  static struct out o; /* one renderer at a time (render_owner) */
-  struct ready *r = NULL;
-  xr_text_init(&o.text, ready_sink, &r);
-  put_body(&o, count, true);
-  if (xr_text_flush(&o.text) != 0) {
-    xr_report(XR_ERROR, "the object map for snapshots could not be rendered (%s): "
-              "snapshots get none until the objects change", strerror(o.text.failed));
-    drop(r);
-    r = NULL;
+  /* Function lines first: a snapshot that sees the new object lines sees
+   * the functions of every object they count. */
+  struct xr_object_info info;
+  for (size_t id = 0; id < count; id++) {
+    if (!xr_object_info((int32_t)id, &info) ||
+        (function_chunk[id] != NULL && chunk_generation[id] == info.generation))
+      continue;
+    struct chunk *c = NULL;
+    if (render_chunk(&c, count, id, &info) != 0) {
+      replace(&objects_chunk, NULL); /* no map rather than one short of names */
+      sweep();
+      return;
+    }
+    replace(&function_chunk[id], c);
+    chunk_generation[id] = info.generation;
   }
-  publish(r);
+  struct chunk *c = NULL;
+  if (render_chunk(&c, count, 0, NULL) == 0)
+    c->objects = count;
+  replace(&objects_chunk, c);
+  sweep();
 }
 
 /* Takes the renderer's flag: free, or left by a process forked away. */
@@ -205,36 +249,45 @@ static int write_piece(int fd, const char *s, size_t n) {
   return xr_write_all(fd, s, n);
 }
 
+/* The header, the object lines, every object's function lines. */
+static int write_chunks(int fd, const char *log_path, const struct chunk *objects) {
+  const char *ids = header_ids(true);
+  if (write_piece(fd, HEADER_START, sizeof HEADER_START - 1) != 0 ||
+      write_piece(fd, log_path, strlen(log_path)) != 0 ||
+      write_piece(fd, ids, strlen(ids)) != 0 ||
+      write_piece(fd, objects->text, objects->len) != 0)
+    return -1;
+  for (size_t id = 0; id < objects->objects; id++) {
+    const struct chunk *c = __atomic_load_n(&function_chunk[id], __ATOMIC_SEQ_CST);
+    if (c != NULL && write_piece(fd, c->text, c->len) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 int xr_objects_map_write_ready(const char *log_path, char *map_path, size_t cap) {
   map_path[0] = 0;
   __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST);
-  struct ready *r = __atomic_load_n(&current, __ATOMIC_SEQ_CST);
-  int rc = 0;
+  const struct chunk *objects = __atomic_load_n(&objects_chunk, __ATOMIC_SEQ_CST);
+  int rc = 0; /* no shared object: no map */
   size_t n = strlen(log_path);
-  if (r == NULL) {
-    rc = 0; /* no shared object: no map */
-  } else if (n + sizeof ".map" > cap) {
+  if (objects != NULL && n + sizeof ".map" > cap) {
     errno = ENAMETOOLONG;
     rc = -1;
-  } else {
+  } else if (objects != NULL) {
     memcpy(map_path, log_path, n);
     memcpy(map_path + n, ".map", sizeof ".map");
     int fd;
     do
       fd = open(map_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     while (fd < 0 && errno == EINTR);
-    const char *ids = header_ids(true);
-    if (fd < 0 || write_piece(fd, HEADER_START, sizeof HEADER_START - 1) != 0 ||
-        write_piece(fd, log_path, n) != 0 || write_piece(fd, ids, strlen(ids)) != 0 ||
-        write_piece(fd, r->text, r->len) != 0) {
+    rc = fd < 0 ? -1 : write_chunks(fd, log_path, objects);
+    if (rc != 0 && fd >= 0) {
       int err = errno;
-      if (fd >= 0) {
-        close(fd);
-        unlink(map_path); /* a map cut short would name too few ids */
-      }
+      close(fd);
+      unlink(map_path); /* a map cut short would name too few ids */
       errno = err;
-      rc = -1;
-    } else {
+    } else if (rc == 0) {
       close(fd);
       rc = 1;
     }

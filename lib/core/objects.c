@@ -422,7 +422,8 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
   if (o != NULL)
     *out = (struct xr_object_info){id,       o->loaded,          o->base,
                                    o->path,  o->build_id,        o->build_id_size,
-                                   o->map->function_count, o->id_base, o->map};
+                                   o->map->function_count, o->id_base, o->map,
+                                   o->generation};
   xr_objects_unlock();
   return o != NULL;
 }

@@ -121,6 +121,7 @@ struct xr_object_info {
   size_t function_count;
   uint32_t id_base;              /* XR_NO_ID_BASE: none */
   const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
+  uint32_t generation;           /* times the id was registered */
 };
 /* One more than the highest object id ever handed out (1 with only the
  * executable, 0 before init): what __xray_num_objects returns. */
