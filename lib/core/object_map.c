@@ -120,7 +120,9 @@ static struct chunk *objects_chunk;               /* atomic; NULL: no map */
 static struct chunk *function_chunk[XR_MAX_OBJECTS]; /* atomic */
 static uint32_t chunk_generation[XR_MAX_OBJECTS]; /* renderer only */
 static struct chunk *retired;                     /* renderer only */
-static uint32_t readers;      /* atomic: snapshots reading the chunks */
+/* atomic: snapshots reading the chunks (a fork child may inherit a count
+ * that never drops: it then keeps its retired chunks, never frees one read) */
+static uint32_t readers;
 static int32_t render_owner;  /* atomic: pid of the rendering process */
 static uint32_t render_again; /* atomic: the objects changed meanwhile */
 
@@ -233,7 +235,7 @@ static bool take_render(int32_t me) {
   return false; /* a thread of ours renders, and will see render_again */
 }
 
-void xr_objects_map_render(void) {
+static void render(void) {
   int32_t me = xr_pid();
   __atomic_store_n(&render_again, 1, __ATOMIC_SEQ_CST);
   if (!take_render(me))
@@ -245,25 +247,23 @@ void xr_objects_map_render(void) {
   } while (__atomic_load_n(&render_again, __ATOMIC_SEQ_CST) && take_render(me));
 }
 
-static int write_piece(int fd, const char *s, size_t n) {
-  return xr_write_all(fd, s, n);
-}
-
 /* The header, the object lines, every object's function lines. */
 static int write_chunks(int fd, const char *log_path, const struct chunk *objects) {
   const char *ids = header_ids(true);
-  if (write_piece(fd, HEADER_START, sizeof HEADER_START - 1) != 0 ||
-      write_piece(fd, log_path, strlen(log_path)) != 0 ||
-      write_piece(fd, ids, strlen(ids)) != 0 ||
-      write_piece(fd, objects->text, objects->len) != 0)
+  if (xr_write_all(fd, HEADER_START, sizeof HEADER_START - 1) != 0 ||
+      xr_write_all(fd, log_path, strlen(log_path)) != 0 ||
+      xr_write_all(fd, ids, strlen(ids)) != 0 ||
+      xr_write_all(fd, objects->text, objects->len) != 0)
     return -1;
   for (size_t id = 0; id < objects->objects; id++) {
     const struct chunk *c = __atomic_load_n(&function_chunk[id], __ATOMIC_SEQ_CST);
-    if (c != NULL && write_piece(fd, c->text, c->len) != 0)
+    if (c != NULL && xr_write_all(fd, c->text, c->len) != 0)
       return -1;
   }
   return 0;
 }
+
+const struct xr_object_events xr_object_map_events = {NULL, NULL, NULL, NULL, render};
 
 int xr_objects_map_write_ready(const char *log_path, char *map_path, size_t cap) {
   map_path[0] = 0;

@@ -87,10 +87,14 @@ struct xr_object_events {
   void (*replaced)(int32_t id);            /* id is registered again (the same
                                               file): lock held (names.c) */
   void (*after_fork)(void);                /* in a fork child */
+  void (*dense_changed)(void);             /* while a dense mode records: it
+                                              started, or an object registered
+                                              or went; lock not held
+                                              (object_map.c) */
 };
 /* Successful registrations so far, reloads too (lock held). */
 XR_HIDDEN uint32_t xr_objects_registrations(void);
-/* Adds a subscriber (init.c, before any object registers; at most 4). */
+/* Adds a subscriber (init.c, before any object registers; at most 8). */
 XR_HIDDEN void xr_objects_subscribe(const struct xr_object_events *events);
 
 struct xr_dso_trampolines;
@@ -137,10 +141,9 @@ XR_HIDDEN size_t xr_objects_patched_functions(int32_t id);
  * holds: its dense id when `dense` (FDR), else its packed id. Returns 0, or
  * -1 (reported). */
 XR_HIDDEN int xr_objects_write_map(const char *log_path, bool dense);
-/* The dense map's lines rendered ahead for snapshots (cold path, registry
- * lock not held): objects.c calls it while a dense mode records, when it
- * starts and after each registration and deregistration. */
-XR_HIDDEN void xr_objects_map_render(void);
+/* Registration's subscriber (init.c subscribes it): while a dense mode
+ * records, the map's lines are rendered ahead for snapshots. */
+XR_HIDDEN extern const struct xr_object_events xr_object_map_events;
 /* Writes `<log_path>.map` (its name into map_path) from the lines rendered
  * ahead, when shared objects registered: 1 written, 0 none needed, -1 with
  * errno (a part written is removed). Async-signal-safe: no allocation, no
