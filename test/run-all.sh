@@ -42,7 +42,7 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # exit hooks turn tail calls into calls), such as core_patch.threads; nor
 # basic.concurrent (under TSan's timing its threads' chunks interleave so
 # that llvm-xray account, which wants time order, sometimes rejects the log).
-TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.fork_start|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready))$'
+TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready))$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS
