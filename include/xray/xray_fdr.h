@@ -43,6 +43,19 @@ typedef enum {
  * concurrent call returns XRAY_SNAPSHOT_BUSY). */
 XRaySnapshotStatus __xray_fdr_snapshot(char *path, size_t path_size);
 
+/* When shared objects are instrumented, FDR records hold dense function ids
+ * (docs/fdr-mode.md, "Shared objects"); snapshots and the flushed log get
+ * `<file>.map`, which names them. This writes the same map as
+ * `<trace_path>.map`, for a trace made of the buffers that
+ * __xray_log_process_buffers hands out: 1 written (its name in map_path,
+ * which may be NULL), 0 none needed (no shared object registered, or FDR
+ * never recorded in this process), -1 not written (errno says why; a
+ * message at verbosity 0; an existing file is never overwritten). The map
+ * is the one of FDR's last recording: every id its buffers hold. Safe from
+ * any thread, and async-signal-safe. */
+int __xray_fdr_object_map(const char *trace_path, char *map_path,
+                          size_t map_path_size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -45,10 +45,12 @@ XR_API void __xray_init(void) {
     xr_start_never(); /* a broken map: stays uninitialised */
   } else {
     /* What registration means above the registry, in this order: start
-     * the trace (before the lock), patch_premain, names read afresh. */
+     * the trace (before the lock), patch_premain, names read afresh, the
+     * map snapshots write (after the lock). */
     xr_objects_subscribe(&xr_start_events);
     xr_objects_subscribe(&xr_patch_api_events);
     xr_objects_subscribe(&xr_names_events);
+    xr_objects_subscribe(&xr_object_map_events);
     /* Object 0 with its map, or with zero functions in a host built
      * without -fxray-instrument, whose shared objects register later. */
     xr_objects_register_self();

@@ -246,7 +246,7 @@ void xr_names_forget_object(int object) {
 
 static void object_replaced(int32_t id) { xr_names_forget_object(id); }
 const struct xr_object_events xr_names_events = {NULL, NULL, object_replaced,
-                                                 after_fork};
+                                                 after_fork, NULL};
 
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)

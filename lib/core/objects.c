@@ -45,13 +45,20 @@ void xr_objects_lock(void) { xr_fork_lock_take(XR_LOCK_OBJECTS); }
 void xr_objects_unlock(void) { xr_fork_lock_release(XR_LOCK_OBJECTS); }
 
 /* Who hears of registrations (init.c subscribes them, in this order). */
-enum { MAX_SUBSCRIBERS = 4 };
+enum { MAX_SUBSCRIBERS = 8 };
 static const struct xr_object_events *subscribers[MAX_SUBSCRIBERS];
 static int subscriber_count;
 
 void xr_objects_subscribe(const struct xr_object_events *events) {
   if (subscriber_count < MAX_SUBSCRIBERS)
     subscribers[subscriber_count++] = events;
+}
+
+/* After a change a dense mode sees (lock not held). */
+static void tell_dense_changed(bool dense) {
+  for (int i = 0; dense && i < subscriber_count; i++)
+    if (subscribers[i]->dense_changed)
+      subscribers[i]->dense_changed();
 }
 
 /* Fork child (see the top of this file). */
@@ -288,7 +295,9 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
   for (int i = 0; i < subscriber_count; i++)
     if (subscribers[i]->registered)
       subscribers[i]->registered(&objects[id]);
+  bool dense = dense_by != NULL;
   xr_objects_unlock();
+  tell_dense_changed(dense);
   return id;
 }
 
@@ -306,7 +315,9 @@ XR_API bool __xray_deregister_dso(int32_t id) {
     xr_patch_state_free(o);
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
+  bool dense = ok && dense_by != NULL;
   xr_objects_unlock();
+  tell_dense_changed(dense);
   return ok;
 }
 
@@ -349,6 +360,7 @@ void xr_objects_dense_recording(const char *who) {
       say_not_dense(o);
   }
   xr_objects_unlock();
+  tell_dense_changed(who != NULL);
 }
 
 int32_t xr_objects_packed_of_dense(int32_t dense) {
@@ -414,7 +426,8 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
   if (o != NULL)
     *out = (struct xr_object_info){id,       o->loaded,          o->base,
                                    o->path,  o->build_id,        o->build_id_size,
-                                   o->map->function_count, o->id_base, o->map};
+                                   o->map->function_count, o->id_base, o->map,
+                                   o->generation};
   xr_objects_unlock();
   return o != NULL;
 }

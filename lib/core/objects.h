@@ -87,10 +87,14 @@ struct xr_object_events {
   void (*replaced)(int32_t id);            /* id is registered again (the same
                                               file): lock held (names.c) */
   void (*after_fork)(void);                /* in a fork child */
+  void (*dense_changed)(void);             /* while a dense mode records: it
+                                              started, or an object registered
+                                              or went; lock not held
+                                              (object_map.c) */
 };
 /* Successful registrations so far, reloads too (lock held). */
 XR_HIDDEN uint32_t xr_objects_registrations(void);
-/* Adds a subscriber (init.c, before any object registers; at most 4). */
+/* Adds a subscriber (init.c, before any object registers; at most 8). */
 XR_HIDDEN void xr_objects_subscribe(const struct xr_object_events *events);
 
 struct xr_dso_trampolines;
@@ -121,6 +125,7 @@ struct xr_object_info {
   size_t function_count;
   uint32_t id_base;              /* XR_NO_ID_BASE: none */
   const struct xr_sled_map *map; /* kept (stale addresses) after unloading */
+  uint32_t generation;           /* times the id was registered */
 };
 /* One more than the highest object id ever handed out (1 with only the
  * executable, 0 before init): what __xray_num_objects returns. */
@@ -136,5 +141,14 @@ XR_HIDDEN size_t xr_objects_patched_functions(int32_t id);
  * holds: its dense id when `dense` (FDR), else its packed id. Returns 0, or
  * -1 (reported). */
 XR_HIDDEN int xr_objects_write_map(const char *log_path, bool dense);
+/* Registration's subscriber (init.c subscribes it): while a dense mode
+ * records, the map's lines are rendered ahead for snapshots. */
+XR_HIDDEN extern const struct xr_object_events xr_object_map_events;
+/* Writes `<log_path>.map` (its name into map_path) from the lines rendered
+ * ahead, when shared objects registered: 1 written, 0 none needed, -1 with
+ * errno (a part written is removed). Async-signal-safe: no allocation, no
+ * lock, no stdio (a snapshot taken in a signal or crash handler). */
+XR_HIDDEN int xr_objects_map_write_ready(const char *log_path, char *map_path,
+                                         size_t cap);
 
 #endif

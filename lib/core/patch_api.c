@@ -298,4 +298,5 @@ static void after_fork(void) {
     __atomic_store_n(&patching_busy, 0, __ATOMIC_RELAXED);
 }
 
-const struct xr_object_events xr_patch_api_events = {NULL, registered, NULL, after_fork};
+const struct xr_object_events xr_patch_api_events = {NULL, registered, NULL, after_fork,
+                                                     NULL};

@@ -32,6 +32,7 @@
  * each thread's buffers in the order it wrote them, as readers need. */
 #include "core/clock.h"
 #include "core/heap_sort.h"
+#include "core/objects.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "core/report.h"
@@ -353,6 +354,36 @@ static int write_buffer(struct out *o, const struct view *v,
   return 0;
 }
 
+/* `<snapshot>.map` when shared objects registered: the records hold their
+ * dense ids, and a crashed process never writes its exit log's map. From
+ * the lines core rendered when the objects last changed; -1 said here. */
+static int write_map(const char *name, char *map, size_t cap) {
+  int rc = xr_objects_map_write_ready(name, map, cap);
+  if (rc < 0)
+    say_raw(XR_ERROR, "xray-fdr: cannot write the object map '", name, ".map': ",
+            error_text(errno), "; its shared objects' ids stay unnamed");
+  return rc;
+}
+
+/* The same map for a trace the program made of the in-memory buffers. */
+XR_API int __xray_fdr_object_map(const char *trace_path, char *map_path,
+                                 size_t map_path_size) {
+  int saved_errno = errno;
+  char map[PATH_MAX];
+  int rc = trace_path != NULL ? write_map(trace_path, map, sizeof map) : -1;
+  if (map_path != NULL && map_path_size > 0) {
+    struct text t = {map_path, 0, map_path_size};
+    map_path[0] = 0;
+    if (rc > 0)
+      put_str(&t, map);
+  }
+  if (rc >= 0)
+    errno = saved_errno;
+  else if (trace_path == NULL)
+    errno = EINVAL;
+  return rc;
+}
+
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                          const struct view *v,
                                          enum xr_fdr_snapshot_slot slot,
@@ -435,6 +466,10 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     say_raw(XR_INFO, "xray-fdr: snapshot in '", name, what, "", "");
   }
   close(fd);
+  if (name[0]) {
+    char map[PATH_MAX];
+    write_map(name, map, sizeof map);
+  }
   if (slot == XR_SNAP_SLOT_NORMAL) {
     /* Whole (or removed): the JSON side may read it now. A crash's file
      * gets no JSON: the process is ending. */
