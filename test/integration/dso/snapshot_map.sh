@@ -72,7 +72,7 @@ xr_exe "$XRAY_CLANG" snapshot_race "$TEST_SRC_DIR/snapshot_race.c" -pthread
 rm -f xray-log.*
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
   XRAY_FDR_OPTIONS="func_duration_threshold_us=0 no_file_flush=true" \
-  ./snapshot_race "${objs[@]}" >out.txt 2>err.txt || { cat err.txt >&2; fail "race: exited $?"; }
+  ./snapshot_race "${objs[@]}" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "race: exited $exit_status"; }
 expect_eq "race: snapshots" "snapshots 40" "$(cat out.txt)"
 expect_eq "race: maps" 40 "$(ls xray-log.snapshot_race.*.snap*.map | wc -l)"
 # (the first snapshots may come before any call: the last follows 39)
