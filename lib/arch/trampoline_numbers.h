@@ -56,6 +56,26 @@
         .endif
         .size \table, .-\table
 .endm
+/* xr_trampoline_dispatch: the current path of each trampoline, written
+ * only by xr_handler_install (core/handlers.c), under its lock. Each
+ * trampoline starts on its no-handler path, which the port names
+ * .L__xray_FunctionEntry_none, .Lexit_none, .L__xray_FunctionTailExit_none,
+ * .Larg_none, .L__xray_CustomEvent_none and .L__xray_TypedEvent_none. */
+.macro XR_DISPATCH_TABLE
+        .data
+        .p2align 6
+        .globl xr_trampoline_dispatch
+        .hidden xr_trampoline_dispatch
+        .type xr_trampoline_dispatch,@object
+xr_trampoline_dispatch:
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ENTRY, .L__xray_FunctionEntry_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_EXIT, .Lexit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TAIL, .L__xray_FunctionTailExit_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ARG, .Larg_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_CUSTOM, .L__xray_CustomEvent_none
+        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TYPED, .L__xray_TypedEvent_none
+        XR_TABLE_END xr_trampoline_dispatch, XR_T_COUNT
+.endm
 #endif
 
 #endif

@@ -487,18 +487,6 @@ xr_x87_free_exits:
         .zero 4*XR_X87_FREE_SLOTS
         .size xr_x87_free_exits, .-xr_x87_free_exits
 
-        .data
-        .p2align 6
-        .globl xr_trampoline_dispatch
-        .hidden xr_trampoline_dispatch
-        .type xr_trampoline_dispatch,@object
-xr_trampoline_dispatch:
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ENTRY, .L__xray_FunctionEntry_none
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_EXIT, .Lexit_none
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TAIL, .L__xray_FunctionTailExit_none
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_ARG, .Larg_none
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_CUSTOM, .L__xray_CustomEvent_none
-        XR_TABLE_ENTRY xr_trampoline_dispatch, XR_T_TYPED, .L__xray_TypedEvent_none
-        XR_TABLE_END xr_trampoline_dispatch, XR_T_COUNT
+        XR_DISPATCH_TABLE
 
         .section .note.GNU-stack,"",@progbits
