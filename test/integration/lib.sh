@@ -86,6 +86,18 @@ xr_pinned() {
   taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" "$@"
 }
 
+# xr_poll CMD...: runs CMD every 0.1 s until it succeeds; status 1 after
+# 60 s. For a state another thread or process reaches when it runs: the
+# bound tells a hang from a slow machine, never a timing assumption.
+xr_poll() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
   [ "$2" == "$3" ] || fail "$1: expected [$2], got [$3]"

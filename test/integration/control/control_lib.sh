@@ -13,14 +13,11 @@ build_driven() { xr_cc driven "$TEST_SRC_DIR/driven.c"; }
 
 # wait_for FILE TEXT [COUNT]: until FILE holds COUNT lines equal to TEXT
 # (default 1); fails after 60 s (a hung program, never a timing assumption).
+has_lines() { [ "$(grep -cx "$2" "$1" 2>/dev/null || true)" -ge "$3" ]; }
 wait_for() {
-  local want=${3:-1}
-  for _ in $(seq 600); do
-    [ "$(grep -cx "$2" "$1" 2>/dev/null || true)" -ge "$want" ] && return 0
-    sleep 0.1
-  done
+  xr_poll has_lines "$1" "$2" "${3:-1}" && return 0
   cat "$1" >&2
-  fail "timed out waiting for '$2' x$want in $1"
+  fail "timed out waiting for '$2' x${3:-1} in $1"
 }
 
 # start_driven NAME [XRAY_OPTIONS extra]: starts ./driven in the
@@ -68,38 +65,28 @@ esac
 # after 60 s. The thread names itself when it first runs, which may be
 # after main printed "ready", and it can sleep elsewhere before its poll
 # (a lock of a sanitizer's or an emulator's, while they translate code).
+control_idle() { # PID: sets IDLE_TID
+  local call
+  IDLE_TID=$(control_tid "$1")
+  [ -n "$IDLE_TID" ] && [ "$(awk '{ print $3 }' "/proc/$1/task/$IDLE_TID/stat" 2>/dev/null)" = S ] || return 1
+  call=$(cut -d' ' -f1 "/proc/$1/task/$IDLE_TID/syscall" 2>/dev/null) || call=unreadable
+  [ -z "$POLL_SYSCALLS" ] || [ "$call" = unreadable ] || [[ "$POLL_SYSCALLS" == *" $call "* ]]
+}
 wait_control_idle() {
-  local t call
-  for _ in $(seq 600); do
-    t=$(control_tid "$1")
-    if [ -n "$t" ] && [ "$(awk '{ print $3 }' "/proc/$1/task/$t/stat" 2>/dev/null)" = S ]; then
-      call=$(cut -d' ' -f1 "/proc/$1/task/$t/syscall" 2>/dev/null) || call=unreadable
-      if [ -z "$POLL_SYSCALLS" ] || [ "$call" = unreadable ] || [[ "$POLL_SYSCALLS" == *" $call "* ]]; then
-        echo "$t"
-        return 0
-      fi
-    fi
-    sleep 0.1
-  done
-  fail "no control thread in $1 sleeping in its poll after 60 s"
+  xr_poll control_idle "$1" || fail "no control thread in $1 sleeping in its poll after 60 s"
+  echo "$IDLE_TID"
 }
 # wait_control_gone PID: until the process has no control thread (60 s at
 # most): a client sees its connection end before the thread has finished.
+no_control_thread() { [ -z "$(control_tid "$1")" ]; }
 wait_control_gone() {
-  for _ in $(seq 600); do
-    [ -z "$(control_tid "$1")" ] && return 0
-    sleep 0.1
-  done
-  fail "control thread still in $1 after 60 s"
+  xr_poll no_control_thread "$1" || fail "control thread still in $1 after 60 s"
 }
 # wait_list LINE: until `xrayctl list` prints exactly LINE (60 s at most),
 # then checks it (a session starting or ending in the program).
+list_is() { [ "$(ctl list)" = "$1" ]; }
 wait_list() {
-  for _ in $(seq 600); do
-    [ "$(ctl list)" = "$1" ] && return 0
-    sleep 0.1
-  done
-  expect_eq "list" "$1" "$(ctl list)"
+  xr_poll list_is "$1" || expect_eq "list" "$1" "$(ctl list)"
 }
 # CTL_CLIENT: a raw protocol client (python3 CTL_CLIENT SOCKET ...).
 CTL_CLIENT=$TEST_SRC_DIR/ctl_client.py

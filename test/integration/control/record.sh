@@ -9,7 +9,7 @@ xr_cc tcp_server "$TEST_SRC_DIR/tcp_server.c"
 
 XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR" ./tcp_server >server.out 2>server.err &
 PID=$!
-for _ in $(seq 600); do grep -q '^ready' server.out && break; sleep 0.1; done
+xr_poll grep -q '^ready' server.out || true
 read -r _ _ PORT < server.out
 [ -n "$PORT" ] || fail "the server did not start: $(cat server.out server.err)"
 ASKED=0
@@ -33,11 +33,11 @@ note "record, ended by Ctrl-C, with a Chrome trace copy"
 "$XRAYCTL" record $PID --seconds 3600 --mode fdr --patch 'handle_request;parse_number' \
   -o "$PWD/window.json" >record.out 2>record.err &
 client=$!
-for _ in $(seq 600); do
+recording() {
   ctl status $PID >status.out
-  grep -qx "state: initialized" status.out && grep -qx "patched by control: 2" status.out && break
-  sleep 0.1
-done
+  grep -qx "state: initialized" status.out && grep -qx "patched by control: 2" status.out
+}
+xr_poll recording || true
 grep -qx "patched by control: 2" status.out || fail "the record did not start: $(cat status.out record.err)"
 K=40
 for i in $(seq 10 $((K + 9))); do ask $i; done

@@ -59,15 +59,9 @@ fdr_prog() {
 }
 # wait_file FILE [CONTENT]: waits until FILE exists (and holds CONTENT);
 # bounded (60 s) so that a broken program fails the test instead of hanging.
+file_holds() { [ -e "$1" ] && { [ $# -lt 2 ] || [ "$(cat "$1")" == "$2" ]; }; }
 wait_file() {
-  local i
-  for ((i = 0; i < 6000; i++)); do
-    if [ -e "$1" ] && { [ $# -lt 2 ] || [ "$(cat "$1")" == "$2" ]; }; then
-      return 0
-    fi
-    sleep 0.01
-  done
-  fail "timed out waiting for $1${2:+ to hold $2}"
+  xr_poll file_holds "$@" || fail "timed out waiting for $1${2:+ to hold $2}"
 }
 # fdr_requests TRACE BINARY: per thread, "first..last/count ok|bad" of the
 # arguments of handle_request's enters (sorted by thread, threads in order
