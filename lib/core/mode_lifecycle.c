@@ -6,6 +6,7 @@
  * owner change together: the exit policy skips its own transition and a
  * fork child tells its own from a vanished thread's at every instant. */
 #include "core/mode_lifecycle.h"
+#include "core/test_points.h"
 
 #include <time.h>
 
@@ -21,16 +22,9 @@
 static XR_TLS uint64_t my_token;
 static uint64_t last_token; /* tokens given out; 2^48 before one repeats */
 
-#ifdef XR_LIFECYCLE_TEST_POINTS
+#ifdef XR_TEST_POINTS
 void (*xr_lifecycle_test_point)(struct xr_lifecycle *lc,
                                 enum xr_lifecycle_point at);
-#define TEST_POINT(lc, at)                                                     \
-  do {                                                                         \
-    if (xr_lifecycle_test_point)                                               \
-      xr_lifecycle_test_point(lc, at);                                         \
-  } while (0)
-#else
-#define TEST_POINT(lc, at) ((void)0)
 #endif
 
 /* Chosen before the CAS that publishes it, so no instant exists where the
@@ -55,17 +49,17 @@ static bool move(struct xr_lifecycle *lc, uint64_t from, uint64_t to,
                  uint64_t *seen) {
   *seen = from;
   to |= token();
-  TEST_POINT(lc, XR_LC_BEFORE_BEGIN);
+  XR_TEST_POINT(xr_lifecycle_test_point, (lc, XR_LC_BEFORE_BEGIN));
   bool won = __atomic_compare_exchange_n(&lc->word, seen, to, false,
                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   if (won)
-    TEST_POINT(lc, XR_LC_BEGUN);
+    XR_TEST_POINT(xr_lifecycle_test_point, (lc, XR_LC_BEGUN));
   return won;
 }
 
 /* Ends a transition: state and owner in one store. */
 static void settle(struct xr_lifecycle *lc, uint64_t to) {
-  TEST_POINT(lc, XR_LC_ENDING);
+  XR_TEST_POINT(xr_lifecycle_test_point, (lc, XR_LC_ENDING));
   __atomic_store_n(&lc->word, to, __ATOMIC_SEQ_CST);
 }
 

@@ -117,7 +117,7 @@ XR_HIDDEN bool xr_lifecycle_wait_others(struct xr_lifecycle *lc,
  * mode to drop its part-made state. XR_NO_TRANSITION: nothing changed. */
 XR_HIDDEN enum xr_transition xr_lifecycle_after_fork(struct xr_lifecycle *lc);
 
-#ifdef XR_LIFECYCLE_TEST_POINTS
+#ifdef XR_TEST_POINTS
 /* Unit tests only: they compile mode_lifecycle.c again with this defined,
  * and the hook runs at each point (where a signal may land); in the library
  * there are no points. */

@@ -33,12 +33,12 @@
 #include "core/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
-#include "fdr/fdr_test_points.h"
+#include "core/test_points.h"
 
 #define BARRIER() xr_compiler_barrier()
 
-/* Named test points (fdr/fdr_test_points.h). */
-#ifdef XR_FDR_TEST_POINTS
+/* Named test points (core/test_points.h). */
+#ifdef XR_TEST_POINTS
 void (*xr_fdr_test_bail_window)(void);
 void (*xr_fdr_test_full_head)(void);
 void (*xr_fdr_test_full_tail)(void);
@@ -109,7 +109,7 @@ static XR_ALWAYS_INLINE bool enter_guard(void) {
 static XR_ALWAYS_INLINE void leave_guard(struct xr_fdr_thread *t, uint8_t *cur) {
   BARRIER();
   __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
-  XR_FDR_TEST_POINT(xr_fdr_test_full_tail);
+  XR_TEST_POINT(xr_fdr_test_full_tail, ());
   BARRIER();
   struct xr_fdr_writer *w = t->writer;
   if (w == NULL)
@@ -211,7 +211,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
                                             uint64_t arg, uint64_t tsc) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
-  XR_FDR_TEST_POINT(xr_fdr_test_full_head);
+  XR_TEST_POINT(xr_fdr_test_full_head, ());
   struct xr_fdr_thread *t = &xr_fdr_thread;
   if (tsc == 0 || XR_UNLIKELY(tsc < t->last_tsc))
     tsc = xr_now();
@@ -271,7 +271,7 @@ static XR_ALWAYS_INLINE void bail_to_full(struct xr_fdr_writer *w,
                                           uint64_t tsc) {
   clear_busy(w, xr_fdr_state_cursor(state));
   BARRIER();
-  XR_FDR_TEST_POINT(xr_fdr_test_bail_window);
+  XR_TEST_POINT(xr_fdr_test_bail_window, ());
   function_event_full(id, type, arg, tsc);
 }
 

@@ -16,7 +16,7 @@
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_state.h"
-#include "fdr/fdr_test_points.h"
+#include "core/test_points.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>
@@ -127,9 +127,9 @@ static void slow_call(int32_t id, uint64_t ticks) {
 }
 
 /* Test points (the unit test fdr_signal_window compiles this file again
- * with XR_FDR_TEST_POINTS to run a signal handler's events there); nothing
+ * with XR_TEST_POINTS to run a signal handler's events there); nothing
  * in the library. */
-#ifdef XR_FDR_TEST_POINTS
+#ifdef XR_TEST_POINTS
 void (*xr_fdr_test_watch_head)(void);
 void (*xr_fdr_test_watch_tail)(void);
 #endif
@@ -159,7 +159,7 @@ static bool enter_watch(void) {
 static void leave_watch(void) {
   xr_compiler_barrier();
   __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
-  XR_FDR_TEST_POINT(xr_fdr_test_watch_tail);
+  XR_TEST_POINT(xr_fdr_test_watch_tail, ());
   xr_compiler_barrier();
   struct xr_fdr_writer *w = xr_fdr_thread.writer;
   if (w != NULL) /* the cursor as it is: nothing was written here */
@@ -174,7 +174,7 @@ void xr_fdr_watch_slow(void *arg) {
    * the stack is this thread's and is being changed. */
   if (!enter_watch())
     return;
-  XR_FDR_TEST_POINT(xr_fdr_test_watch_head);
+  XR_TEST_POINT(xr_fdr_test_watch_head, ());
   uint64_t now = xr_now();
   struct watch_stack *s = &stack;
   int32_t slow_id = 0;

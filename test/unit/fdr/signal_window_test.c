@@ -1,6 +1,6 @@
 /* Signal handlers landing in the controller's windows
  * (fdr_controller_lean.c), each hit exactly: this program compiles the
- * controller again with XR_FDR_TEST_POINTS, and a test point runs what a
+ * controller again with XR_TEST_POINTS, and a test point runs what a
  * signal handler landing there would run.
  *  - Between the fast path's clock read and its bail-out to the full path:
  *    the thread's records stay in time order.
