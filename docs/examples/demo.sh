@@ -30,6 +30,15 @@ first_tool() {
   for t in "$@"; do command -v "$t" >/dev/null 2>&1 && { command -v "$t"; return; }; done
   return 1
 }
+# first_not REGEX FILE...: the first of the files a glob matched whose name
+# REGEX does not match (nothing when none is left)
+first_not() {
+  local re=$1 f; shift
+  for f in "$@"; do
+    [ -e "$f" ] && [[ ! $f =~ $re ]] && { echo "$f"; break; }
+  done
+  return 0
+}
 
 CMAKE=$(first_tool cmake) || die "cmake not found (Debian: apt-get install cmake)"
 CLANG=${CLANG:-$(first_tool clang clang-14 clang-19 clang-16 clang-13)} ||
@@ -42,8 +51,9 @@ rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
 step 1 "Building the runtime (libxray.a) in $OUT/runtime"
+read -ra DEMO_CMAKE_ARGS <<<"${XRAY_DEMO_CMAKE_ARGS:-}" # split on blanks
 "$CMAKE" -S "$ROOT" -B "$OUT/runtime" -DCMAKE_BUILD_TYPE=Release -DXRAY_BUILD_TESTS=OFF \
-  -DCMAKE_C_COMPILER="$CLANG" ${XRAY_DEMO_CMAKE_ARGS:-} >"$OUT/cmake-configure.log" 2>&1 ||
+  -DCMAKE_C_COMPILER="$CLANG" "${DEMO_CMAKE_ARGS[@]}" >"$OUT/cmake-configure.log" 2>&1 ||
   { cat "$OUT/cmake-configure.log" >&2; die "cmake configure failed"; }
 "$CMAKE" --build "$OUT/runtime" -j"$JOBS" 2>&1 | sed -n 's/^\[ *\([0-9]*%\)\].*/  \1/p' | tr '\n' ' '
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "build failed: run cmake --build $OUT/runtime to see why"
@@ -69,7 +79,7 @@ else
   XRAY_FLAGS="-I$OUT/prefix/include -fxray-instrument $NO_DEPS -Wl,--whole-archive $OUT/prefix/lib/libxray.a -Wl,--no-whole-archive -lpthread"
   echo "  $CLANG -O2 -g -fxray-instruction-threshold=1 $XRAY_FLAGS calc.c -o calc"
 fi
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086  # XRAY_FLAGS: a list of flags, split on purpose
 "$CLANG" -O2 -g -fxray-instruction-threshold=1 $XRAY_FLAGS "$ROOT/docs/examples/calc.c" \
   -o "$OUT/calc" || die "could not build calc"
 FUNCS=$("$LLVM_XRAY" extract "$OUT/calc" | grep -c 'kind: function-enter' || true)
@@ -83,7 +93,7 @@ step 3 "Tracing calc in FDR mode (every call, 2 threads x 300 expressions)"
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr xray_logfile_base=$RESULTS/fdr-" \
 XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=1048576 buffer_max=16 trace_output=xray+chrome" \
   "$OUT/calc" 300 2
-FDR_LOG=$(ls "$RESULTS"/fdr-calc.* 2>/dev/null | grep -v '\.json$' | head -1)
+FDR_LOG=$(first_not '\.json$' "$RESULTS"/fdr-calc.*)
 [ -n "$FDR_LOG" ] || die "no FDR log was written in $RESULTS"
 FDR_JSON="$FDR_LOG.json"
 [ -f "$FDR_JSON" ] || die "no $FDR_JSON was written"
@@ -104,12 +114,12 @@ step 6 "Profiling calc (profiling mode, 2 threads x 3000 expressions)"
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_logfile_base=$RESULTS/profile-" \
 XRAY_PROFILING_OPTIONS="profiling_output=xray+folded+report+pprof report_top=15" \
   "$OUT/calc" 3000 2
-PROFILE=$(ls "$RESULTS"/profile-calc.* 2>/dev/null | grep -v '\.\(folded\|txt\|pb\)$' | head -1)
+PROFILE=$(first_not '\.(folded|txt|pb)$' "$RESULTS"/profile-calc.*)
 [ -n "$PROFILE" ] || die "no profile was written in $RESULTS"
-REPORT=$(ls "$RESULTS"/profile-calc.*.txt 2>/dev/null | head -1 || true)
-FOLDED=$(ls "$RESULTS"/profile-calc.*.folded 2>/dev/null | head -1 || true)
-PPROF=$(ls "$RESULTS"/profile-calc.*.pb 2>/dev/null | head -1 || true)
-[ -n "$REPORT" ] && [ -n "$FOLDED" ] && [ -n "$PPROF" ] ||
+REPORT=$(first_not '^$' "$RESULTS"/profile-calc.*.txt)
+FOLDED=$(first_not '^$' "$RESULTS"/profile-calc.*.folded)
+PPROF=$(first_not '^$' "$RESULTS"/profile-calc.*.pb)
+[[ -n $REPORT && -n $FOLDED && -n $PPROF ]] ||
   die "the profile's report, folded or pprof file is missing"
 cat "$REPORT"
 
@@ -138,7 +148,7 @@ XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" record "$CALC" --seconds 2 --mode fdr -o "$RESUL
 echo "  \$ xrayctl list    (calc runs on, unpatched, as before)"
 XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
 kill "$CALC"; wait "$CALC" 2>/dev/null || true
-RECORD_LOG=$(ls "$RESULTS"/record-calc.* 2>/dev/null | grep -v '\.json$' | head -1)
+RECORD_LOG=$(first_not '\.json$' "$RESULTS"/record-calc.*)
 [ -n "$RECORD_LOG" ] || die "xrayctl record wrote no log"
 
 cat <<EOF

@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   *) echo "usage: $0 --lib PATH/libxray.a (built for AArch64)" >&2; exit 2 ;;
   esac
 done
-[ -n "$LIB" ] && [ -f "$LIB" ] || { echo "$0: --lib names no file" >&2; exit 2; }
+[[ -n $LIB && -f $LIB ]] || { echo "$0: --lib names no file" >&2; exit 2; }
 SYSROOT=${XRAY_AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
 CC=(clang-14 --target=aarch64-linux-gnu -O2 -no-pie -fxray-instrument -fxray-instruction-threshold=1 -I"$ROOT/include")
 work=$(mktemp -d)
@@ -35,8 +35,9 @@ trap 'rm -rf "$work"' EXIT
 "${CC[@]}" -fxray-modes=xray-basic,xray-fdr,xray-profiling "$HERE/aarch64_insns.c" -o "$work/crt" -lpthread
 
 count() { # CPU BIN N SCENARIO: instructions executed
+  local cpu; read -ra cpu <<<"$1" # "-cpu max,sve=off" or none
   (cd "$work" && rm -f xray-log.* &&
-   qemu-aarch64 $1 -L "$SYSROOT" -E LD_LIBRARY_PATH="$SYSROOT/lib" -singlestep -d exec,nochain \
+   qemu-aarch64 "${cpu[@]}" -L "$SYSROOT" -E LD_LIBRARY_PATH="$SYSROOT/lib" -singlestep -d exec,nochain \
      -D trace.log "./$2" "$3" "$4" func_duration_threshold_us=0 >/dev/null 2>&1 &&
    grep -c '^Trace' trace.log && rm -f trace.log)
 }

@@ -58,7 +58,7 @@ for mode in xray-basic xray-fdr; do
   for i in 1 2 3; do
     a=$(run $mode "$base:trace_output=xray")
     b=$(run $mode "$base:trace_output=xray+chrome")
-    log=$(ls xray-log.ten.* | grep -v json)
+    log=$(printf '%s\n' xray-log.ten.* | grep -v json)
     echo "$mode run $i: flush ${a% *} s -> ${b% *} s with JSON; peak RSS ${a#* } -> ${b#* } KiB;" \
          "log $(stat -c %s "$log") B, JSON $(stat -c %s "$log.json") B," \
          "$(grep -c '"ph":"X"' "$log.json") calls"

@@ -36,11 +36,11 @@ if [ -z "$LIB" ] || [ -z "$DSO_LIB" ]; then
   LIB=$ROOT/build-bench/runtime/lib/libxray.a DSO_LIB=$ROOT/build-bench/runtime/lib/libxray-dso.a
 fi
 nolink=-fno-xray-link-deps
-"$CLANG" -fxray-instrument $nolink -x c -E /dev/null -o /dev/null 2>/dev/null || nolink=-fnoxray-link-deps
-"$CLANG" -O2 -fPIC -shared -fxray-instrument $nolink -fxray-instruction-threshold=1 \
+"$CLANG" -fxray-instrument "$nolink" -x c -E /dev/null -o /dev/null 2>/dev/null || nolink=-fnoxray-link-deps
+"$CLANG" -O2 -fPIC -shared -fxray-instrument "$nolink" -fxray-instruction-threshold=1 \
   "$HERE/bench_dso_lib.c" -o "$WORK/libbench_dso.so" \
   -Wl,--whole-archive "$DSO_LIB" -Wl,--no-whole-archive
-"$CLANG" -O2 -fxray-instrument $nolink -fxray-instruction-threshold=1 -I"$ROOT/include" \
+"$CLANG" -O2 -fxray-instrument "$nolink" -fxray-instruction-threshold=1 -I"$ROOT/include" \
   "$HERE/bench_dso.c" -o "$WORK/bench_dso" -L"$WORK" -lbench_dso -Wl,-rpath,"$WORK" \
   -Wl,--dynamic-list="$ROOT/cmake/xray.dynlist" \
   -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive -lpthread
@@ -52,33 +52,34 @@ run() { # handler where calls
   esac
 }
 : >results.txt
-for r in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
   for h in unpatched none noop fdr; do
-    echo "$h $(run $h both "$CALLS" | awk '{ print $3, $5 }')" >>results.txt
+    echo "$h $(run "$h" both "$CALLS" | awk '{ print $3, $5 }')" >>results.txt
   done
 done
 echo "dso_bench: $CALLS calls per process in 20 alternating rounds, fastest round per side;"
 echo "the fastest of $RUNS processes; ns per call (an entry and an exit event)"
 printf '%-9s %8s %8s %8s %12s %12s\n' handler exe dso dso/exe "Ir/call exe" "Ir/call dso"
 for h in unpatched none noop fdr; do
-  low() { awk -v h=$h -v c=$1 '$1 == h { print $c }' results.txt | sort -g | head -1; }
+  low() { awk -v h="$h" -v c="$1" '$1 == h { print $c }' results.txt | sort -g | head -1; }
   e=$(low 2) d=$(low 3)
   ir=(- -)
   if command -v valgrind >/dev/null; then
-    n=$((CALLS / 100)) k=0
+    k=0 arg=$h
+    [ "$h" != fdr ] || arg=mode
     for w in exe dso; do
-      if [ $h = fdr ]; then export XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr"; else unset XRAY_OPTIONS; fi
+      if [ "$h" = fdr ]; then export XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr"; else unset XRAY_OPTIONS; fi
       valgrind --tool=callgrind --callgrind-out-file=cg.out --toggle-collect=counted_loop \
-        ./bench_dso $([ $h = fdr ] && echo mode || echo $h) $w 1000 >/dev/null 2>&1
+        ./bench_dso "$arg" "$w" 1000 >/dev/null 2>&1
       t1=$(sed -n 's/^summary: *//p' cg.out)
       valgrind --tool=callgrind --callgrind-out-file=cg.out --toggle-collect=counted_loop \
-        ./bench_dso $([ $h = fdr ] && echo mode || echo $h) $w 2000 >/dev/null 2>&1
+        ./bench_dso "$arg" "$w" 2000 >/dev/null 2>&1
       t2=$(sed -n 's/^summary: *//p' cg.out)
-      ir[$k]=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
+      ir[k]=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
       k=$((k + 1))
       unset XRAY_OPTIONS
     done
   fi
-  printf '%-9s %8s %8s %8s %12s %12s\n' $h "$e" "$d" \
+  printf '%-9s %8s %8s %8s %12s %12s\n' "$h" "$e" "$d" \
     "$(awk -v e="$e" -v d="$d" 'BEGIN { printf "%.3f", d / e }')" "${ir[0]}" "${ir[1]}"
 done

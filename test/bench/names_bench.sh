@@ -53,7 +53,7 @@ wait
 # clang++ links the C++ runtime: names are demangled, as in a real C++ program
 "$CLANGXX" -o "$WORK/bench_names" "$WORK/bench_names.o" "${objs[@]}" \
   -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive -lpthread
-for r in $(seq "$RUNS"); do "$WORK/bench_names"; done >"$WORK/results.txt"
+for _ in $(seq "$RUNS"); do "$WORK/bench_names"; done >"$WORK/results.txt"
 n=$(awk '$2 == "functions" { print $3; exit }' "$WORK/results.txt")
 echo "names_bench: $n instrumented functions, $RUNS processes, ms (median min max):"
 for m in load load_cpu resolve resolve_cpu resolve10 lookup; do

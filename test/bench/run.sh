@@ -144,7 +144,7 @@ fi
 CRT_ARCHIVES=()
 for a in xray xray-basic xray-fdr xray-profiling; do
   f=$CRT_DIR/libclang_rt.$a-x86_64.a
-  [ -f "$f" ] && CRT_ARCHIVES+=("$f") || say "missing $f"
+  if [ -f "$f" ]; then CRT_ARCHIVES+=("$f"); else say "missing $f"; fi
 done
 
 CFLAGS=(-O2 -gdwarf-4) # valgrind 3.19 cannot read DWARF 5
@@ -191,7 +191,7 @@ for side in ours crt; do
   if link $side "$OBJ/bench.$side" "$OBJ/bench_main.o" "$OBJ/bench_fn.o" "$OBJ/bench_fn_plain.o" \
        2>"$WORK/link.$side.log" &&
      link $side "$OBJ/patch.$side" "$OBJ/bench_patch.o" "$MANY_O" 2>>"$WORK/link.$side.log"; then
-    SIDES+=($side)
+    SIDES+=("$side")
   else
     say "link with $side failed (see $WORK/link.$side.log):"
     head -5 "$WORK/link.$side.log" >&2
@@ -248,11 +248,11 @@ run_one() {
         got=$(awk -v w="$what" '$1 == "E" && $2 == w { print $3 }' "$dir/stdout.counted")
         [ "$got" = "$want" ] || problems+=("$what: log has ${got:-none}, expected $want")
       done < <(grep '^E ' "$out")
-      [ $CHECK_ONLY = 1 ] && [ $sc != profiling ] && check_with_llvm_xray "$side" "$logf" "$out" problems
+      [ $CHECK_ONLY = 1 ] && [ "$sc" != profiling ] && check_with_llvm_xray "$side" "$logf" "$out" problems
     fi
     rm -f "$logf"
   fi
-  if [ $sc = patch ] && [ $r = 1 ]; then check_wx "$side" "$dir"; fi
+  if [ "$sc" = patch ] && [ "$r" = 1 ]; then check_wx "$side" "$dir"; fi
   if [ ${#problems[@]} = 0 ]; then
     # Only runs that passed every check count.
     awk -v sc="$sc" -v side="$side" '$1 == "M" { print sc, side, $2, $3, $4 }' "$out" >>"$RESULTS"
@@ -276,7 +276,7 @@ check_with_llvm_xray() {
     local what want got
     for what in enter exit; do
       want=$(awk -v w=$what '$1 == "E" && $2 == w { print $3 }' "$out")
-      got=$(grep -c "kind: function-$what[,-]" "$logf.yaml" || true)
+      got=$(grep -c "kind: function-${what}[,-]" "$logf.yaml" || true)
       [ "$got" = "$want" ] || probs+=("llvm-xray convert: $got function-$what records, expected $want")
     done
   fi
@@ -297,7 +297,7 @@ runs=$RUNS
 [ $CHECK_ONLY = 1 ] && runs=1
 for sc in "${SCENARIOS[@]}"; do
   sides=("${SIDES[@]}")
-  [ $sc = floor ] && sides=(floor)
+  [ "$sc" = floor ] && sides=(floor)
   say "scenario $sc: $runs run(s) per side, $(calls_for "$sc") calls"
   for ((r = 1; r <= runs; r++)); do
     # Alternate which side goes first, so neither always runs on a warmer machine.
@@ -330,10 +330,10 @@ echo
 if [ $CHECK_ONLY = 0 ]; then
   printf '%-14s %-9s %10s %10s %7s %7s %-8s %9s %9s %s\n' scenario unit ours crt ratio target verdict "ours±" "crt±" "checks(ours/crt)"
   for sc in "${SCENARIOS[@]}"; do
-    [ $sc = floor ] && continue
+    [ "$sc" = floor ] && continue
     for m in $(metrics_for "$sc"); do
-      read -r om omin omax on <<<"$(values ours "$m" | stats)"
-      read -r cm cmin cmax cn <<<"$(values crt "$m" | stats)"
+      read -r om omin omax _ <<<"$(values ours "$m" | stats)"
+      read -r cm cmin cmax _ <<<"$(values crt "$m" | stats)"
       t=$(target_for "$m")
       awk -v sc="$m" -v u="$(unit_of "$m")" -v om="$om" -v omin="$omin" -v omax="$omax" \
           -v cm="$cm" -v cmin="$cmin" -v cmax="$cmax" -v t="$t" \
@@ -350,7 +350,7 @@ if [ $CHECK_ONLY = 0 ]; then
     echo
     echo "floors (plain C loops, no runtime; median of $runs):"
     for m in $(metrics_for floor); do
-      read -r fm fmin fmax fn <<<"$(values floor "$m" | stats)"
+      read -r fm _ _ _ <<<"$(values floor "$m" | stats)"
       printf '  %-24s %9s %s\n' "$m" "$fm" "$(unit_of "$m")"
     done
   fi
@@ -367,17 +367,17 @@ callgrind_ir() { # side scenario calls toggle -> total Ir
   dir=$LOGS/cg.$sc.$side.$calls.$toggle
   rm -rf "$dir"; mkdir -p "$dir"
   local env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0")
-  [ $sc = basic ] && env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
+  [ "$sc" = basic ] && env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
                           XRAY_BASIC_OPTIONS="func_duration_threshold_us=0")
   local prog=("$OBJ/bench.$side" "$sc" "$calls")
-  [ $sc = patch ] && prog=("$OBJ/patch.$side")
+  [ "$sc" = patch ] && prog=("$OBJ/patch.$side")
   (cd "$dir" && env "${env[@]}" timeout 600 valgrind --tool=callgrind --smc-check=all \
      --collect-atstart=no --toggle-collect="$toggle" --callgrind-out-file="$dir/cg.out" \
      "${prog[@]}" >"$dir/stdout" 2>"$dir/stderr") || true
   # (exit status ignored: under valgrind /proc/self/maps shows valgrind's own
   # rwx mappings, which fails bench_patch's W^X check.)
   [ -f "$dir/cg.out" ] || { echo -; return; }
-  [ $sc = patch ] || grep -q '^C ok' "$dir/stdout" || { echo -; return; }
+  [ "$sc" = patch ] || grep -q '^C ok' "$dir/stdout" || { echo -; return; }
   awk '/^(summary|totals):/ { print $2; exit }' "$dir/cg.out"
   [ $PROFILE = 1 ] || rm -rf "$dir"
 }
@@ -393,12 +393,12 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
       declare -A ir=()
       for side in "${SIDES[@]}"; do
         # A side whose timed runs failed their checks gets no count either.
-        [ "$(check_of "$sc" $side)" = ok ] || { ir[$side]=-; continue; }
+        [ "$(check_of "$sc" "$side")" = ok ] || { ir[$side]=-; continue; }
         case $m in
           fdr-flush|fdr-flush-default|fdr-mean) continue ;;
           repatch) continue ;;
           patch|unpatch) # timed_patch runs 16 times, timed_unpatch 16 times
-            ir[$side]=$(callgrind_ir $side patch 0 "timed_$m")
+            ir[$side]=$(callgrind_ir "$side" patch 0 "timed_$m")
             [ "${ir[$side]}" = - ] || ir[$side]=$(( ${ir[$side]} / 16 )) ;;
           *)
             toggle='timed_leaf'; per=2
@@ -408,8 +408,8 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
               profiling) toggle='timed_tree'; per=8 ;;
               fdr-2t) per=4 ;; # timed_leaf only: the threads' spinning barrier is not the runtime's
             esac
-            a=$(callgrind_ir $side "$sc" $n1 "$toggle")
-            b=$(callgrind_ir $side "$sc" $((2 * n1)) "$toggle")
+            a=$(callgrind_ir "$side" "$sc" "$n1" "$toggle")
+            b=$(callgrind_ir "$side" "$sc" $((2 * n1)) "$toggle")
             if [ "$a" = - ] || [ "$b" = - ] || [ -z "$a" ] || [ -z "$b" ]; then ir[$side]=-
             else ir[$side]=$(awk -v a="$a" -v b="$b" -v n=$n1 -v p=$per 'BEGIN { printf "%.1f", (b - a) / (n * p) }'); fi ;;
         esac
@@ -435,10 +435,10 @@ if [ $PROFILE = 1 ] && [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v c
     case $sc in unpatched) per=1 ;; profiling) per=8 ;; fdr-2t) per=4 ;; esac
     for side in "${SIDES[@]}"; do
       f=
-      for g in "$LOGS"/cg.$sc.$side.$((2 * n1)).timed_*/cg.out; do
+      for g in "$LOGS/cg.$sc.$side.$((2 * n1))".timed_*/cg.out; do
         case $g in *timed_plain*) ;; *) f=$g ;; esac
       done
-      [ -n "$f" ] && [ -f "$f" ] || continue
+      [[ -n $f && -f $f ]] || continue
       echo "  $sc, $side:"
       callgrind_annotate --inclusive=no "$f" 2>/dev/null |
         awk -v ev=$(((2 * n1 + 1000) * per)) '/file:function/ { on = 1; next }
@@ -457,14 +457,14 @@ echo "checks (every run: exit status, the program's own checks, event counts in 
 fail_ours=0
 for sc in "${SCENARIOS[@]}"; do
   for side in "${SIDES[@]}" floor; do
-    c=$(check_of "$sc" $side)
+    c=$(check_of "$sc" "$side")
     [ "$c" = - ] && continue
     if [ "$c" = ok ]; then
-      printf '  %-10s %-5s ok (%s run(s))\n' "$sc" $side "$(awk -v sc="$sc" -v s=$side '$1 == sc && $2 == s' "$CHECKS" | wc -l)"
+      printf '  %-10s %-5s ok (%s run(s))\n' "$sc" "$side" "$(awk -v sc="$sc" -v s="$side" '$1 == sc && $2 == s' "$CHECKS" | wc -l)"
     else
-      awk -v sc="$sc" -v s=$side '$1 == sc && $2 == s && $3 != "ok" { $1 = $2 = $3 = ""; print }' "$CHECKS" |
+      awk -v sc="$sc" -v s="$side" '$1 == sc && $2 == s && $3 != "ok" { $1 = $2 = $3 = ""; print }' "$CHECKS" |
         sort | uniq -c | sed "s/^/  $sc $side FAIL: /"
-      [ $side = ours ] && fail_ours=1
+      [ "$side" = ours ] && fail_ours=1
     fi
   done
 done

@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit $SKIP; }
 note() { echo "--- $*" >&2; }
 
-[ -n "${XRAY_CLANG:-}" ] && [ -x "$XRAY_CLANG" ] || skip "clang not found"
+{ [ -n "${XRAY_CLANG:-}" ] && [ -x "$XRAY_CLANG" ]; } || skip "clang not found"
 rm -rf "$TEST_WORK_DIR"
 mkdir -p "$TEST_WORK_DIR"
 cd "$TEST_WORK_DIR"
@@ -117,6 +117,6 @@ expect_file_eq() {
 # only_file PATTERN: prints the single file matching the glob, fails otherwise
 only_file() {
   local files=( $1 )
-  [ ${#files[@]} -eq 1 ] && [ -e "${files[0]}" ] || fail "expected one file matching $1, got: ${files[*]}"
+  { [ ${#files[@]} -eq 1 ] && [ -e "${files[0]}" ]; } || fail "expected one file matching $1, got: ${files[*]}"
   echo "${files[0]}"
 }

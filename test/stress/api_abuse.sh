@@ -1,5 +1,6 @@
 # API abuse in each mode (api_abuse.c); the files of the clean cycles must
 # be readable.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build api_abuse

@@ -3,6 +3,7 @@
 # program must run exactly as without XRay (same stdout, exit 0), patched
 # and tracing where the options still allow it; a bad value is reported on
 # stderr, never fatal.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 cat >prog.c <<'C'

@@ -1,6 +1,7 @@
 # Faults (faults.c): unwritable log path, RLIMIT_FSIZE with SIGXFSZ
 # ignored, FDR with too few buffers for many threads, empty runs, a handler
 # removed while threads are inside it, finalize while threads run.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build faults

@@ -1,6 +1,7 @@
 # fork while another thread is inside instrumented code, and exit() while
 # threads still run instrumented code, with a user handler and in each mode
 # (fork_exit.c). Every file written must be readable.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build fork_exit

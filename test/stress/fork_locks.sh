@@ -2,6 +2,7 @@
 # (fork_locks.c): every child must patch, trace and look names up, and exit
 # 0; a child that hangs on a lock its parent's threads held at fork time is
 # killed after a bounded wait and fails the test.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 source "$TEST_SRC_DIR/../integration/dso/dso_lib.sh"

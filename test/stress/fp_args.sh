@@ -1,5 +1,6 @@
 # long double, __m128, __m256, many/variadic doubles intact through patched
 # sleds, with a floating-point user handler and in each mode (fp_args.c).
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 for opt in -O0 -O2; do

@@ -1,5 +1,6 @@
 # Live patching under load, with a user handler and in each mode
 # (patch_load.c says what is checked).
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build patch_load

@@ -2,6 +2,7 @@
 # handler and in basic, FDR and profiling modes; files readable by llvm-xray
 # with every call balanced, exact workload counts, nested events dropped in
 # pairs and counted exactly.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build signals

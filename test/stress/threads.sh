@@ -1,6 +1,7 @@
 # Thread churn (threads.c): 500 short-lived threads with a user handler and
 # in each mode; exact counts; VmHWM growth after warm-up under a stated
 # limit per mode (kB).
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build threads

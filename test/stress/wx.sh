@@ -1,5 +1,6 @@
 # W^X after every patch/unpatch call (wx.c), PIE and non-PIE, with the
 # system page size, a larger page-size override, and a bad override.
+# shellcheck source=../integration/lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/stress_lib.sh"
 build wx

@@ -6,6 +6,7 @@
 # what it was seen to do ("reference behaviour observed", docs/design.md,
 # "Compared with compiler-rt"): a change there shows up as a failure here.
 # AArch64 builds only; skipped (77) without the reference archives.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 [ "$XRAY_TEST_ARCH" = aarch64 ] || skip "AArch64 only (this build is for $XRAY_TEST_ARCH)"
 [ -z "${XRAY_TEST_SANITIZE:-}" ] || skip "compiler-rt's archives clash with the sanitizer runtimes"
@@ -42,8 +43,8 @@ crt_link() {
 }
 if [ $events = 1 ]; then
   crt_link 2>crt_link.err && fail "compiler-rt 14 now links a program with AArch64 event sleds: update this test and docs/design.md"
-  grep -q "undefined reference to .__xray_CustomEvent" crt_link.err &&
-    grep -q "undefined reference to .__xray_TypedEvent" crt_link.err ||
+  { grep -q "undefined reference to .__xray_CustomEvent" crt_link.err &&
+      grep -q "undefined reference to .__xray_TypedEvent" crt_link.err; } ||
     { cat crt_link.err >&2; fail "compiler-rt link: not the expected missing event trampolines"; }
   note "reference behaviour observed: no __xray_CustomEvent / __xray_TypedEvent in compiler-rt 14's AArch64 runtime"
   # the rest without event sleds (-fxray-instrumentation-bundle leaves them out)

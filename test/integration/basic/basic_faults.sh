@@ -27,7 +27,7 @@ for disposition in default ignored; do
   grep -q "RLIMIT_FSIZE" err.txt || { cat err.txt >&2; fail "message names the limit"; }
   f=$(only_file "xray-log.calls.*")
   size=$(stat -c %s "$f")
-  [ "$size" -le 65536 ] && [ $((size % 32)) -eq 0 ] && [ "$size" -gt 32 ] ||
+  { [ "$size" -le 65536 ] && [ $((size % 32)) -eq 0 ] && [ "$size" -gt 32 ]; } ||
     fail "file size $size: not whole records within the limit"
   n=$(yaml calls "$f" | grep -c 'kind: function-')
   expect_eq "records in the file" $(((size - 32) / 32)) "$n"

@@ -1,4 +1,5 @@
 # Helpers for basic-mode integration tests (sourced after lib.sh's checks).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 PROGS="$TEST_SRC_DIR/progs"

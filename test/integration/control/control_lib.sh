@@ -2,6 +2,7 @@
 # The program under test is driven.c: it reads commands on stdin (a fifo
 # here) and answers "done" on stdout, so a test knows exactly which calls
 # happened between two xrayctl commands, without sleeping.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl}
 [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"

@@ -45,5 +45,5 @@ expect_eq "hello" "$C default_opts - -" "$(ctl list | grep "^$C ")"
 
 echo quit >&7; echo quit >&8; echo x >&9
 exec 7>&- 8>&- 9>&-
-wait $A && wait $B && wait $C || fail "a program failed"
-[ ! -e "$TMP_DIR/$A.sock" ] && [ ! -e "$PWD/xdg/xray/$B.sock" ] || fail "sockets left"
+{ wait $A && wait $B && wait $C; } || fail "a program failed"
+{ [ ! -e "$TMP_DIR/$A.sock" ] && [ ! -e "$PWD/xdg/xray/$B.sock" ]; } || fail "sockets left"

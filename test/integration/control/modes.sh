@@ -24,7 +24,7 @@ tell "run $N"
 # 12N calls (alpha 8N, beta 4N), two records each, handed over at thread exit
 expect_eq "basic events" "events: $((24 * N)) recorded, 0 dropped" "$(ctl status $PID | grep '^events')"
 log=$(ctl stop $PID)
-[ "$(echo "$log" | wc -l)" -eq 1 ] && [ "${log:0:1}" = / ] && [ -f "$log" ] || fail "stop printed [$log]"
+{ [ "$(echo "$log" | wc -l)" -eq 1 ] && [ "${log:0:1}" = / ] && [ -f "$log" ]; } || fail "stop printed [$log]"
 expect_eq "basic counts" "alpha $((8 * N))
 beta $((4 * N))" "$(account_counts driven "$log")"
 expect_eq "unpatch matches" 2 "$(ctl unpatch $PID 'alpha;beta')"
@@ -47,7 +47,7 @@ beta $((4 * N))
 worker 4" "$(yaml_entries driven "$snap" | grep -v '^main ')"
 tell "run $N"
 flushed=$(ctl flush $PID) # FDR: flush = a snapshot, recording goes on
-[ -f "$flushed" ] && [ "$flushed" != "$snap" ] || fail "flush printed [$flushed]"
+{ [ -f "$flushed" ] && [ "$flushed" != "$snap" ]; } || fail "flush printed [$flushed]"
 log=$(ctl stop $PID)
 expect_eq "fdr counts after stop" "alpha $((16 * N))
 beta $((8 * N))
@@ -75,7 +75,7 @@ beta $((4 * N))
 beta;alpha $((4 * N))" "$(python3 "$TEST_SRC_DIR/../profiling/pprof_read.py" traces "$pprof" calls | sort)"
 else
   note "go not found: pprof read for names only"
-  grep -q alpha "$pprof" && grep -q beta "$pprof" || fail "pprof does not name the functions"
+  { grep -q alpha "$pprof" && grep -q beta "$pprof"; } || fail "pprof does not name the functions"
 fi
 ctl unpatch $PID '*' >/dev/null
 

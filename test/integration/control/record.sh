@@ -44,7 +44,7 @@ for i in $(seq 10 $((K + 9))); do ask $i; done
 kill -INT $client
 wait $client || fail "xrayctl record: exit $? ($(cat record.err))"
 log=$(head -1 record.out)
-[ "${log:0:1}" = / ] && [ -f "$log" ] || fail "record printed [$(cat record.out)]"
+{ [ "${log:0:1}" = / ] && [ -f "$log" ]; } || fail "record printed [$(cat record.out)]"
 expect_eq "-o named last" "$PWD/window.json" "$(tail -1 record.out)"
 expect_eq "requests in the trace" "handle_request $K
 parse_number $K" "$(account_counts tcp_server "$log")"

@@ -1,5 +1,6 @@
 # Bad XRAY_OPTIONS: a message on stderr per bad token, the program still runs
 # to the end with its normal output and exit status (compiler-rt exits 1).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 xr_cc prog "$TEST_SRC_DIR/quiet_prog.c"
@@ -35,7 +36,7 @@ check "$(head -c 10240 /dev/zero | tr '\0' y)" 2 "expected '=' after 'yyyy"
 check "verbosity=abc,,patch_premain=maybe::unknown_flag=1 xray_naive_log_thread_buffer_size=1e3" 6 "keeping '1024'"
 # Unknown flags alone are silent at verbosity 0.
 XRAY_OPTIONS="log_path=stderr symbolize=0" ./prog >u.out 2>u.err
-cmp -s want.out u.out && cmp -s want.err u.err || fail "unknown flags were not silent"
+{ cmp -s want.out u.out && cmp -s want.err u.err; } || fail "unknown flags were not silent"
 
 ! grep -h "Unable to determine CPU frequency" ./*.err || fail "CPU frequency message"
 echo PASS

@@ -1,6 +1,7 @@
 # A mode started by the environment (xray_mode + patch_premain) writes its
 # file at exit, once per process (compiler-rt leaves FDR and profiling data
 # unwritten); a mode that is only selected writes nothing.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 archive_symbols=$(nm "$XRAY_LIB" 2>/dev/null || true)
@@ -17,7 +18,7 @@ if have_mode xr_fdr_impl; then
   mkdir fdr
   XRAY_OPTIONS="xray_mode=xray-fdr patch_premain=true xray_logfile_base=fdr/f-" \
   XRAY_FDR_OPTIONS="func_duration_threshold_us=0" ./prog >fdr.out 2>fdr.err || fail "fdr run: exit status $?"
-  cmp -s want.out fdr.out && cmp -s want.err fdr.err || fail "fdr run: output changed"
+  { cmp -s want.out fdr.out && cmp -s want.err fdr.err; } || fail "fdr run: output changed"
   expect_eq "FDR files (parent, child)" 2 "$(ls fdr | wc -l)"
   if [ -n "${LLVM_XRAY:-}" ]; then
     counts=$(for f in fdr/*; do "$LLVM_XRAY" account -m prog "$f" | awk '/ fib$/ {print $2}'; done | sort -n | tr '\n' ' ')
@@ -33,7 +34,7 @@ fi
 if have_mode xr_profiling_impl; then
   mkdir prof
   XRAY_OPTIONS="xray_mode=xray-profiling patch_premain=true xray_logfile_base=prof/p-" ./prog >prof.out 2>prof.err || fail "profiling run: exit status $?"
-  cmp -s want.out prof.out && cmp -s want.err prof.err || fail "profiling run: output changed"
+  { cmp -s want.out prof.out && cmp -s want.err prof.err; } || fail "profiling run: output changed"
   expect_eq "profiling files (parent, child)" 2 "$(ls prof | wc -l)"
   for f in prof/*; do
     expect_eq "profile magic in $f" "forpyarx" "$(head -c 8 "$f")"

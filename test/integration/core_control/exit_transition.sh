@@ -3,6 +3,7 @@
 # at exit the policy waits for that flush, so the log is complete (exact
 # call count); a fork child is not left flushing: it starts the mode again
 # and writes a log of its own.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 [ -z "${XRAY_TEST_EMULATOR:-}" ] || skip "reads /proc/<tid>/syscall, which an emulator's threads do not show"

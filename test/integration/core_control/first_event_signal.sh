@@ -3,6 +3,7 @@
 # code after a constructor took 40 pthread keys: the tracer allocates nothing
 # in the handler (malloc is interposed and counts), nothing deadlocks (the
 # test's timeout), and every thread's call is recorded.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 # (the program replaces malloc, which ASan and TSan own)

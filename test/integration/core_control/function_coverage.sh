@@ -1,6 +1,7 @@
 # docs/examples/function_coverage.c: a custom mode registered from a
 # constructor, initialised with __xray_log_init_mode, patched, reporting at
 # flush. Its output is pinned exactly.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 xr_cc coverage "$XRAY_SRC/docs/examples/function_coverage.c"

@@ -3,6 +3,7 @@
 # record follows; FDR and profiling when they write their file. A basic run
 # that kept no record says it removed its (header-only) file and leaves none;
 # every announced file that remains is read by llvm-xray.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 xr_cc prog "$TEST_SRC_DIR/log_file_line.c"

@@ -4,6 +4,7 @@
 # mode then starts with a good one. Basic used to cut the long string and
 # start, and to fall back to the XRay log on a bad trace_output; profiling
 # ignored the long string and kept defaults for bad values.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 xr_cc mode_config "$TEST_SRC_DIR/mode_config.c"

@@ -1,5 +1,6 @@
 # XRAY_OPTIONS parsed at start-up, __xray_default_options() honoured, the
 # environment winning, unknown modes reported without stopping the program.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 xr_cc plain "$TEST_SRC_DIR/options_env.c"

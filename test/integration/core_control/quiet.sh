@@ -2,6 +2,7 @@
 # program's stdout and stderr (and its child's, which inherits XRAY_OPTIONS)
 # are byte-identical to the same program built without XRay. Every
 # built-in mode present in the archive is exercised.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 mkdir -p plain xray logs

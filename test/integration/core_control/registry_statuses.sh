@@ -1,5 +1,6 @@
 # The mode registry's statuses in a real instrumented program (compiler-rt's
 # semantics, except that __xray_log_init_mode selects a registered mode).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 
 xr_cc statuses "$TEST_SRC_DIR/registry_statuses.c"

@@ -3,6 +3,7 @@
 # is named after the program as it started, and the profiling report's
 # header says that name. A process's files share one suffix: the FDR
 # snapshot and the final log sort together.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 xr_cc titled_server_prog "$TEST_SRC_DIR/title.c"

@@ -2,6 +2,7 @@
 # and results bit for bit against the unpatched run while the handler uses
 # libm and every zmm/k register; event sleds with zmm0-31 and k0-7 live.
 # Skips (77) where the CPU or OS lacks AVX-512.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 grep -qw avx512bw /proc/cpuinfo || skip "no avx512bw in /proc/cpuinfo"
 xr_cc avx512 "$TEST_SRC_DIR/avx512.c" -O2 -mavx512f -mavx512bw -lm

@@ -1,5 +1,6 @@
 # Exact event sequences (entry, exit, tail, log-args with and without an arg1
 # handler, removal, unpatch) at -O2, and the ids against llvm-xray extract.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc events "$TEST_SRC_DIR/events.c" -O2
 ./events >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "events exited $exit_status"; }

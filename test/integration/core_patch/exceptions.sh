@@ -1,5 +1,6 @@
 # C++ exceptions through patched functions and out of handlers running inside
 # each trampoline; gdb backtraces through the trampolines (if gdb exists).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cxx exceptions "$TEST_SRC_DIR/exceptions.cc" -O2
 ./exceptions >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }

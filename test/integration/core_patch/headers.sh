@@ -1,5 +1,6 @@
 # The public headers: strict C11; C++11/14/17/20 with compiler-rt-style code
 # (first checked against compiler-rt's own headers), linked and run.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -std=c11 -Wall -Wextra -Werror -pedantic -I"$XRAY_INCLUDE" \
   "$TEST_SRC_DIR/headers_c.c" -o headers_c "${XRAY_LDFLAGS[@]}"

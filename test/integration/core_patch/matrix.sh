@@ -2,6 +2,7 @@
 # and -no-pie at -O0..-O3, and -flto -fuse-ld=lld when that compiler has its
 # own lld. For each binary the runtime's ids, names and sled counts must equal
 # llvm-xray extract's, and the event counts must be exact.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 cc_name=$1
 cc=$(command -v "$cc_name" || true)

@@ -4,6 +4,7 @@
 # verbosity 0, explains itself at verbosity 1 with compiler-rt's exact line
 # (its own line, at start, before the program's output: scripts and
 # compiler-rt's quiet-start test expect it there, docs/usage.md).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/no_map.c" -o plain "${XRAY_LDFLAGS[@]}"
 "$XRAY_CLANG" -O1 -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \

@@ -6,6 +6,7 @@
 # trampoline numbers are not XRayEntryType's. A copy of the header with one
 # change stands first on the include path. Assembling needs no sysroot, so
 # each port is checked in every build (--target=<port>-linux-gnu).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 header=$XRAY_SRC/lib/arch/trampoline_numbers.h
 ports=$(cd "$XRAY_SRC/lib/arch" && for d in */; do echo "${d%/}"; done)

@@ -1,6 +1,7 @@
 # patch_premain=true from XRAY_OPTIONS patches before main, in dynamic and
 # -static programs; without it nothing is patched. __xray_init is idempotent
 # under concurrent calls.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc premain "$TEST_SRC_DIR/premain.c"
 printf '[premain]\nenter f\nexit f\n' >patched.txt

@@ -2,6 +2,7 @@
 # sled pages change protection, exactly restored, nothing left W+X; PIE and
 # -no-pie; xray_page_size_override; an mprotect failing part-way through a
 # run rolls back the pages already made RWX.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 for pie in -fPIE -no-pie; do
   flags=("$pie")

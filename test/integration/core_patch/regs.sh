@@ -3,6 +3,7 @@
 # lean-style handler, and no handler; every copy of the full paths (zmm,
 # ymm, xmm, each also in its pushfq form for CPUs without LAHF) with the six
 # status flags all set and all clear, and a custom event through each.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" -I"$XRAY_SRC/lib" "$TEST_SRC_DIR/regs.c" "$TEST_SRC_DIR/regs_probe.S" \
   -o regs "${XRAY_LDFLAGS[@]}"

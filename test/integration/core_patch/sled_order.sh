@@ -1,5 +1,6 @@
 # Sleds out of address order, a sled across a page boundary, a page without
 # sleds between sled pages: whole-map patch and unpatch (see sled_order.c).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 "$XRAY_CLANG" -O1 -I"$XRAY_INCLUDE" "$TEST_SRC_DIR/sled_order.c" "$TEST_SRC_DIR/sled_order.S" \
   -o sled_order "${XRAY_LDFLAGS[@]}"

@@ -3,6 +3,7 @@
 # deregister, and LLVM 20's four handler variables), and libc's sigaction,
 # signal and __sysv_signal, which the FDR crash trigger interposes
 # (lib/fdr/fdr_sigfront.c): every other global symbol is hidden (or static).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 readelf_tool=${XRAY_READELF:-readelf}
 command -v "$readelf_tool" >/dev/null || skip "no readelf"

@@ -1,6 +1,7 @@
 # Typed-event handlers written for LLVM 14-19 (uint16_t type) and for LLVM 20+
 # (size_t type) compile unchanged against our header, strict C11 and C++11..20
 # with -Werror, and receive the same events, the type zero-extended.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc typed_c "$TEST_SRC_DIR/typed_handlers.c" -std=c11 -Wall -Wextra -Werror -pedantic
 ./typed_c >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "C program exited $exit_status"; }

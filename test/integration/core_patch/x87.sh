@@ -3,6 +3,7 @@
 # bit against the unpatched run (with the x87 control word and exception
 # flags) while the handler does x87, SSE/AVX and libm work, in each form of
 # the full path.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc x87 "$TEST_SRC_DIR/x87.c" -O2 -lm
 status=0

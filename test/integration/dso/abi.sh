@@ -4,6 +4,7 @@
 # the golden description. Every other test builds both halves from the same
 # tree, so only this one sees a slot renumbered, a member moved or a
 # function dropped that objects built with an older libxray-dso.a rely on.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 [ -n "${XRAY_READELF:-}" ] || skip "readelf not found"

@@ -1,6 +1,6 @@
 # Helpers for the shared-object tests (sourced after lib.sh).
 # Env from CMake: XRAY_DSO_LIB (libxray-dso.a).
-[ -n "${XRAY_DSO_LIB:-}" ] && [ -f "$XRAY_DSO_LIB" ] || skip "libxray-dso.a not built"
+{ [ -n "${XRAY_DSO_LIB:-}" ] && [ -f "$XRAY_DSO_LIB" ]; } || skip "libxray-dso.a not built"
 
 # The executable exports the runtime's ABI so that objects loaded with dlopen
 # find it (objects linked at build time make the linker export it anyway).

@@ -1,5 +1,6 @@
 # Custom and typed events from a dlopen'd shared object: its event sleds are
 # patched with the object and reach the executable's event trampolines.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 xr_so "$XRAY_CLANG" events_plugin.so "$TEST_SRC_DIR/events_plugin.c" -I"$XRAY_INCLUDE"

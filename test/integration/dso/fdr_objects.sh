@@ -7,6 +7,7 @@
 # Basic mode on the same program keeps packed ids and gives the same counts.
 # An object without dense paths (an older libxray-dso.a) is left out by FDR,
 # said at verbosity 1, and traced by basic mode.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray

@@ -3,6 +3,7 @@
 # not again when it loads an object of its own. glibc's pthread_once runs an
 # initialiser again in a fork child when the parent's other thread was
 # inside it; the start's steps are done once per process tree instead.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 echo '__attribute__((noinline)) int one_fn(int x) { return x + 1; }' >one.c

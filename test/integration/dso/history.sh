@@ -10,11 +10,12 @@
 # Needs the history: skipped (with the reason) outside a git clone, in a
 # shallow one, or where a commit is missing; x86-64 only (the AArch64 port
 # came after these commits).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
-[ -z "${XRAY_TEST_EMULATOR:-}" ] && [ "$XRAY_TEST_ARCH" = x86_64 ] ||
+{ [ -z "${XRAY_TEST_EMULATOR:-}" ] && [ "$XRAY_TEST_ARCH" = x86_64 ]; } ||
   skip "the old commits have no AArch64 libxray-dso.a"
 command -v git >/dev/null || skip "git not found"
 git -C "$XRAY_SRC" rev-parse --git-dir >/dev/null 2>&1 || skip "$XRAY_SRC is not a git clone"

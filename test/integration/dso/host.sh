@@ -8,6 +8,7 @@
 # of the objects; the messages at verbosity=1, also for an xray_patch=
 # pattern that matches nothing (a typo is said, a plugin's pattern is not
 # said to match nothing at exit).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"

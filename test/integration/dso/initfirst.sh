@@ -2,6 +2,7 @@
 # registers with the runtime, before libc has set `environ` (and before the
 # executable's preinit): XRAY_OPTIONS must still be read (from the kernel's
 # copy of the environment) and the trace must hold both objects' calls.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 xr_so "$XRAY_CLANG" libinitfirst.so "$TEST_SRC_DIR/initfirst_lib.c" -Wl,-z,initfirst

@@ -1,6 +1,7 @@
 # Object limits: 256 distinct shared objects (255 get ids, the last is not
 # traced, said on stderr); FDR with 17 (objects 16+ are traced too: its
 # 28-bit function records hold dense ids; read back by llvm-xray).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"

@@ -4,6 +4,7 @@
 # trampolines call through the exported _ZN6__xray19XRayPatchedFunctionE.
 # A user handler and basic mode (a lean built-in handler) both see its
 # events with packed ids; FDR with dense ids (id base + function).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 "$XRAY_CLANG" -g -O1 -fPIC -shared -fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" \

@@ -4,6 +4,7 @@
 # whole path (the .map's object line, the pprof mapping's file name); an
 # xray_logfile_base that long still names every log and sibling file. Past
 # PATH_MAX a base is refused and a log name not made, each said once.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray

@@ -3,6 +3,7 @@
 # function read by the real llvm-xray, every id of the log named by the
 # sidecar <log>.map, and names from every object in the folded stacks and
 # the report.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray

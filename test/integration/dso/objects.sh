@@ -3,6 +3,7 @@
 # the build's clang; 77 when missing): exact per-object event sequences,
 # packed ids, patching by object and by packed id, dlclose and reload, and
 # patch_premain reaching objects loaded later.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 cc=$XRAY_CLANG

@@ -8,6 +8,7 @@
 # memory get the same map from __xray_fdr_object_map. Snapshots taken by
 # one thread while another loads and unloads objects: every function id of
 # every snapshot is in its map (the TSan phase runs this too).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 need_llvm_xray

@@ -1,6 +1,7 @@
 # dlopen/dlclose of plugin.so in a loop while two threads call into linked
 # objects and a third patches (stress.c): exact counts while it only
 # patches, no invalid id and no failed patching call while it toggles.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"

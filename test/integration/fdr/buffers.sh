@@ -1,6 +1,7 @@
 # Buffer exhaustion and recycling: dropped events are counted and reported
 # (verbosity 1), the file stays readable; threads exiting mid-trace return
 # their buffers, and the oldest data is overwritten first.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog exhaust

@@ -6,6 +6,7 @@
 # log (docs/fdr-mode.md, "What a snapshot holds"): account, stack and graph
 # read every one, and account's calls per function are exactly the exits
 # convert finds in the same file.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog busy_snap -lpthread

@@ -2,6 +2,7 @@
 # writing concurrently (several buffers each), read back by llvm-xray
 # account; again without rseq; the same object with compiler-rt's runtime
 # counts the same.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog counts

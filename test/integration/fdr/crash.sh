@@ -4,6 +4,7 @@
 # dump, exit status, the program's handler), and leaves one snapshot whose
 # metadata names the signal and whose crashing thread ends with the entry
 # of the function that crashed.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"

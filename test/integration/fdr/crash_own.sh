@@ -7,6 +7,7 @@
 # where signal() is glibc's __sysv_signal), SA_RESETHAND and return (the
 # fault repeats under SIG_DFL); and SIG_IGN first (a raised SIGSEGV is
 # ignored, no snapshot), then the _exit(1) handler.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"

@@ -1,6 +1,7 @@
 # Init/finalize/flush cycles while 3 threads trace without pause: fresh
 # buffers each cycle, old ones unmapped under running threads, every
 # cycle's trace readable.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog cycles -Wno-unused-function

@@ -1,6 +1,7 @@
 # XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" starts FDR with
 # XRAY_FDR_OPTIONS and writes the log at exit, while another thread is still
 # tracing; selecting the mode without initialising it records nothing.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog env_exit

@@ -2,6 +2,7 @@
 # function record at all, flush says so once, naming the option: at
 # verbosity=1 always, at the default verbosity only on a terminal. Not said
 # when some call was kept or nothing was erased.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog all_short

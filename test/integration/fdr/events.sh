@@ -1,6 +1,7 @@
 # Custom and typed events: exact payloads in order; empty and oversized
 # events are never written; typed events count their marker in the buffer
 # length (compiler-rt's files end 16 bytes short per typed event).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog custom

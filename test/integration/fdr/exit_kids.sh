@@ -5,6 +5,7 @@
 # program flushes it or takes a snapshot), and the parent's file holds only
 # the parent's calls. The program is basic mode's (basic/progs/exit_kids.c):
 # the parent calls in_parent 5 times, the child in_child 7 times.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 xr_cc exit_kids "$TEST_SRC_DIR/../basic/progs/exit_kids.c"

@@ -1,4 +1,5 @@
 # fork mid-trace and signal handlers running instrumented code.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog fork_signal

@@ -6,6 +6,7 @@
 # then blocks that fill the file exactly, none larger than the header's
 # buffer size; fdr-dump and convert read each, account each version 5 file
 # (version 1 is the layout for old readers, written as the buffers are).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 # ASan and UBSan handle the crash signals themselves (report, exit 1)
@@ -51,7 +52,7 @@ for size in 128 16384; do
   snap=$(cat out.txt)
   grep -qF "xray-fdr: snapshot '$snap' kept as the buffers are (file exists): llvm-xray convert and fdr-dump read it, account may not" err.txt ||
     { cat err.txt >&2; fail "tmp, $size: message"; }
-  [ -e "$snap.tmp" ] && [ ! -s "$snap.tmp" ] || fail "tmp, $size: the program's $snap.tmp was changed"
+  { [ -e "$snap.tmp" ] && [ ! -s "$snap.tmp" ]; } || fail "tmp, $size: the program's $snap.tmp was changed"
   python3 "$TEST_SRC_DIR/fdr_frame_check.py" "$snap" >frame.txt || fail "tmp, $size: $snap is not framed"
   [ "$(fdr_dump_count "$snap" '^<Thread ID')" -gt 3 ] || fail "tmp, $size: not one block per buffer"
   if [ $size = 128 ]; then

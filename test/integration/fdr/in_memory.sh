@@ -1,5 +1,6 @@
 # __xray_log_process_buffers: the header and each buffer, whose
 # concatenation llvm-xray reads as a trace with the exact counts.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog in_memory

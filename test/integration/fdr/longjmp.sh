@@ -1,5 +1,6 @@
 # Skipped exits (longjmp) neither corrupt the erasure of short calls nor
 # stop recording.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog longjmp

@@ -6,6 +6,7 @@
 # each of the exit-time log, a fork child's log and an API snapshot; account,
 # stack and graph read every one (docs/formats.md, "What llvm-xray needs").
 # The snapshot's .json (written from the joined file) has no sync event.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog parked

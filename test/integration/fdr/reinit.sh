@@ -1,4 +1,5 @@
 # Re-initialisation: two cycles, two files, fresh buffers each time.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog reinit

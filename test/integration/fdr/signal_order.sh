@@ -2,6 +2,7 @@
 # instrumented calls through the tracer, its handler running an instrumented
 # function: the thread's records stay in time order across its small
 # buffers, and every event is either in the log or counted as nested.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog signal_order

@@ -2,6 +2,7 @@
 # of the watched function (a name pattern or an id), none for the fast
 # ones, at most one per snapshot_min_interval_ms; each holds the slow call
 # (its enter with its number, and its exit) and says why in its metadata.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog slow_call

@@ -2,6 +2,7 @@
 # order, each a valid FDR log holding what was recorded up to the call,
 # recording untouched (the final flush has everything); statuses outside
 # recording; both file versions; the metadata line.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog snapshot_api

@@ -9,6 +9,7 @@
 # service runs (the program waits for it before it says "signalled"), holds
 # the calls llvm-xray finds in the snapshot, and the flush does not write
 # it again.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog service

@@ -3,6 +3,7 @@
 # from code racing the signal ones. The program ends normally, every file
 # it leaves (snapshots, the children's, the final logs) is a valid FDR log
 # that llvm-xray reads, and every snapshot says why it was taken.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog snapshot_storm

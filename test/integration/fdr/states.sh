@@ -1,6 +1,7 @@
 # Statuses of the state machine (flush before finalize, finalize twice,
 # init while initialised), bad configurations (a status and a message,
 # never a crash), and the deprecated log_init sizes.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog states

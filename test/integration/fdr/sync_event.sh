@@ -3,6 +3,7 @@
 # threads or more kept records: when the threshold erased every call of one
 # thread, the log holds exactly the other thread's records, as with
 # compiler-rt (its fdr-mode lit test checks this).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog kept_thread

@@ -1,5 +1,6 @@
 # Tail exits and logged arguments are written as such; short calls and short
 # tail-call chains are erased at a threshold, long calls are kept.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 # -O2: tail_a and tail_b end in tail calls (a TAIL sled before the jmp).

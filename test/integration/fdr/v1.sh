@@ -1,6 +1,7 @@
 # format_version=1: the 2017 layout (version 1 header, buffers ending in
 # EndOfBuffer, no Pid or BufferExtents records, the version-1 custom event
 # marker with an absolute TSC), read by llvm-xray.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 fdr_prog counts

@@ -4,6 +4,7 @@
 # call loads the names there); the statuses of bad arguments. Then the C
 # twin: the same API without a C++ runtime (weak __cxa_demangle unresolved,
 # no libstdc++ needed to link) and mangling-free names.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cxx prog_cxx "$TEST_SRC_DIR/names_cxx.cc"
 ./prog_cxx api '*parser::*' 'parser::lex(int)' >out.txt 2>err.txt ||

@@ -4,6 +4,7 @@
 # report and pprof profile of profiling mode; in the executable and in a
 # dlopen'd shared object (long_gen.py says which names). A deleted shared
 # object with a 240-character file name gives whole made-up names.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$XRAY_SRC/test/integration/dso/dso_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"

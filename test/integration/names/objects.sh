@@ -6,6 +6,7 @@
 # executable and the linked objects; objects loaded later may still match)
 # and, when objects registered since, at exit; once per process (not by a
 # fork child), at verbosity 0 only on a terminal.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$XRAY_SRC/test/integration/dso/dso_lib.sh"
 dso=$XRAY_SRC/test/integration/dso

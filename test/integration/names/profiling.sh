@@ -1,6 +1,7 @@
 # The profiling report and folded stacks of the C++ program show demangled
 # names (folded: blanks become '_', as flamegraph tools need), here with
 # xray_patch choosing the functions; the C twin shows its plain names.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cxx prog "$TEST_SRC_DIR/names_cxx.cc"
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling xray_patch='*parser::*;work()'" \

@@ -3,6 +3,7 @@
 # (patch_premain) and through __xray_patch(); every id's name round-trips;
 # a pattern that matches nothing is named (verbosity 1, or a terminal) and
 # the program runs on. Argument: c or cxx (which program).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 lang=$1

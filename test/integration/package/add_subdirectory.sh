@@ -1,5 +1,6 @@
 # A user's project that vendors the sources: add_subdirectory(xray) +
 # target_link_libraries(app PRIVATE XRay::xray).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/package_lib.sh"
 

@@ -1,5 +1,6 @@
 # The README's first command, docs/examples/demo.sh, end to end: it must
 # build, trace, profile and leave every file it announces, readable.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 symbols=$(nm "$XRAY_LIB" 2>/dev/null || true)
@@ -22,7 +23,7 @@ cat demo.out >&2
 
 R=demo/results
 fdr=$(ls "$R"/fdr-calc.* | grep -v '\.json$' || true)   # the log, not its .json
-[ "$(echo "$fdr" | wc -w)" = 1 ] && [ -f "$fdr" ] || fail "expected one FDR log, got: $fdr"
+{ [ "$(echo "$fdr" | wc -w)" = 1 ] && [ -f "$fdr" ]; } || fail "expected one FDR log, got: $fdr"
 # calc checks itself: no mismatches, and the traced runs print its summary.
 grep -q 'calc: 600 expressions checked on 2 threads, 0 mismatches' demo.out || fail "FDR run of calc"
 grep -q 'calc: 6000 expressions checked on 2 threads, 0 mismatches' demo.out || fail "profiling run of calc"
@@ -60,7 +61,7 @@ if command -v go >/dev/null; then
   grep -q ' builtin_fib$' pprof-top.txt || { cat pprof-top.txt >&2; fail "pprof -top lacks builtin_fib"; }
 fi
 # Every file the summary names exists.
-grep -q "drop $fdr.json\|drop .*/$(basename "$fdr").json" demo.out && grep -q "ui.perfetto.dev" demo.out || fail "summary"
+{ grep -q "drop $fdr.json\|drop .*/$(basename "$fdr").json" demo.out && grep -q "ui.perfetto.dev" demo.out; } || fail "summary"
 # FDR log header: version 5, type 1.
 expect_eq "FDR header" 05000100 "$(head -c 4 "$fdr" | od -An -tx1 | tr -d ' \n')"
 echo PASS

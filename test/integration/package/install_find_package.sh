@@ -1,5 +1,6 @@
 # `cmake --install` then a user's project with find_package(XRay) +
 # target_link_libraries(app PRIVATE XRay::xray) and nothing else.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/package_lib.sh"
 

@@ -3,6 +3,7 @@
 # (stderr is a terminal), at verbosity=1 always. Scripts that redirect
 # stderr, and programs that asked for nothing or got their trace, hear
 # nothing.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/package_lib.sh"
 command -v script >/dev/null || skip "script (util-linux) not installed: no pseudo-terminal"

@@ -1,5 +1,6 @@
 # `clang $(pkg-config --cflags --libs xray) app.c -o app` against an
 # installed runtime.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/package_lib.sh"
 command -v pkg-config >/dev/null || skip "pkg-config not installed"

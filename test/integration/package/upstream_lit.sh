@@ -2,10 +2,11 @@
 # the way compiler-rt's are: every substitution it maps (%clang_xray,
 # %clangxx_xray, %clangxx, %xraylib, %llvm_xray, %run, %{readfile:}) and a
 # REQUIRES on the target triple, against our archive. Exact counts.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 [ -z "${XRAY_TEST_SANITIZE:-}" ] || skip "the tool links the plain archive"
 v=$("$XRAY_CLANG" -dumpversion | cut -d. -f1)
-command -v "clang-$v" >/dev/null && command -v "clang++-$v" >/dev/null ||
+{ command -v "clang-$v" >/dev/null && command -v "clang++-$v" >/dev/null; } ||
   skip "clang-$v / clang++-$v not found"
 for tool in FileCheck split-file; do
   command -v $tool >/dev/null || ls /usr/lib/llvm-*/bin/$tool >/dev/null 2>&1 ||

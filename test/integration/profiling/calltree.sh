@@ -1,5 +1,6 @@
 # Exact call counts per path (1 and 4 threads), inclusive times consistent,
 # the in-memory blocks equal to the file, folded lines exact.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 command -v python3 >/dev/null || skip "python3 not found"

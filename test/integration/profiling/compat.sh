@@ -1,6 +1,7 @@
 # Same program, same paths and counts as compiler-rt's profiling mode: both
 # runtimes' files read by the same reader (skipped without compiler-rt's
 # profiling archive or clang++).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 command -v python3 >/dev/null || skip "python3 not found"
 [ -n "${XRAY_CLANGXX:-}" ] || skip "clang++ not found"

@@ -1,6 +1,7 @@
 # 10 000-deep recursion: no crash, a valid file, the first max_depth frames
 # recorded, the others counted and reported; folded by default in the
 # readable outputs.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc deep "$TEST_SRC_DIR/deep.c"
 ./deep "profiling_output='xray,folded' folded_value=calls fold_recursion=false" 2> err.txt || { exit_status=$?; cat err.txt >&2; fail "exited $exit_status"; }

@@ -1,5 +1,6 @@
 # XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" profiles the
 # whole run and writes the files at exit (compiler-rt 14 only selects).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc env_start "$TEST_SRC_DIR/env_start.c"
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-profiling" \

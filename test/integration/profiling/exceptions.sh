@@ -1,5 +1,6 @@
 # C++ exceptions through profiled functions: exact counts, no growth;
 # C++ names demangled.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cxx exceptions "$TEST_SRC_DIR/exceptions.cc"
 ./exceptions "profiling_output=folded folded_value=calls" || fail "exited $?"

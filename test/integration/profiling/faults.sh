@@ -1,6 +1,7 @@
 # fork, signals, thread exit inside a call, exit with a thread still inside
 # a call, arena exhaustion, bad options: no crash, valid files, exact counts
 # where the program makes them deterministic.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc faults "$TEST_SRC_DIR/faults.c"
 have_reader=0
@@ -22,7 +23,7 @@ parent=""; child=""
 for f in "${files[@]}"; do
   if grep -q '^d ' "$f.folded"; then parent=$f; else child=$f; fi
 done
-[ -n "$parent" ] && [ -n "$child" ] || fail "cannot tell parent from child"
+{ [ -n "$parent" ] && [ -n "$child" ]; } || fail "cannot tell parent from child"
 expect_eq "parent d" 1 "$(calls "$parent.folded" 'd')"
 expect_eq "parent c" "" "$(calls "$parent.folded" 'c')"
 expect_eq "child c;g" 1 "$(calls "$child.folded" 'c;g')"

@@ -3,6 +3,7 @@
 # (it hung in dl_iterate_phdr before), and both profiles map the executable
 # with its path and build-id; with the real pprof client, exact calls
 # (the parent 3, the child 5: it keeps the forking thread's history).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 command -v python3 >/dev/null || skip "python3 not found"
 xr_cc fork_pprof "$TEST_SRC_DIR/fork_pprof.c" -lpthread

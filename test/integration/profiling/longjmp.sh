@@ -1,5 +1,6 @@
 # longjmp skips exits: frames left behind are closed at the next entry at
 # their stack depth, so the loop keeps one path and exact counts.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc longjmp "$TEST_SRC_DIR/longjmp.c"
 ./longjmp "profiling_output='xray,folded' folded_value=calls" || fail "exited $?"

@@ -2,6 +2,7 @@
 # call counts per call path (-traces) and per function (-top), with
 # recursion folded (the default) and not; total time equal to the report's
 # within rounding; the executable's mapping with its build-id.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 command -v go >/dev/null || skip "go (golang-go) not found"
 command -v python3 >/dev/null || skip "python3 not found"
@@ -91,6 +92,6 @@ pb=$(only_file "xray-log.pprof_names.*.pb")
 expect_eq "paths" "g(double) 1;g(double);ns::f(int) 1" \
   "$(read_pprof traces "$pb" calls | paste -sd';')"
 go tool pprof -raw "$pb" > raw.txt
-grep -q 'ns::f(int) .*(_ZN2ns1fEi)$' raw.txt && grep -q 'g(double) .*(_Z1gd)$' raw.txt ||
+{ grep -q 'ns::f(int) .*(_ZN2ns1fEi)$' raw.txt && grep -q 'g(double) .*(_Z1gd)$' raw.txt; } ||
   { cat raw.txt >&2; fail "system names are not the mangled symbols"; }
 echo "pprof: ok"

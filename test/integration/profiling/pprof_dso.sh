@@ -1,6 +1,7 @@
 # pprof profile of a program with shared objects (a linked chain and a
 # dlopen'd plugin): exact calls per path with every object's function names,
 # and one mapping per object with that file's build-id.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$XRAY_SRC/test/integration/dso/dso_lib.sh"
 command -v go >/dev/null || skip "go (golang-go) not found"

@@ -1,5 +1,6 @@
 # The report's top entry by local time, its call counts, and no xray file
 # when only the report is asked for.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc hot "$TEST_SRC_DIR/hot.c"
 ./hot "profiling_output=report report_top=2" || fail "hot exited $?"

@@ -2,6 +2,7 @@
 # caller's frame ends at the tail exit). Recursion: one node per depth, or
 # one node in all when folded (the default). Arg-logging entries count as
 # entries.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 xr_cc tail_recursion "$TEST_SRC_DIR/tail_recursion.c" -O2
 "${XRAY_OBJDUMP:-llvm-objdump}" -d --no-show-raw-insn tail_recursion > dis.txt 2>/dev/null || true

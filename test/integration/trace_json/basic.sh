@@ -2,6 +2,7 @@
 # nests per thread, marks the calls longjmp skipped, and has exactly the
 # calls and total times llvm-xray convert and account (14 and 19) find in
 # the log itself. trace_output=chrome alone leaves only the JSON.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
 build_threads

@@ -1,6 +1,7 @@
 # A JSON cut short (here by the file size limit, as by a kill between two
 # writes) ends after a whole event: what is there plus ']' parses, and the
 # program is not hurt (no SIGXFSZ, exit 0, a message).
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
 build_threads
@@ -13,7 +14,7 @@ log=$(log_of xray-log.threads.)
 grep -q "trace_output: writing '$log.json' failed: File too large" err.txt ||
   fail "no message: $(cat err.txt)"
 size=$(stat -c %s "$log.json")
-[ "$size" -gt 1000000 ] && [ "$size" -le 2048000 ] || fail "JSON size $size"
+{ [ "$size" -gt 1000000 ] && [ "$size" -le 2048000 ]; } || fail "JSON size $size"
 $CHECK "$log.json" --cut > summary.txt
 grep -q "^mid:" summary.txt || fail "no calls in the cut file"
 echo "cut: ok ($size bytes)"

@@ -2,6 +2,7 @@
 # nests per thread, has exactly the calls and total times llvm-xray convert
 # and account (14 and 19) find in the log, custom events as instant events
 # with their payload escaped, and the calls longjmp skipped marked.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
 source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"

@@ -4,6 +4,7 @@
 # log has exactly account's calls. Then an FDR ring that wrapped many times
 # (its kept records begin inside calls): still read by all three.
 # The rules the logs follow are in docs/formats.md ("What llvm-xray needs").
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
 source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
