@@ -103,7 +103,7 @@ if [ $((${#missing[@]} + ${#optional[@]})) -gt 0 ] && [ "${XRAY_SKIP_INSTALL:-0}
   apt() { "${SUDO[@]}" apt-get -y -q --no-install-recommends "$@"; }
   pkgs=() rt=0
   for p in "${missing[@]}"; do
-    if [ "$p" = libclang-rt-dev ]; then rt=1; else pkgs+=($p); fi
+    if [ "$p" = libclang-rt-dev ]; then rt=1; else read -ra words <<<"$p"; pkgs+=("${words[@]}"); fi
   done
   say "installing: ${pkgs[*]} ${optional[*]}"
   "${SUDO[@]}" apt-get update -q

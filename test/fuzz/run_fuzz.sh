@@ -19,7 +19,7 @@ add_sled_seed() { # NAME MAP_FILE [IDX_FILE]
   [ "$len" -le 65535 ] || return 0
   [ -z "$idx" ] || flags=8
   {
-    printf "\\x$(printf %02x $flags)\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))"
+    printf '%b' "\\x$(printf %02x "$flags")\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))"
     cat "$map"
     [ -z "$idx" ] || cat "$idx"
   } >"seeds/$name"
@@ -34,7 +34,7 @@ int loop(int n) { int s = 0; for (int i = 0; i < n; i++) s += logged(i); return 
 int main(int argc, char **argv) { (void)argv; return loop(argc) & 1; }
 C
   for variant in "-O0" "-O2" "-O1 -no-pie" "-O2 -flto -fuse-ld=lld"; do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086  # each variant is a list of flags
     "$XRAY_CLANG" $variant -fxray-instrument \
       -fxray-instruction-threshold=1 seed.c -o seed 2>/dev/null || continue
     tag=$(echo "$variant" | tr -c 'a-zA-Z0-9\n' '_')
@@ -76,4 +76,4 @@ if [ $rc -ne 0 ]; then
   echo "FAIL: fuzz target $target found a problem (inputs kept in $TEST_WORK_DIR)" >&2
   exit 1
 fi
-echo "corpus: $(ls corpus | wc -l) inputs after ${seconds}s"
+echo "corpus: $(find corpus -mindepth 1 -maxdepth 1 | wc -l) inputs after ${seconds}s"

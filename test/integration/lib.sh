@@ -43,7 +43,7 @@ xr_no_link_deps_flag() {
   fi
 }
 XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
-XRAY_LDFLAGS=(-Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread)
+XRAY_LDFLAGS=("-Wl,--whole-archive" "$XRAY_LIB" "-Wl,--no-whole-archive" -lpthread)
 # Sanitizer configurations (test/run-all.sh): programs get the archive's flags.
 if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
   read -r -a XRAY_SANITIZE_FLAGS <<<"$XRAY_TEST_SANITIZE"
@@ -116,7 +116,8 @@ expect_file_eq() {
 }
 # only_file PATTERN: prints the single file matching the glob, fails otherwise
 only_file() {
-  local files=( $1 )
-  { [ ${#files[@]} -eq 1 ] && [ -e "${files[0]}" ]; } || fail "expected one file matching $1, got: ${files[*]}"
-  echo "${files[0]}"
+  # shellcheck disable=SC2206  # $1 is a glob: expanding it is the point
+  local matched=( $1 )
+  { [ ${#matched[@]} -eq 1 ] && [ -e "${matched[0]}" ]; } || fail "expected one file matching $1, got: ${matched[*]}"
+  echo "${matched[0]}"
 }

@@ -12,7 +12,7 @@ for mode in "${MODES[@]}"; do
   note "$mode"
   XRAY_OPTIONS="xray_logfile_base=abuse-$mode-" run "$mode.log" ./api_abuse "$mode"
   grep -q "api_abuse $mode: ok" "$mode.log" || fail "$mode: no ok line"
-  files=(abuse-$mode-*)
+  files=("abuse-$mode"-*)
   [ -e "${files[0]}" ] || fail "$mode: no file written by the clean cycles"
   for f in "${files[@]}"; do
     case $f in *.csv | *.err) continue ;; esac

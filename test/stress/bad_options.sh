@@ -20,7 +20,7 @@ garbage() { # N: N random bytes, no NUL
   local s="" i b
   for ((i = 0; i < $1; i++)); do
     b=$((RANDOM % 255 + 1))
-    s+=$(printf "\\x$(printf %02x $b)")
+    s+=$(printf '%b' "\\x$(printf %02x "$b")")
   done
   printf '%s' "$s"
 }
@@ -55,7 +55,7 @@ done
 # Each mode's own options, with the mode started from the environment.
 for mode in "${MODES[@]}"; do
   have_mode "$mode" || continue
-  var=XRAY_$(echo "${mode#xray-}" | tr a-z A-Z)_OPTIONS
+  var=${mode#xray-}; var=XRAY_${var^^}_OPTIONS
   for name in func_duration_threshold_us max_stack_depth thread_buffer_size \
               buffer_size buffer_max no_file_flush grace_period_ms \
               per_thread_allocator_max global_allocator_max buffers_max no_flush; do
@@ -70,6 +70,6 @@ for mode in "${MODES[@]}"; do
 done
 # No failure may leave the program without its output or with a stray file
 # outside the configured bases.
-stray=$(ls | grep -v -E '^(prog|prog\.c|stderr\.txt|bo-.*)$' || true)
+stray=$(printf '%s\n' * | grep -v -E '^(prog|prog\.c|stderr\.txt|bo-.*)$' || true)
 [ -z "$stray" ] || fail "unexpected files: $stray"
 echo "bad_options: $cases runs ok"

@@ -57,7 +57,7 @@ for mode in "${MODES[@]}"; do
 
   note "$mode: finalize and flush while threads run"
   XRAY_OPTIONS="xray_logfile_base=fin-$mode-" run "log.fin-$mode" ./faults finalize "$mode"
-  readable "$mode" fin-$mode-*
+  readable "$mode" "fin-$mode"-*
 done
 
 if have_mode xray-fdr; then

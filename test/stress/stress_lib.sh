@@ -1,8 +1,10 @@
 # Helpers for the stress scripts (sourced after $XRAY_TEST_LIB_SH).
+# shellcheck disable=SC2034  # used by the scripts that source this file
 MODES=(xray-basic xray-fdr xray-profiling)
 # Under ThreadSanitizer every memory access is a call: timed and counted
 # phases shrink by this factor there (the checks stay the same).
 TSAN_SLOWDOWN=1
+# shellcheck disable=SC2034  # used by the scripts that source this file
 case ${XRAY_TEST_SANITIZE:-} in *thread*) TSAN_SLOWDOWN=4 ;; esac
 
 # have_mode MODE: the archive defines that built-in mode (the modes are

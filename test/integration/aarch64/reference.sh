@@ -76,7 +76,7 @@ records() {
     sort | uniq -c | awk '{ print $2, $3, $4, $1 }'
 }
 run() { # BIN MODE WHAT -> the log's name; fails unless BIN exits 0
-  rm -f xray-log.$1.*
+  rm -f "xray-log.$1".*
   XRAY_OPTIONS="verbosity=0" "./$1" "$2" "func_duration_threshold_us=0" "$3" >"$1.$2.out" 2>&1 ||
     { exit_status=$?; cat "$1.$2.out" >&2; fail "$1 $2 $3 exited $exit_status"; }
   only_file "xray-log.$1.*"

@@ -20,7 +20,7 @@ lines() { grep -cF -- "$2" "$1.err" || true; }
 XRAY_OPTIONS="$BASE verbosity=1 xray_logfile_base=v1-" xr_pinned ./short_calls >v1.out 2>v1.err
 expect_eq "verbosity 1: lines with the message" 1 "$(lines v1 "$SAID")"
 expect_eq "verbosity 1: files" 0 "$(nfiles 'v1-*')"
-expect_eq "verbosity 1: program output" done "$(cat v1.out)"
+expect_eq "verbosity 1: program output" "done" "$(cat v1.out)"
 
 # verbosity 0, stderr to a file (a script, a log): the runtime says nothing.
 XRAY_OPTIONS="$BASE xray_logfile_base=v0-" xr_pinned ./short_calls >v0.out 2>v0.err
@@ -32,7 +32,7 @@ if command -v script >/dev/null; then
     xr_pinned script -qec ./short_calls /dev/null >tty.err </dev/null ||
     fail "short_calls on a terminal exited with $?"
   expect_eq "terminal: lines with the message" 1 "$(lines tty "$SAID")"
-  expect_eq "terminal: program output" 1 "$(lines tty done)"
+  expect_eq "terminal: program output" 1 "$(lines tty "done")"
 else
   echo "script (util-linux) not installed: terminal case not checked" >&2
 fi

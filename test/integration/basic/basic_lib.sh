@@ -32,8 +32,9 @@ yaml() {
 
 # logs PATTERN: number of files matching
 nfiles() {
-  local files=( $1 )
-  if [ -e "${files[0]}" ]; then echo ${#files[@]}; else echo 0; fi
+  # shellcheck disable=SC2206  # $1 is a glob: expanding it is the point
+  local matched=( $1 )
+  if [ -e "${matched[0]}" ]; then echo ${#matched[@]}; else echo 0; fi
 }
 
 # The compiler-rt reference runtime, for side-by-side checks (may be absent).

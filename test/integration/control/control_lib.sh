@@ -42,12 +42,12 @@ start_driven() {
 tell() {
   echo "$1" >&7
   DONE_COUNT=$((DONE_COUNT + 1))
-  wait_for "$OUT" done "$DONE_COUNT"
+  wait_for "$OUT" "done" "$DONE_COUNT"
 }
 # control_tid PID: the control thread's id (named xray-control), or "".
 control_tid() {
   local t
-  for t in /proc/$1/task/*; do
+  for t in "/proc/$1/task"/*; do
     [ "$(cat "$t/comm" 2>/dev/null)" = xray-control ] && echo "${t##*/}"
   done
   return 0
@@ -90,6 +90,7 @@ wait_list() {
   xr_poll list_is "$1" || expect_eq "list" "$1" "$(ctl list)"
 }
 # CTL_CLIENT: a raw protocol client (python3 CTL_CLIENT SOCKET ...).
+# shellcheck disable=SC2034  # used by the scripts that source this file
 CTL_CLIENT=$TEST_SRC_DIR/ctl_client.py
 # quit_driven: ends it normally and checks its exit status.
 quit_driven() {

@@ -5,7 +5,7 @@
 # one that exits during a record exits normally and writes basic's log.
 source "$TEST_SRC_DIR/control_lib.sh"
 build_driven
-socket_fds() { for fd in /proc/$1/fd/*; do readlink "$fd"; done | grep -c '^socket:' || true; }
+socket_fds() { for fd in "/proc/$1/fd"/*; do readlink "$fd"; done | grep -c '^socket:' || true; }
 
 note "fork: the child has no listener, the parent keeps its own"
 start_driven p
@@ -16,11 +16,11 @@ child=$(awk '/^child [0-9]/ { print $2 }' p.out)
 # The parent's fork() may return before the child ran its fork handlers
 # (which close the listener): wait for the child to say it is past them.
 wait_for p.out "child ready"
-expect_eq "no control thread in the child" "" "$(control_tid $child)"
-expect_eq "child socket descriptors" 0 "$(socket_fds $child)"
+expect_eq "no control thread in the child" "" "$(control_tid "$child")"
+expect_eq "child socket descriptors" 0 "$(socket_fds "$child")"
 [ ! -e "$CTL_DIR/$child.sock" ] || fail "the child made a socket"
-ctl_rc 3 status $child >/dev/null
-kill $child
+ctl_rc 3 status "$child" >/dev/null
+kill "$child"
 expect_eq "parent after the fork" "$PID driven - -" "$(ctl list)"
 quit_driven
 

@@ -40,7 +40,7 @@ recording() {
 xr_poll recording || true
 grep -qx "patched by control: 2" status.out || fail "the record did not start: $(cat status.out record.err)"
 K=40
-for i in $(seq 10 $((K + 9))); do ask $i; done
+for i in $(seq 10 $((K + 9))); do ask "$i"; done
 kill -INT $client
 wait $client || fail "xrayctl record: exit $? ($(cat record.err))"
 log=$(head -1 record.out)

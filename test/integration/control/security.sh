@@ -8,7 +8,7 @@ source "$TEST_SRC_DIR/control_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
 build_driven
 
-threads() { ls "/proc/$1/task" | wc -l; }
+threads() { find "/proc/$1/task" -mindepth 1 -maxdepth 1 | wc -l; }
 # The threads an emulator runs of its own (qemu-user: one, for RCU), counted
 # in a program without XRay that waits once it runs: none natively.
 own_threads=0
@@ -59,8 +59,8 @@ else
 fi
 stat -c %a "$CTL_DIR" | grep -qx 700 || fail "directory mode $(stat -c %a "$CTL_DIR")"
 stat -c %a "$CTL_DIR/$PID.sock" | grep -qx 600 || fail "socket mode"
-fdinfo_flags=$(for fd in /proc/$PID/fd/*; do
-  [ "$(readlink "$fd")" = "$(readlink "$fd" | grep '^socket:')" ] && [ -n "$(readlink "$fd" | grep '^socket:')" ] &&
+fdinfo_flags=$(for fd in "/proc/$PID/fd"/*; do
+  [[ $(readlink "$fd") == socket:* ]] &&
     awk '/^flags/ { print $2 }' "/proc/$PID/fdinfo/${fd##*/}"; done)
 [ -n "$fdinfo_flags" ] || fail "no socket descriptor in the program"
 for f in $fdinfo_flags; do
@@ -150,7 +150,7 @@ hostile() { # NAME DIR WHY
     fail "$1: $(cat h.err)"
   expect_eq "$1: no control thread" "" "$(control_tid $pid)"
   [ ! -e "$2/$pid.sock" ] || fail "$1: a socket was made"
-  echo "run 5" >&8; wait_for h.out done
+  echo "run 5" >&8; wait_for h.out "done"
   echo quit >&8; exec 8>&-; wait $pid || fail "$1: exit status $?"
 }
 mkdir -m 700 real; ln -s "$PWD/real" link

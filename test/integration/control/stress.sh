@@ -24,7 +24,7 @@ expect_eq "after the race" "$PID driven xray-profiling uninitialized" "$(ctl lis
 note "an FDR session under the same load"
 ctl patch $PID 'alpha;beta' >/dev/null
 ctl start $PID fdr func_duration_threshold_us=0 >/dev/null
-snap=$(ctl snapshot $PID)
+ctl snapshot $PID >/dev/null
 log=$(ctl stop $PID)
 ctl unpatch $PID 'alpha;beta' >/dev/null
 tell halt

@@ -14,7 +14,7 @@ run() {
   local name=$1; shift
   xr_pinned env "$@" XRAY_OPTIONS="patch_premain=true verbosity=1 xray_logfile_base=$name- $MODE" \
     ./prog >"$name.out" 2>"$name.err" || fail "$name: exited $?"
-  expect_eq "$name: program output" done "$(cat "$name.out")"
+  expect_eq "$name: program output" "done" "$(cat "$name.out")"
   expect_eq "$name: 'Log file in' lines" 1 "$(grep -c "XRay: Log file in '" "$name.err")"
   pid=$(sed -n "s/^==\([0-9]*\)==XRay: Log file in '.*'$/\1/p" "$name.err")
   path=$(sed -n "s/^==[0-9]*==XRay: Log file in '\(.*\)'$/\1/p" "$name.err")

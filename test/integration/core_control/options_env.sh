@@ -10,9 +10,9 @@ xr_cc defaults "$TEST_SRC_DIR/options_env.c" -DWITH_DEFAULTS
 run() {
   local name=$1 prog=$2
   if [ $# -ge 3 ]; then
-    XRAY_OPTIONS=$3 ./$prog >$name.out 2>$name.err || fail "$name: exit status $?"
+    XRAY_OPTIONS=$3 "./$prog" >"$name.out" 2>"$name.err" || fail "$name: exit status $?"
   else
-    env -u XRAY_OPTIONS ./$prog >$name.out 2>$name.err || fail "$name: exit status $?"
+    env -u XRAY_OPTIONS "./$prog" >"$name.out" 2>"$name.err" || fail "$name: exit status $?"
   fi
 }
 started="mode counter, inits 1, config '', events 3"

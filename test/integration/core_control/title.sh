@@ -20,7 +20,7 @@ work_records() {
   "$LLVM_XRAY" convert -f yaml -m ./$prog --symbolize "$1" | grep -c 'function: work, .*kind: function-'
 }
 # names: every file's name, the suffix written as S
-names() { ls xray-log.* | sed -E "s/^xray-log\.$prog\.[A-Za-z0-9]{6}/xray-log.$prog.S/" | paste -sd' ' -; }
+names() { printf '%s\n' xray-log.* | sed -E "s/^xray-log\.$prog\.[A-Za-z0-9]{6}/xray-log.$prog.S/" | paste -sd' ' -; }
 
 run xray-basic - XRAY_BASIC_OPTIONS=func_duration_threshold_us=0
 expect_eq "basic: files" "xray-log.$prog.S" "$(names)"
@@ -28,7 +28,7 @@ expect_eq "basic: work's records" 20 "$(work_records xray-log.$prog.*)"
 
 run xray-fdr snapshot XRAY_FDR_OPTIONS="func_duration_threshold_us=0 trace_output=xray+chrome"
 expect_eq "fdr: files" "xray-log.$prog.S xray-log.$prog.S.json xray-log.$prog.S.snap000001 xray-log.$prog.S.snap000001.json" "$(names)"
-suffixes=$(ls xray-log.* | sed -E "s/^xray-log\.$prog\.([A-Za-z0-9]{6}).*/\1/" | sort -u | wc -l)
+suffixes=$(printf '%s\n' xray-log.* | sed -E "s/^xray-log\.$prog\.([A-Za-z0-9]{6}).*/\1/" | sort -u | wc -l)
 expect_eq "fdr: one suffix for the log and the snapshot" 1 "$suffixes"
 expect_eq "fdr: work's records in the snapshot" 20 "$(work_records xray-log.$prog.*.snap000001)"
 # every file a verbosity 1 line names exists (none is a temporary .json.part)

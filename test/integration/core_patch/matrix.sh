@@ -36,8 +36,8 @@ check_binary() { # $1 = label, $2 = binary
   awk '{ n[$1]++; name[$1] = $3 } END { for (i in n) print i, name[i], n[i] }' sleds.txt | sort -n >extract_ids.txt
   grep -v '^fn_idx' out.txt | awk '{ print $1, $2, $3 }' >runtime_ids.txt
   expect_file_eq "$label: ids, names, sled counts vs llvm-xray extract" extract_ids.txt runtime_ids.txt
-  local id name sleds ent ex tl argsum want has_tail
-  while read -r id name sleds ent ex tl argsum; do
+  local id name ent ex tl argsum want has_tail
+  while read -r id name _ ent ex tl argsum; do
     [ "$id" = fn_idx ] && continue
     want=${calls[$name]:-}
     [ -n "$want" ] || fail "$label: unexpected instrumented function $name (id $id)"

@@ -53,4 +53,4 @@ refused swapped_lean_full 's/^#define XR_PATH_LEAN 1$/#define XR_PATH_LEAN 2/; s
   "xr_trampoline_paths: an entry out of place"
 refused one_fewer 's/^#define XR_T_COUNT 6$/#define XR_T_COUNT 5/' \
   "xr_trampoline_paths: not as many entries"
-echo "numbers: the real ones build for $(echo $ports); 3 changed ones are refused"
+echo "numbers: the real ones build for ${ports//$'\n'/ }; 3 changed ones are refused"

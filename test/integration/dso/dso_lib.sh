@@ -4,7 +4,7 @@
 
 # The executable exports the runtime's ABI so that objects loaded with dlopen
 # find it (objects linked at build time make the linker export it anyway).
-XRAY_EXPORT_FLAGS=(-Wl,--dynamic-list="$XRAY_SRC/cmake/xray.dynlist")
+XRAY_EXPORT_FLAGS=("-Wl,--dynamic-list=$XRAY_SRC/cmake/xray.dynlist")
 
 # xr_so CC OUT SRC... [flags]: an instrumented shared object with libxray-dso.a
 xr_so() {
@@ -67,8 +67,8 @@ PY
 # libsecond.so (the plugin it dlopens is the caller's).
 xr_modes_build() {
   xr_so "$XRAY_CLANG" libsecond.so "$XRAY_SRC/test/integration/dso/second.c"
-  xr_so "$XRAY_CLANG" libfirst.so "$XRAY_SRC/test/integration/dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
-  xr_exe "$XRAY_CLANG" modes "$XRAY_SRC/test/integration/dso/modes.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+  xr_so "$XRAY_CLANG" libfirst.so "$XRAY_SRC/test/integration/dso/first.c" -L. -lsecond -Wl,-rpath,\$ORIGIN
+  xr_exe "$XRAY_CLANG" modes "$XRAY_SRC/test/integration/dso/modes.c" -L. -lfirst -Wl,-rpath,\$ORIGIN
 }
 # xr_modes_expected_counts: what xr_log_counts gives for a basic or FDR log of
 # ./modes with plugin.c as its plugin (every object traced).

@@ -16,7 +16,7 @@ need_llvm_xray
 command -v python3 >/dev/null || skip "no python3"
 xr_so "$XRAY_CLANG" libhostlib.so "$TEST_SRC_DIR/hostlib.c"
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
-xr_host "$XRAY_CLANG" host "$TEST_SRC_DIR/host.c" -L. -lhostlib -Wl,-rpath,'$ORIGIN'
+xr_host "$XRAY_CLANG" host "$TEST_SRC_DIR/host.c" -L. -lhostlib -Wl,-rpath,\$ORIGIN
 READELF=${XRAY_READELF:-readelf}
 if "$READELF" -S host | grep -q xray_instr_map; then
   fail "the host has an instrumentation map: it must be built without -fxray-instrument"

@@ -13,9 +13,9 @@ if [ $# -gt 0 ]; then
 fi
 xr_need_sanitizer_runtime "$cc"
 xr_so "$cc" libsecond.so "$TEST_SRC_DIR/second.c"
-xr_so "$cc" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_so "$cc" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,\$ORIGIN
 xr_so "$cc" plugin.so "$TEST_SRC_DIR/plugin.c"
-xr_exe "$cc" objects "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+xr_exe "$cc" objects "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,\$ORIGIN
 
 ./objects "$PWD/plugin.so" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "objects exited $exit_status"; }
 expect_file_eq "event sequences" "$TEST_SRC_DIR/objects.expected" out.txt

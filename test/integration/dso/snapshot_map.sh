@@ -54,7 +54,7 @@ for how in api crash memory; do
     want=$calls
   else
     # SIGSEGV (ASan's handler, installed first, exits 1)
-    [ $rc -ge 128 ] || [ -n "${XRAY_TEST_SANITIZE:-}" -a $rc = 1 ] ||
+    [ $rc -ge 128 ] || { [ -n "${XRAY_TEST_SANITIZE:-}" ] && [ $rc = 1 ]; } ||
       { cat err.txt >&2; fail "crash: exited $rc"; }
     snap=$(only_file 'xray-log.snapshot_map.*.snap000001')
     want=$(printf '%s\nsnap2_crash enter 1 exit 0' "$calls" | sort)
@@ -75,7 +75,7 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
   XRAY_FDR_OPTIONS="func_duration_threshold_us=0 no_file_flush=true" \
   ./snapshot_race "${objs[@]}" >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "race: exited $exit_status"; }
 expect_eq "race: snapshots" "snapshots 40" "$(cat out.txt)"
-expect_eq "race: maps" 40 "$(ls xray-log.snapshot_race.*.snap*.map | wc -l)"
+expect_eq "race: maps" 40 "$(find . -maxdepth 1 -name 'xray-log.snapshot_race.*.snap*.map' | wc -l)"
 # (the first snapshots may come before any call: the last follows 39)
 records=0
 for snap in xray-log.snapshot_race.*.snap??????; do

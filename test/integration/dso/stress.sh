@@ -5,9 +5,9 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/dso_lib.sh"
 xr_so "$XRAY_CLANG" libsecond.so "$TEST_SRC_DIR/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_so "$XRAY_CLANG" libfirst.so "$TEST_SRC_DIR/first.c" -L. -lsecond -Wl,-rpath,\$ORIGIN
 xr_so "$XRAY_CLANG" plugin.so "$TEST_SRC_DIR/plugin.c"
-xr_exe "$XRAY_CLANG" stress "$TEST_SRC_DIR/stress.c" -L. -lfirst -Wl,-rpath,'$ORIGIN' -pthread
+xr_exe "$XRAY_CLANG" stress "$TEST_SRC_DIR/stress.c" -L. -lfirst -Wl,-rpath,\$ORIGIN -pthread
 
 XRAY_OPTIONS=patch_premain=true ./stress "$PWD/plugin.so" >out.txt 2>err.txt ||
   { exit_status=$?; cat err.txt >&2; fail "stress exited $exit_status"; }

@@ -30,7 +30,7 @@ XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr verbosity=1" \
   ./busy_snap 100000 250 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "busy_snap exited with $exit_status"; }
 grep -qE "xray-fdr: 0 events dropped .*, ([0-9]{4,}) buffers overwritten" err.txt ||
   { cat err.txt >&2; fail "the ring did not wrap 8 times (1000+ buffers overwritten)"; }
-snaps=( $(ls xray-log.busy_snap.*.snap?????? 2>/dev/null || true) )
+mapfile -t snaps < <(ls xray-log.busy_snap.*.snap?????? 2>/dev/null || true)
 expect_eq "snapshots" 3 "${#snaps[@]}"
 k=0
 for reason in signal signal slow_call; do

@@ -29,14 +29,14 @@ report="report: SIGSEGV, crashed in crash_null"
 for run in crash_own:reraise crash_own:exit crash_own:signal crash_own:resethand \
            crash_own:ignore crash_own_c11:signal; do
   prog=${run%%:*} mode=${run#*:}
-  rm -f xray-log.$prog.* core core.*
-  without=$(wait_status ./$prog "$base" "$mode" 2>/dev/null)
+  rm -f "xray-log.$prog".* core core.*
+  without=$(wait_status "./$prog" "$base" "$mode" 2>/dev/null)
   ignored=""
-  [ $mode != ignore ] || ignored=$'ignored\n'
+  [ "$mode" != ignore ] || ignored=$'ignored\n'
   expect_eq "$run: without the option, the report" "${ignored}query: own
 $report" "$(cat prog.out)"
   rm -f core core.*
-  with=$(XRAY_OPTIONS=verbosity=1 wait_status ./$prog "$base snapshot_on_crash=true" "$mode" 2>err.txt)
+  with=$(XRAY_OPTIONS=verbosity=1 wait_status "./$prog" "$base snapshot_on_crash=true" "$mode" 2>err.txt)
   rm -f core core.*
   expect_eq "$run: ends as without the option" "$without" "$with"
   case $mode in
@@ -52,11 +52,11 @@ $report" "$(cat prog.out)"
     "$(grep -c "the program installs its own SIGSEGV handler; kept behind the crash snapshot" err.txt || true)"
   # one snapshot, of the SIGSEGV (abort() in the handler is the same crash)
   expect_eq "$run: one snapshot" "xray-log.$prog.X.snap000001" \
-    "$(ls xray-log.$prog.*.snap* | sed 's/\.[^.]*\.snap/.X.snap/')"
+    "$(printf '%s\n' "xray-log.$prog".*.snap* | sed 's/\.[^.]*\.snap/.X.snap/')"
   snap=$(only_file "xray-log.$prog.*.snap000001")
   expect_eq "$run: metadata" 1 \
     "$(fdr_dump_count "$snap" "data = 'xray-snapshot number=1 reason=crash signal=11 tid=[0-9]+ buffers=[0-9]+ ")"
   expect_eq "$run: the calls before the crash" "crash_null:1/0 work:10/10" \
-    "$(fdr_calls "$snap" $prog)"
+    "$(fdr_calls "$snap" "$prog")"
 done
 echo "crash_own: ok"

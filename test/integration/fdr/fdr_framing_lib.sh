@@ -7,4 +7,5 @@ fdr_check_framing() {
   python3 "$XRAY_SRC/test/integration/fdr/fdr_frame_check.py" --scan "$TEST_WORK_DIR" \
     >"$TEST_WORK_DIR/framing.txt" || fail "an FDR file is not framed (above)"
 }
-trap 'rc=$?; [ $rc -ne 0 ] || fdr_check_framing; exit $rc' EXIT
+fdr_framing_exit() { local rc=$?; [ $rc -ne 0 ] || fdr_check_framing; exit $rc; }
+trap fdr_framing_exit EXIT

@@ -21,12 +21,12 @@ for version in 5 1; do
       status=0
       XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr" \
         XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=$size buffer_max=16 format_version=$version snapshot_on_crash=true" \
-        ./framing 300 $end 2>err.txt || status=$?
+        ./framing 300 "$end" 2>err.txt || status=$?
       want=0
-      [ $end = exit ] || want=134
+      [ "$end" = exit ] || want=134
       expect_eq "v$version, $size, $end: exit status" $want $status
       expect_eq "v$version, $size, $end: files (log or crash snapshot, API snapshot)" 2 \
-        "$(ls xray-log.framing.* | wc -l)"
+        "$(find . -maxdepth 1 -name 'xray-log.framing.*' | wc -l)"
       for f in xray-log.framing.*; do
         python3 "$TEST_SRC_DIR/fdr_frame_check.py" "$f" >/dev/null || fail "v$version, $size, $end: $f is not framed"
         expect_eq "v$version: $f's version" $version "$(fdr_header_field "$f" 0 2)"

@@ -32,7 +32,7 @@ for mode in exit fork snapshot; do
       expect_eq "$snap.json: leaf calls" 100 "$(grep -c '"name":"leaf","ph":"X"' "$snap.json")"
       expect_eq "$snap.json: no sync event" 0 "$(grep -c 'xray-sync' "$snap.json" || true)"
     fi
-    logs=$(ls xray-log.parked.* | grep -v -e '\.snap' -e '\.json')
+    logs=$(printf '%s\n' xray-log.parked.* | grep -v -e '\.snap' -e '\.json')
     if [ $mode = fork ]; then # the parent recorded nothing: one empty buffer
       parent=$(for f in $logs; do [ "$(stat -c %s "$f")" != 112 ] || echo "$f"; done)
       [ -n "$parent" ] || fail "fork run $i: no 112-byte log of the parent in: $logs"

@@ -16,7 +16,7 @@ cfg="func_duration_threshold_us=0 snapshot_if_slower_than_us=200000"
 rm -f xray-log.slow_call.*
 XRAY_OPTIONS=verbosity=1 ./slow_call "$cfg snapshot_function=hand* snapshot_min_interval_ms=0 trace_output=xray+chrome" \
   300 100 250 2>err.txt || fail "pattern: exit status $? ($(tail -3 err.txt))"
-snaps=( $(ls xray-log.slow_call.*.snap?????? 2>/dev/null || true) )
+mapfile -t snaps < <(ls xray-log.slow_call.*.snap?????? 2>/dev/null || true)
 expect_eq "pattern: one snapshot per slow call" 2 "${#snaps[@]}"
 k=0
 for n in 100 250; do

@@ -18,7 +18,7 @@ for version in 5 1; do
   [[ "${names[0]}" =~ ^xray-log\.snapshot_api\.([a-z0-9]{6})\.snap000001$ ]] ||
     fail "v$version: first name ${names[0]}"
   expect_eq "v$version: second name" "${names[0]%000001}000002" "${names[1]}"
-  expect_eq "v$version: files" "${names[*]}" "$(ls xray-log.snapshot_api.*.snap* | paste -sd' ' -)"
+  expect_eq "v$version: files" "${names[*]}" "$(printf '%s\n' xray-log.snapshot_api.*.snap* | paste -sd' ' -)"
   expect_eq "v$version: header version" "$version" "$(fdr_header_field "${names[0]}" 0 2)"
   expect_eq "v$version: first snapshot" "alpha:100 beta:100" "$(fdr_counts "${names[0]}" snapshot_api)"
   expect_eq "v$version: second snapshot" "alpha:100 beta:100 gamma_:50" "$(fdr_counts "${names[1]}" snapshot_api)"
@@ -82,7 +82,7 @@ PY
   expect_eq "child: its snapshot's .json" "gamma_:20" "$(fdr_json_check "$child.json" "$child" snapshot_api)"
   # the final logs (parent, child), each with its .json; the helper
   # recorded nothing: one thread in the parent's log
-  logs=( $(ls xray-log.snapshot_api.??????) )
+  logs=(xray-log.snapshot_api.??????)
   expect_eq "json: final logs" 2 "${#logs[@]}"
   for f in "${logs[@]}"; do
     [ -f "$f.json" ] || fail "json: $f has no .json"

@@ -27,11 +27,12 @@ wait_file signalled 2
 touch stop
 wait $pid || fail "service: exit status $? ($(cat err.txt))"
 expect_eq "the program's handler ran" "program's SIGUSR2 handler ran 2 times" "$(cat out.txt)"
-snaps=( $(ls xray-log.service.*.snap?????? 2>/dev/null || true) )
+mapfile -t snaps < <(ls xray-log.service.*.snap?????? 2>/dev/null || true)
 expect_eq "two snapshots" 2 "${#snaps[@]}"
 [[ "${snaps[0]}" == *.snap000001 && "${snaps[1]}" == *.snap000002 ]] || fail "names: ${snaps[*]}"
 
 # first: ends exactly where each worker paused
+# shellcheck disable=SC2094  # the file held (the program's) into the array held: nothing writes it
 read -r -a held <held
 want=$(printf '%s\n' "${held[@]}" | sort -n | paste -sd' ' -)
 first=$(fdr_requests "${snaps[0]}" service)

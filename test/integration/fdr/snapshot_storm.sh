@@ -12,10 +12,10 @@ rm -f xray-log.snapshot_storm.*
   fail "exit status $? ($(tail -3 err.txt))"
 # the handler saw signals, API snapshots were written, none failed
 expect_eq "program's report" "signals 1 api ok 1 failed 0" "$(cat out.txt)"
-snaps=( $(ls xray-log.snapshot_storm.*.snap* 2>/dev/null || true) )
+mapfile -t snaps < <(ls xray-log.snapshot_storm.*.snap* 2>/dev/null || true)
 [ "${#snaps[@]}" -ge 8 ] || fail "only ${#snaps[@]} snapshots"
 # one process: its logs are <suffix>, <suffix>-2, ...
-logs=( $(ls xray-log.snapshot_storm.* | grep -E "\.snapshot_storm\.[a-z0-9]{6}(-[0-9]+)?$" || true) )
+mapfile -t logs < <(printf '%s\n' xray-log.snapshot_storm.* | grep -E "\.snapshot_storm\.[a-z0-9]{6}(-[0-9]+)?$" || true)
 expect_eq "one final log per cycle" 4 "${#logs[@]}"
 for f in "${snaps[@]}" "${logs[@]}"; do
   "$LLVM_XRAY" fdr-dump "$f" >/dev/null 2>dump.err || fail "fdr-dump $f: $(cat dump.err)"

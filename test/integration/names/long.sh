@@ -26,7 +26,7 @@ run() { # MODE VAR=VALUE...: ./long with MODE and VARs (PLUGIN, DELETE: main's a
   local mode=$1; shift
   rm -f xray-log.*
   env XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode" "$@" \
-    ./long "$PWD/${PLUGIN:-plugin.so}" ${DELETE:-} >out.txt 2>err.txt ||
+    ./long "$PWD/${PLUGIN:-plugin.so}" ${DELETE:+"$DELETE"} >out.txt 2>err.txt ||
     { exit_status=$?; cat err.txt >&2; fail "$mode run exited $exit_status"; }
 }
 

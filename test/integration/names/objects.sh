@@ -11,9 +11,9 @@ source "$XRAY_TEST_LIB_SH"
 source "$XRAY_SRC/test/integration/dso/dso_lib.sh"
 dso=$XRAY_SRC/test/integration/dso
 xr_so "$XRAY_CLANG" libsecond.so "$dso/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_so "$XRAY_CLANG" libfirst.so "$dso/first.c" -L. -lsecond -Wl,-rpath,\$ORIGIN
 xr_so "$XRAY_CLANG" plugin.so "$dso/plugin.c"
-xr_exe "$XRAY_CLANG" objects "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+xr_exe "$XRAY_CLANG" objects "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,\$ORIGIN
 
 run() { # OPTIONS: prints the premain line
   XRAY_OPTIONS="patch_premain=true $1" ./objects run "$PWD/plugin.so" 2>err.txt ||
@@ -52,7 +52,7 @@ expect_eq "the selection still applies" \
 expect_eq "fork child exited" "child: 0" "$(grep child out.txt)"
 # The executable linked with -z now: the loader still runs every linked
 # object's constructor before the executable's.
-xr_exe "$XRAY_CLANG" objects_now "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,'$ORIGIN' -Wl,-z,now
+xr_exe "$XRAY_CLANG" objects_now "$TEST_SRC_DIR/objects.c" -L. -lfirst -Wl,-rpath,\$ORIGIN -Wl,-z,now
 nomatch_lines ./objects_now run "$PWD/plugin.so"
 expect_file_eq "patterns that match nothing (-z now)" want_nomatch.txt got_nomatch.txt
 # verbosity 0, stderr not a terminal: nothing; on a terminal: the same lines.

@@ -94,7 +94,7 @@ long=$(head -c 10000 /dev/zero | tr '\0' 'a')
 XRAY_OPTIONS="patch_premain=true xray_patch=$long" ./prog run >out.txt 2>err.txt ||
   fail "10000-byte pattern: exited $?"
 grep -q "too long" err.txt || fail "10000-byte pattern: no message"
-for bad in '[' '[]' '[!' '\' '**?**' ';;;' '[z-a]' "$(printf '\xc3\xa9*')"; do
+for bad in '[' '[]' '[!' "\\" '**?**' ';;;' '[z-a]' "$(printf '\xc3\xa9*')"; do
   XRAY_OPTIONS="patch_premain=true xray_patch='$bad'" ./prog run >out.txt 2>err.txt ||
     fail "pattern [$bad]: exited $?"
   grep -q '^ids:' out.txt || fail "pattern [$bad]: no output"

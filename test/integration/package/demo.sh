@@ -22,7 +22,7 @@ PATH="$(dirname "$XRAY_CLANG"):$PATH" CLANG="$XRAY_CLANG" LLVM_XRAY="$LLVM_XRAY"
 cat demo.out >&2
 
 R=demo/results
-fdr=$(ls "$R"/fdr-calc.* | grep -v '\.json$' || true)   # the log, not its .json
+fdr=$(printf '%s\n' "$R"/fdr-calc.* | grep -v '\.json$' || true)   # the log, not its .json
 { [ "$(echo "$fdr" | wc -w)" = 1 ] && [ -f "$fdr" ]; } || fail "expected one FDR log, got: $fdr"
 # calc checks itself: no mismatches, and the traced runs print its summary.
 grep -q 'calc: 600 expressions checked on 2 threads, 0 mismatches' demo.out || fail "FDR run of calc"

@@ -53,7 +53,7 @@ fi
 # asks the compiler. Try the other installed clangs.
 for cc in $(other_clangs clang-13 clang-16 clang-19); do
   note "consumer built with $cc"
-  cmake -S "$CONSUMER_SRC" -B "build-$cc" -DCMAKE_C_COMPILER="$(command -v $cc)" \
+  cmake -S "$CONSUMER_SRC" -B "build-$cc" -DCMAKE_C_COMPILER="$(command -v "$cc")" \
     -DCMAKE_PREFIX_PATH="$PWD/prefix" >"configure-$cc.log" 2>&1 ||
     { cat "configure-$cc.log" >&2; fail "configure with $cc"; }
   cmake --build "build-$cc" >"build-$cc.log" 2>&1 || { cat "build-$cc.log" >&2; fail "build with $cc"; }

@@ -8,6 +8,7 @@ for sym in __xray_set_handler __xray_patch __xray_function_address; do
   grep -q " T $sym\$" <<<"$ARCHIVE_SYMBOLS" || skip "libxray.a has no $sym yet"
 done
 
+# shellcheck disable=SC2034  # used by the scripts that source this file
 CONSUMER_SRC="$TEST_SRC_DIR/consumer"
 
 # Sanitizer phases of test/run-all.sh build the archive with
@@ -16,6 +17,7 @@ SAN_FLAGS=()
 SAN_CMAKE_ARGS=()
 if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
   SAN_FLAGS=("${XRAY_SANITIZE_FLAGS[@]}")
+  # shellcheck disable=SC2034  # used by the scripts that source this file
   SAN_CMAKE_ARGS=("-DCMAKE_C_FLAGS=$XRAY_TEST_SANITIZE" "-DCMAKE_EXE_LINKER_FLAGS=$XRAY_TEST_SANITIZE")
 fi
 # other_clangs: clang-13/16/19 when installed (not in sanitizer phases: their

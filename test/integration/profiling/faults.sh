@@ -71,7 +71,7 @@ rm -f xray-log.faults.*
 note "statuses: init twice, finalize twice, flush before/after, a second session"
 ./faults states "$C" || fail "states: failed checks (bit mask) $?"
 # one process: its logs are <suffix>, <suffix>-2, <suffix>-3
-mapfile -t files < <(ls xray-log.faults.* | grep -E '\.faults\.[a-z0-9]{6}(-[23])?$')
+mapfile -t files < <(printf '%s\n' xray-log.faults.* | grep -E '\.faults\.[a-z0-9]{6}(-[23])?$')
 expect_eq "files (the empty first session and two more)" 3 "${#files[@]}"
 for f in "${files[@]}"; do
   if grep -q '^c;g ' "$f.folded" 2>/dev/null; then second=$f; fi

@@ -9,9 +9,9 @@ command -v python3 >/dev/null || skip "python3 not found"
 go tool pprof -h >/dev/null 2>&1 || skip "go tool pprof does not run"
 dso=$XRAY_SRC/test/integration/dso
 xr_so "$XRAY_CLANG" libsecond.so "$dso/second.c"
-xr_so "$XRAY_CLANG" libfirst.so "$dso/first.c" -L. -lsecond -Wl,-rpath,'$ORIGIN'
+xr_so "$XRAY_CLANG" libfirst.so "$dso/first.c" -L. -lsecond -Wl,-rpath,\$ORIGIN
 xr_so "$XRAY_CLANG" plugin.so "$dso/plugin.c"
-xr_exe "$XRAY_CLANG" pprof_dso "$TEST_SRC_DIR/pprof_dso.c" -L. -lfirst -Wl,-rpath,'$ORIGIN'
+xr_exe "$XRAY_CLANG" pprof_dso "$TEST_SRC_DIR/pprof_dso.c" -L. -lfirst -Wl,-rpath,\$ORIGIN
 
 ./pprof_dso "$PWD/plugin.so" "profiling_output=pprof" || fail "pprof_dso exited $?"
 pb=$(only_file "xray-log.pprof_dso.*.pb")

@@ -21,7 +21,7 @@ expect_eq "names" "process_name=threads thread_name=worker-0" "$(names "$log.jso
 # tested in llvm_xray.sh)
 XRAY_OPTIONS=xray_logfile_base=four- ./threads xray-basic "func_duration_threshold_us=0:trace_output=chrome" 4 3000 1 0
 json=$(only_file "four-threads.*.json")
-[ "$(ls four-threads.* | wc -l)" = 1 ] || fail "trace_output=chrome left the binary log: $(ls four-threads.*)"
+[ "$(find . -maxdepth 1 -name 'four-threads.*' | wc -l)" = 1 ] || fail "trace_output=chrome left the binary log: $(echo four-threads.*)"
 expect_eq "four threads" "deep:6864 leaf:24000 marks:unwound=6864 mid:12000 worker:4" \
   "$($CHECK "$json" | sort | paste -sd' ' -)"
 expect_eq "names" "process_name=threads thread_name=worker-0 thread_name=worker-1 thread_name=worker-2 thread_name=worker-3" "$(names "$json")"

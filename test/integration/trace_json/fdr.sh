@@ -26,7 +26,7 @@ PY
 XRAY_OPTIONS=xray_logfile_base=four- ./threads xray-fdr "$cfg:buffer_size=1024:buffer_max=2000" 4 3000 1 0
 log=$(log_of four-threads.)
 args=()
-for x in "${LLVM_XRAYS[@]}"; do
+for x in "${LLVM_XRAY_VERSIONS[@]}"; do
   "$x" convert -f trace_event -m threads --symbolize "$log" -o "c-$(basename "$x").json" ||
     fail "$x convert"
   args+=(--ref "c-$(basename "$x").json")

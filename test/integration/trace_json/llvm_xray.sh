@@ -10,7 +10,7 @@ source "$TEST_SRC_DIR/trace_lib.sh"
 source "$XRAY_SRC/test/integration/fdr/fdr_framing_lib.sh"
 build_threads
 readable() { # LOG: account, stack and graph of every llvm-xray accept it
-  for x in "${LLVM_XRAYS[@]}"; do
+  for x in "${LLVM_XRAY_VERSIONS[@]}"; do
     for cmd in account stack graph; do
       "$x" $cmd -m threads "$1" > "$cmd.out" 2> "$cmd.err" ||
         fail "$x $cmd rejects $1: $(head -3 "$cmd.err")"

@@ -4,11 +4,11 @@ command -v python3 >/dev/null || skip "python3 not found"
 CHECK="python3 $TEST_SRC_DIR/chrome_check.py"
 # The llvm-xray versions to check against: the configured one, plus 14 and
 # 19 when installed (the pair), each once.
-LLVM_XRAYS=()
+LLVM_XRAY_VERSIONS=()
 for x in "$LLVM_XRAY" "$(command -v llvm-xray-14 || true)" "$(command -v llvm-xray-19 || true)"; do
   [ -n "$x" ] || continue
   r=$(readlink -f "$x")
-  case " ${LLVM_XRAYS[*]} " in *" $r "*) ;; *) LLVM_XRAYS+=("$r") ;; esac
+  case " ${LLVM_XRAY_VERSIONS[*]} " in *" $r "*) ;; *) LLVM_XRAY_VERSIONS+=("$r") ;; esac
 done
 
 # build_threads: progs/threads.c -> ./threads
@@ -17,7 +17,10 @@ build_threads() {
 }
 # log_of PREFIX: the one binary log (not the .json) matching PREFIX*
 log_of() {
-  local files=( $(ls "$1"* 2>/dev/null | grep -v '\.json$' || true) )
+  local f files=()
+  for f in "$1"*; do
+    if [[ -e $f && $f != *.json ]]; then files+=("$f"); fi
+  done
   [ ${#files[@]} -eq 1 ] || fail "expected one log $1*, got: ${files[*]:-none}"
   echo "${files[0]}"
 }
@@ -25,7 +28,7 @@ log_of() {
 # account of every llvm-xray version; prints the checker's summary.
 check_against_llvm_xray() {
   local log=$1 args=() i=0
-  for x in "${LLVM_XRAYS[@]}"; do
+  for x in "${LLVM_XRAY_VERSIONS[@]}"; do
     i=$((i + 1))
     "$x" account -m threads -format=csv "$log" > "account$i.csv" ||
       fail "$x account rejects $log"
