@@ -268,6 +268,7 @@ static void session(const char *given, const char *options, const char *patterns
     if (patched[o].sel && (was[o] = malloc(patched[o].count ? patched[o].count : 1)))
       memcpy(was[o], patched[o].sel, patched[o].count);
     for (size_t i = 0; i < patched[o].count; i++)
+      /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): set_of keeps count 0 while sel is NULL */
       any_before |= patched[o].sel[i] != 0;
   }
   if (!start_mode(given, options, r))

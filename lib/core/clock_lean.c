@@ -26,6 +26,7 @@ uint64_t xr_clock_fallback_now(void) { return behind_save(XR_CLOCK_MONOTONIC_NS)
  * cycles; its tick-and-CPU read more. The libc paths (sched_getcpu: no rseq
  * and neither port read, or a thread glibc did not register; the first call
  * before xr_clock_init) run behind a vector save, like xr_now()'s fallback. */
+/* NOLINTNEXTLINE(misc-no-recursion): once, after XR_CLOCK_INIT set the method */
 uint32_t xr_cpu_id(void) {
   switch (xr_cpu_method) {
   case XR_CPU_ID_RSEQ: {

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* NOLINTNEXTLINE(misc-redundant-expression): two headers' names for one size, tied */
 _Static_assert(XR_FDR_SCRATCH_LOG == XR_FDR_LOG_SCRATCH, "log scratch size");
 _Static_assert(sizeof(struct xr_fdr_span) == XR_FDR_SCRATCH_ENTRY,
                "a span fits a scratch entry");

@@ -138,6 +138,18 @@ else
   [ ! -e copied ] || fail "the link was followed"
 fi
 wait $FAKE
+# A first line of 4095 bytes fills xrayctl's buffer: "<it>.json" does not
+# fit (xrayctl wrote the 5 more bytes past the buffer's end; clang-tidy's
+# insecureAPI.strcpy found the strcat).
+long=$PWD/$(printf '%*s' $((4094 - ${#PWD})) '' | tr ' ' x)
+python3 "$CTL_CLIENT" "$PWD/fake" hostile "$long" >fake3.out &
+FAKE=$!
+wait_for fake3.out "ready $FAKE"
+XRAYCTL_DIR=$PWD/fake ctl list >/dev/null
+XRAYCTL_DIR=$PWD/fake ctl_rc 1 record $FAKE --seconds 1 -o copied.json >/dev/null
+grep -q "the program named a file too long to copy (4095 bytes)" ctl.err || fail "long name: $(cut -c1-200 ctl.err)"
+[ ! -e copied.json ] || fail "long name: a file was copied"
+wait $FAKE
 
 note "hostile directories: refused, said at verbosity 1, the program runs on"
 hostile() { # NAME DIR WHY
