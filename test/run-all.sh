@@ -3,7 +3,11 @@
 #   1. installs what is missing (cmake, compilers, llvm tools, compiler-rt's
 #      sanitizer and libFuzzer runtimes, also those of clang-13/16/19, cmocka,
 #      go, python3) with apt-get;
-#   2. release:  the normal Release build with the default C compiler + ctest;
+#   2. static:   shellcheck on every shell script, clang-tidy-14 with the
+#                checks of .clang-tidy over lib/ and tools/ (no build: a
+#                configure with clang writes the compilation database); any
+#                finding fails;
+#      release:  the normal Release build with the default C compiler + ctest;
 #      compilers: the archive built with each of gcc, clang-13/14/16/19 that
 #                is installed, and a smoke test (XRAY_SMOKE_TESTS) on each;
 #   3. asan:     clang, -fsanitize=address,undefined on the archive, the unit
@@ -18,7 +22,7 @@
 #
 # Idempotent: installs only what is missing, reuses build directories.
 # Environment knobs (all optional):
-#   XRAY_TEST_PHASES   phases to run, default "release compilers asan tsan fuzz aarch64"
+#   XRAY_TEST_PHASES   phases to run, default "static release compilers asan tsan fuzz aarch64"
 #   XRAY_TEST_BUILD    build root, default <repo>/build/test-suite
 #   XRAY_TEST_JOBS     parallel build and ctest jobs, default 2
 #   XRAY_FUZZ_SECONDS  seconds per fuzz target, default 30
@@ -30,7 +34,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PHASES=${XRAY_TEST_PHASES:-release compilers asan tsan fuzz aarch64}
+PHASES=${XRAY_TEST_PHASES:-static release compilers asan tsan fuzz aarch64}
 BUILD_ROOT=${XRAY_TEST_BUILD:-$ROOT/build/test-suite}
 JOBS=${XRAY_TEST_JOBS:-2}
 export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
@@ -69,6 +73,13 @@ need_file /usr/include/cmocka.h libcmocka-dev
 need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
 need_cmd python3 python3 # the tests' readers of pprof and JSON output
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
+case " $PHASES " in
+  *" static "*) # the static phase's tools; the AArch64 port is analysed
+                # against its own C library headers
+    need_cmd shellcheck shellcheck
+    need_cmd clang-tidy-14 clang-tidy-14
+    need_file /usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross ;;
+esac
 # The other compilers the sled decoder must handle (core_patch.matrix skips
 # any that is missing). XRAY_TEST_ALL_COMPILERS=0 leaves them out.
 if [ "${XRAY_TEST_ALL_COMPILERS:-1}" != 0 ]; then
@@ -157,14 +168,24 @@ run_ctest() {
 mkdir -p "$BUILD_ROOT"
 failed=()
 
-# --- 2. release ----------------------------------------------------------
+# --- 2. static checks -----------------------------------------------------
+# house.shellcheck and house.clang_tidy (test/integration/house/), with their
+# self-tests: the configure alone writes the compilation database clang-tidy
+# reads, so nothing is built. XRAY_STATIC_REQUIRED=1: a missing tool or a
+# port left unanalysed fails instead of skipping. ctest prints each finding.
+phase_static() {
+  configure static -DCMAKE_C_COMPILER=clang -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+  XRAY_STATIC_REQUIRED=1 run_ctest static -L '^static$'
+}
+
+# --- 2b. release ---------------------------------------------------------
 phase_release() {
   configure release
   build release
   run_ctest release
 }
 
-# --- 2b. every compiler ----------------------------------------------------
+# --- 2c. every compiler ----------------------------------------------------
 # The runtime must build with gcc and clang 13-19 (each lacks or spells
 # something differently: clang 13 cannot lower __builtin_thread_pointer).
 # Only the archive is built (-j, a few seconds each); the smoke tests are

@@ -11,7 +11,7 @@ does not compile (AArch64 on an x86-64 host, and the other way round) are
 analysed too, with the command of a file of the built port and
 --target=<port>-linux-gnu, when that target's C library headers are
 installed (Debian: libc6-dev-arm64-cross); without them they are named as
-not analysed, and --all makes that a failure.
+not analysed, and --all (or XRAY_STATIC_REQUIRED=1) makes that a failure.
 
 usage: clang_tidy.py [--all] [-j N] CLANG_TIDY BUILD_DIR SOURCE_DIR
        clang_tidy.py --self-test CLANG_TIDY
@@ -205,7 +205,7 @@ def self_test(tidy):
 
 def main(argv):
     args = argv[1:]
-    require_all = "--all" in args
+    require_all = "--all" in args or os.environ.get("XRAY_STATIC_REQUIRED") == "1"
     args = [a for a in args if a != "--all"]
     jobs = 2
     if len(args) >= 2 and args[0] == "-j":
