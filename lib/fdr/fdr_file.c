@@ -2,11 +2,11 @@
  * __xray_log_process_buffers walks, and the log flush writes (joined per
  * thread in version 5 by fdr_log_writer.c, else the buffers as they are).
  * Control path only, after finalize. */
-#include "core/clock.h"
-#include "core/objects.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/objects/objects.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
+#include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_export.h"

@@ -30,13 +30,13 @@
  *   last records, the crashing function's entry included.
  * Free buffers are written oldest first (release_seq), then the held ones:
  * each thread's buffers in the order it wrote them, as readers need. */
-#include "core/clock.h"
-#include "core/heap_sort.h"
-#include "core/objects.h"
-#include "core/options.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/heap_sort.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
+#include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_raw_text.h"

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/clock.h"
-#include "core/handlers.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
 
 static int have_avx;
 static unsigned long gettime_calls;

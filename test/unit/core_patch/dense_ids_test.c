@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "../core_control/capture.h"
-#include "core/dso_abi.h"
-#include "core/handlers.h"
-#include "core/objects.h"
-#include "core/report.h"
+#include "core/objects/dso_abi.h"
+#include "core/dispatch/handlers.h"
+#include "core/objects/objects.h"
+#include "core/base/report.h"
 
 /* Two functions, entry and exit each, at made-up addresses (v2: relative). */
 static unsigned char maps[3][4 * 32];

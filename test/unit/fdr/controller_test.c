@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/options.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
+#include "core/options/options.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
