@@ -33,6 +33,7 @@
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
+#include "core/clock/clock_lean.h"
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
 void (*xr_basic_prepare_slow)(void *prepare);

@@ -34,6 +34,7 @@
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "core/base/test_points.h"
+#include "core/clock/clock_lean.h"
 
 #define BARRIER() xr_compiler_barrier()
 

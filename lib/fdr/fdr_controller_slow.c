@@ -7,6 +7,7 @@
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_triggers.h"
+#include "core/clock/clock_lean.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -18,6 +18,7 @@
 #include "fdr/fdr_state.h"
 #include "core/base/test_points.h"
 #include "fdr/fdr_triggers.h"
+#include "core/clock/clock_lean.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

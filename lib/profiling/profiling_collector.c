@@ -6,6 +6,7 @@
 #include "core/thread/quiesce.h"
 #include "core/base/report.h"
 #include "core/thread/thread.h"
+#include "core/clock/clock_lean.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -38,6 +38,7 @@
 #include "profiling/profiling_collector.h"
 #include "core/dispatch/handlers.h"
 #include "xray/xray_interface.h"
+#include "core/clock/clock_lean.h"
 
 static XR_ALWAYS_INLINE void guard_enter(void) {
   __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);

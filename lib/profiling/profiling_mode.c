@@ -19,6 +19,7 @@
 #include "profiling/profiling_collector.h"
 #include "profiling/profiling_options.h"
 #include "xray/xray_interface.h"
+#include "core/dispatch/hot_tables.h"
 
 #include <errno.h>
 #include <stdlib.h>

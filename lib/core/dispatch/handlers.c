@@ -2,9 +2,11 @@
 #include "core/dispatch/handlers.h"
 
 #include "core/thread/fork_locks.h"
-#include "core/objects/objects.h"
-#include "core/objects/sled_map.h"
+#include "core/dispatch/dense_ids_lean.h"
+#include "core/dispatch/function_ids.h"
+#include "core/dispatch/hot_tables.h"
 #include "xray/xray_interface.h"
+#include "core/base/runtime_state.h"
 
 #include <pthread.h>
 #include <sys/mman.h>

@@ -8,6 +8,7 @@
 #include "core/objects/objects.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
+#include "core/base/runtime_state.h"
 
 #include <string.h>
 #include <sys/mman.h>

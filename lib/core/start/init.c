@@ -3,7 +3,7 @@
  * or, for a libc without preinit (musl), from a constructor; and the door
  * of a shared object's registration, which may come first. */
 #include "core/clock/clock.h"
-#include "core/objects/dso_abi.h"
+#include "core/dispatch/dso_abi.h"
 #include "core/dispatch/handlers.h"
 #include "core/modes/log_registry.h"
 #include "core/names/names.h"
@@ -17,6 +17,8 @@
 #include "core/names/symbols.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
+#include "core/base/runtime_state.h"
+#include "core/names/object_map.h"
 
 #include <sched.h>
 

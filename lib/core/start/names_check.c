@@ -17,6 +17,7 @@
 #include "core/patch/patch_api.h"
 #include "core/base/report.h"
 #include "core/objects/sled_map.h"
+#include "core/base/runtime_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

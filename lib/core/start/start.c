@@ -142,4 +142,4 @@ void xr_start_wait_for_objects(void) {
   }
 }
 
-const struct xr_object_events xr_start_events = {xr_start_tracing, NULL, NULL, NULL, NULL};
+const struct xr_object_events xr_start_events = {.coming = xr_start_tracing};
