@@ -12,9 +12,9 @@
 #ifndef XR_BASIC_INTERNAL_H
 #define XR_BASIC_INTERNAL_H
 
-#include "core/common.h"
-#include "core/options.h"
-#include "core/thread_list.h"
+#include "core/base/common.h"
+#include "core/options/options.h"
+#include "core/thread/thread_list.h"
 #include "xray/xray_interface.h"
 
 /* ---- options ---------------------------------------------------------- */

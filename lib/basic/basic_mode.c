@@ -1,7 +1,7 @@
 /* Basic mode glue: the XRayLogImpl "xray-basic" and its transitions, the
  * registry of recording threads and the hooks (thread exit, fork, exit).
  *
- * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * States: core's one lifecycle (core/modes/mode_lifecycle.h: the transitions,
  * what a call in the wrong state returns, the memory ordering); a later
  * init starts a new generation and a new file. Finalize stops recording at
  * once; flush writes every registered thread's pending records (the
@@ -13,18 +13,20 @@
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
 #include "basic/basic_internal.h"
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/lock.h"
-#include "core/quiesce.h"
-#include "core/log_registry.h"
-#include "core/mode_lifecycle.h"
-#include "core/mode_stats.h"
-#include "core/objects.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
+#include "core/modes/log_registry.h"
+#include "core/modes/mode_lifecycle.h"
+#include "core/modes/mode_stats.h"
+#include "core/objects/objects.h"
+#include "core/base/report.h"
+#include "core/thread/thread.h"
 #include "export/trace_formats.h"
 #include "export/thread_names.h"
+#include "core/names/object_map.h"
+#include "core/dispatch/hot_tables.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -174,7 +176,7 @@ static void stop_recording(void) {
  * its own records, with its own pid, to the parent's file (basic_writer.c
  * says why appends of the two never tear each other's records). When
  * another thread was initialising, finalizing or flushing, the child's
- * mode is UNINITIALIZED (core/mode_lifecycle.h): it records nothing and
+ * mode is UNINITIALIZED (core/modes/mode_lifecycle.h): it records nothing and
  * lets go of the file, which is the parent's to finish. */
 static void on_fork_child(void) {
   xr_lock_after_fork(&threads_lock);
@@ -222,7 +224,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   (void)max_buffers;
   XRayLogInitStatus now;
   /* Before any transition: a fork in the middle of the first one must find
-   * the hook (core/mode_lifecycle.h). Idempotent. */
+   * the hook (core/modes/mode_lifecycle.h). Idempotent. */
   static int no_fork_hook;
   if (xr_thread_on_fork_child(on_fork_child) != 0)
     xr_report_once(&no_fork_hook, XR_ERROR, "basic mode: no fork hook left; "
@@ -288,7 +290,7 @@ static XRayLogInitStatus basic_finalize(void) {
 }
 
 /* Waits (bounded) until t is outside the handler: step c. of
- * core/quiesce.h's protocol, t->busy being the guard. */
+ * core/thread/quiesce.h's protocol, t->busy being the guard. */
 static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ns) {
   unsigned steps = 0;
   while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
@@ -353,7 +355,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && xr_trace_outputs_streamed(outputs))
     xr_basic_write_streams(path, outputs);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
-    xr_objects_write_map(path, false); /* only when shared objects registered */
+    xr_object_map_write(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

@@ -6,7 +6,7 @@
 #define XR_CONTROL_H
 
 #include "control/control_proto.h"
-#include "core/common.h"
+#include "core/base/common.h"
 
 enum xr_ctl_status { XR_CTL_OK, XR_CTL_ERROR, XR_CTL_DENIED };
 

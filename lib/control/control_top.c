@@ -9,7 +9,7 @@
  * time minus its children's. A function's total counts only its outermost
  * paths (not under itself), so recursion is not counted twice. */
 #include "control/control.h"
-#include "core/clock.h"
+#include "core/clock/clock.h"
 #include "xray/xray_log_interface.h"
 #include "xray/xray_names.h"
 

@@ -7,10 +7,10 @@
  * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
  * attempted: xr_write_all). */
 #include "export/chrome_trace.h"
-#include "core/mmap_array.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/text_out.h"
+#include "core/base/mmap_array.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
+#include "core/output/text_out.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
 

@@ -11,7 +11,7 @@
 #ifndef XR_EXPORT_TRACE_FORMATS_H
 #define XR_EXPORT_TRACE_FORMATS_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 enum xr_tev_kind {
   XR_TEV_ENTER,
@@ -78,7 +78,7 @@ XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
 
 /* Function ids as the modes record them: packed (object << 24 | function,
- * every object's; basic) or dense (FDR, core/objects.h). */
+ * every object's; basic) or dense (FDR, core/objects/objects.h). */
 enum xr_trace_ids { XR_TRACE_IDS_PACKED, XR_TRACE_IDS_DENSE };
 
 #define XR_TRACE_FORMATS_MAX 8

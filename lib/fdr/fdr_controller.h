@@ -4,7 +4,7 @@
 #ifndef XR_FDR_CONTROLLER_H
 #define XR_FDR_CONTROLLER_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_records.h"
 #include "xray/xray_interface.h"

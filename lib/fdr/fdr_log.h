@@ -6,7 +6,7 @@
 #ifndef XR_FDR_LOG_H
 #define XR_FDR_LOG_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "fdr/fdr_export.h"
 
 struct xr_fdr_log_stats {

@@ -28,7 +28,7 @@
  * once its size is known. Async-signal-safe with caller scratch: system
  * calls only (writev, pwrite, and mmap when it maps its own). */
 #include "fdr/fdr_log.h"
-#include "core/mmap_array.h"
+#include "core/base/mmap_array.h"
 #include "fdr/fdr_records.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
 #ifndef XR_FDR_RECORDS_H
 #define XR_FDR_RECORDS_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 enum xr_fdr_meta_kind {
   XR_FDR_NEW_BUFFER = 0,
@@ -124,7 +124,7 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_typed_event(uint8_t *p, int32_t size,
 }
 
 /* The function record keeps 28 bits of id: FDR's handlers take dense ids
- * (core/objects.h: id base + function, all below 2^28), never packed ones,
+ * (core/objects/objects.h: id base + function, all below 2^28), never packed ones,
  * so no record names the wrong object. */
 static XR_ALWAYS_INLINE uint32_t xr_fdr_function_word(int32_t id,
                                                       unsigned kind) {

@@ -6,9 +6,9 @@
 #ifndef XR_FDR_STATE_H
 #define XR_FDR_STATE_H
 
-#include "core/mode_lifecycle.h"
+#include "core/modes/mode_lifecycle.h"
 
-/* FDR's lifecycle (core/mode_lifecycle.h): moved by fdr_mode.c only. */
+/* FDR's lifecycle (core/modes/mode_lifecycle.h): moved by fdr_mode.c only. */
 XR_HIDDEN extern struct xr_lifecycle xr_fdr_lifecycle;
 /* Snapshots inside (atomic): see xr_fdr_snapshot_enter. */
 XR_HIDDEN extern int xr_fdr_snapshots_inside;

@@ -14,7 +14,7 @@
 #ifndef XR_PROFILING_CALL_TRIE_H
 #define XR_PROFILING_CALL_TRIE_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Bucket b counts calls whose duration d (ticks) has floor(log2(d)) == b
  * (d = 0 and 1 both land in bucket 0); the last bucket takes everything

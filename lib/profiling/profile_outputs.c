@@ -7,13 +7,13 @@
  * recursion, not the depth of the recursion. */
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
-#include "core/clock.h"
-#include "core/names.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/objects.h"
-#include "core/option_words.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/names/names.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
+#include "core/objects/objects.h"
+#include "core/options/option_words.h"
+#include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"
 #include "xray/xray_interface.h"
@@ -166,7 +166,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   close(fd);
 }
 
-/* Names come from the shared name table (lib/core/names.c): every object's
+/* Names come from the shared name table (lib/core/names/names.c): every object's
  * functions, demangled where the program links a C++ runtime. The views of
  * the threads' own tries first, then those of the merged one. */
 static void write_views(const struct xr_prof_run *run, const char *path) {

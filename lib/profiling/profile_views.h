@@ -5,7 +5,7 @@
 
 #include "profiling/call_trie.h"
 #include "export/pprof_mapping.h"
-#include "core/text_out.h"
+#include "core/output/text_out.h"
 
 /* Name of a function id; never NULL (unknown ids get a made-up name). */
 typedef const char *(*xr_name_fn)(void *ctx, int32_t fid);

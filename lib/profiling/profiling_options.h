@@ -2,7 +2,7 @@
 #ifndef XR_PROFILING_OPTIONS_H
 #define XR_PROFILING_OPTIONS_H
 
-#include "core/options.h"
+#include "core/options/options.h"
 
 #define XR_PROF_OUT_XRAY 1u
 #define XR_PROF_OUT_FOLDED 2u

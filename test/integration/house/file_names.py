@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every file a comment or a document names exists: a name such as
-`fdr_snapshot.c`, `core/objects.h` or `test/integration/lib.sh` in lib/,
+`fdr_snapshot.c`, `core/objects/objects.h` or `test/integration/lib.sh` in lib/,
 include/, docs/, tools/ or README.md must be a file of the
 source tree (found as written, beside the file that names it, under lib/,
 test/ or include/, or, for a bare name, anywhere). A renamed or removed file

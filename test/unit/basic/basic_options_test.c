@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "basic/basic_internal.h"
-#include "core/report.h"
+#include "core/base/report.h"
 
 static void load_flags(const char *xray_options) {
   if (xray_options)

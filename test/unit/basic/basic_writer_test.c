@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "basic/basic_internal.h"
-#include "core/clock.h"
-#include "core/report.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
 
 static char dir[] = "/tmp/xr-basic-writer-XXXXXX";
 static struct rlimit saved_limit;

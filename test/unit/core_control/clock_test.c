@@ -11,10 +11,11 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/clock.h"
-#include "core/output.h"
-#include "core/report.h"
+#include "core/clock/clock.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
 #include "../cpu_id_methods.h"
+#include "core/clock/clock_lean.h"
 
 static uint64_t raw_ns(void) {
   struct timespec ts;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/thread.h"
+#include "core/thread/thread.h"
 #include "export/trace_formats.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_log.h"

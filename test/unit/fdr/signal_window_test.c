@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/handlers.h"
+#include "core/dispatch/handlers.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
