@@ -31,9 +31,9 @@
 #include "basic/basic_internal.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
-#include "core/clock/clock_lean.h"
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
 void (*xr_basic_prepare_slow)(void *prepare);

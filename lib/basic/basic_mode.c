@@ -13,20 +13,20 @@
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
 #include "basic/basic_internal.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
-#include "core/thread/lock.h"
-#include "core/thread/quiesce.h"
+#include "core/dispatch/hot_tables.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
-#include "core/objects/objects.h"
-#include "core/base/report.h"
-#include "core/thread/thread.h"
-#include "export/trace_formats.h"
-#include "export/thread_names.h"
 #include "core/names/object_map.h"
-#include "core/dispatch/hot_tables.h"
+#include "core/objects/objects.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
+#include "core/thread/thread.h"
+#include "export/thread_names.h"
+#include "export/trace_formats.h"
 
 #include <pthread.h>
 #include <sched.h>

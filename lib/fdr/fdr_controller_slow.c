@@ -2,12 +2,12 @@
  * counting drops, thread exit. Reached from the lean handlers through
  * xr_call_preserving_vectors, so ordinary C and libc are fine here. */
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_triggers.h"
-#include "core/clock/clock_lean.h"
 
 #include <stddef.h>
 #include <time.h>

@@ -3,9 +3,11 @@
  * thread in version 5 by fdr_log_writer.c, else the buffers as they are).
  * Control path only, after finalize. */
 #include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/object_map.h"
 #include "core/objects/objects.h"
 #include "core/output/output.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
@@ -14,8 +16,6 @@
 #include "fdr/fdr_log.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
-#include "core/clock/clock_lean.h"
-#include "core/names/object_map.h"
 
 #include <limits.h>
 #include <errno.h>

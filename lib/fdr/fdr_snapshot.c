@@ -32,10 +32,12 @@
  * each thread's buffers in the order it wrote them, as readers need. */
 #include "core/clock/clock.h"
 #include "core/base/heap_sort.h"
+#include "core/base/report.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/object_map.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/output/output.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller.h"
@@ -46,8 +48,6 @@
 #include "fdr/fdr_snapshot_log.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
-#include "core/clock/clock_lean.h"
-#include "core/names/object_map.h"
 
 #include <limits.h>
 #include <errno.h>

@@ -7,9 +7,9 @@
  * few tens of milliseconds, once; test/bench/names_bench.sh measures it. */
 #define _GNU_SOURCE
 #include "core/names/names.h"
+#include "core/objects/objects.h"
 #include "core/thread/fork_locks.h"
 #include "core/thread/lock.h"
-#include "core/objects/objects.h"
 
 #include "core/names/glob.h"
 #include "core/options/options.h"

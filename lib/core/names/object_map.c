@@ -12,12 +12,12 @@
  * writes those bytes behind a header of its own with system calls only. */
 #include "core/objects/objects.h"
 
-#include "core/names/names.h"
-#include "core/output/output.h"
 #include "core/base/report.h"
+#include "core/names/names.h"
+#include "core/names/object_map.h"
+#include "core/output/output.h"
 #include "core/output/text_out.h"
 #include "core/thread/thread.h"
-#include "core/names/object_map.h"
 
 #include <limits.h>
 #include <errno.h>

@@ -18,14 +18,14 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "core/objects/objects.h"
 
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
 #include "core/dispatch/dso_abi.h"
-#include "core/thread/fork_locks.h"
 #include "core/dispatch/handlers.h"
 #include "core/dispatch/hot_tables.h"
-#include "core/base/report.h"
+#include "core/thread/fork_locks.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
-#include "core/base/runtime_state.h"
 
 #include <elf.h>
 #include <link.h>

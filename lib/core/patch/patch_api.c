@@ -13,15 +13,15 @@
  * signal handler forked; that call goes on in the child and clears it). */
 #include "core/patch/patch_api.h"
 
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
 #include "core/names/glob.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/patch/patching.h"
-#include "core/base/report.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
-#include "core/base/runtime_state.h"
 
 #include <sys/mman.h>
 

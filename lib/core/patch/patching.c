@@ -23,10 +23,10 @@
 #include "core/patch/patching.h"
 
 #include "core/base/mmap_array.h"
-#include "core/objects/objects.h"
-#include "core/options/options.h"
 #include "core/base/proc_maps.h"
 #include "core/base/report.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
 

@@ -3,22 +3,22 @@
  * or, for a libc without preinit (musl), from a constructor; and the door
  * of a shared object's registration, which may come first. */
 #include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
 #include "core/dispatch/dso_abi.h"
 #include "core/dispatch/handlers.h"
 #include "core/modes/log_registry.h"
 #include "core/names/names.h"
+#include "core/names/object_map.h"
+#include "core/names/symbols.h"
 #include "core/objects/objects.h"
+#include "core/objects/sled_map.h"
 #include "core/options/options.h"
 #include "core/output/output.h"
 #include "core/patch/patch_api.h"
-#include "core/base/report.h"
-#include "core/objects/sled_map.h"
 #include "core/start/start.h"
-#include "core/names/symbols.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
-#include "core/base/runtime_state.h"
-#include "core/names/object_map.h"
 
 #include <sched.h>
 

@@ -11,11 +11,11 @@
  * always. */
 #include "core/start/start.h"
 
+#include "core/base/report.h"
 #include "core/modes/log_registry.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/patch/patching.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 
 #include <sched.h>
