@@ -548,7 +548,8 @@ def edges_of(tree, nm_defined, nm_used, nm_weak):
                     kind = tree.tag_kind[name]
                     edges[(here, unit_of(b))].add(("opaque type", f"{kind} {name}", rel))
         names = set()
-        for m in NAME_USE.finditer(f.code):
+        # whitespace runs (blanked comments) made one: NAME_USE's \s* stays linear
+        for m in NAME_USE.finditer(re.sub(r"\s+", " ", f.code)):
             if not m.group(1):
                 names.add(m.group(2))
         for name in names:
