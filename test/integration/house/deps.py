@@ -19,7 +19,11 @@ edge A -> B says a file of A uses B, read two ways:
     header declares and another file defines belongs to the defining file's
     unit (nm, else the sources): users depend on the definer, and the
     declaring header too (its declaration is a use: "declares"), unless
-    the declaration is weak (core's slot, which the modes fill). A tag
+    the declaration is weak (core's slot, which the modes fill). What a
+    port (lib/arch/<cpu>/) defines for a header outside its folder
+    (arch/arch.h, core's patching.h for the sled encoder) implements that
+    header's interface and belongs to the header; a port never depends on
+    another port's definition of the same name. A tag
     named without its body in scope (`struct x *p`, a forward declaration)
     belongs to the one file that gives it a body. A header's own uses
     (macro bodies, inline functions, member types) count for its unit.
