@@ -21,6 +21,7 @@
 #include "core/base/report.h"
 #include "core/names/object_map.h"
 #include "core/dispatch/hot_tables.h"
+#include "core/dispatch/dense_ids_lean.h"
 
 /* Two functions, entry and exit each, at made-up addresses (v2: relative). */
 static unsigned char maps[3][4 * 32];
