@@ -61,7 +61,7 @@ struct xr_fdr_queue {
   /* Two scratch areas for snapshots, one per slot: XR_FDR_SCRATCH_ENTRY
    * bytes per buffer and one more (the order they write buffers in, then
    * the blocks read back), then XR_FDR_SCRATCH_LOG bytes for the log
-   * writer (fdr_log.h). Mapped with the buffers, committed only when a
+   * writer (fdr_log_writer.h). Mapped with the buffers, committed only when a
    * snapshot touches them, so a signal handler never allocates. */
   uint8_t *scratch[2];
 };

@@ -33,8 +33,12 @@
 #include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_lean.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_slow_call.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 
 #define BARRIER() xr_compiler_barrier()
 

@@ -4,9 +4,10 @@
 #include "core/clock/clock.h"
 #include "core/clock/clock_lean.h"
 #include "core/thread/thread.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stddef.h>

@@ -10,10 +10,9 @@
 #include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
-#include "fdr/fdr_log.h"
+#include "fdr/fdr_log_writer.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 

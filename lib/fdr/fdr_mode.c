@@ -16,7 +16,8 @@
 #include "core/thread/thread.h"
 #include "export/thread_names.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_lean.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
 #include "fdr/fdr_records.h"
@@ -24,6 +25,7 @@
 #include "fdr/fdr_snapjson.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "fdr/fdr_triggers.h"
 
 #include <errno.h>

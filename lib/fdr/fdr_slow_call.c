@@ -14,7 +14,6 @@
 #include "core/clock/clock_lean.h"
 #include "core/names/names.h"
 #include "core/thread/thread.h"
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_state.h"

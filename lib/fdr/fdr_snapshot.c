@@ -40,7 +40,6 @@
 #include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapjson.h"

@@ -4,8 +4,8 @@
  * (fdr_mode.c), the controller, the snapshot and the triggers all depend on
  * this file and none on another's globals. */
 #include "core/modes/log_registry.h" /* declares xr_fdr_lifecycle weak, as core names it */
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
 
 struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};

@@ -1,5 +1,5 @@
 /* fdr_records.h / fdr_records.c: the exact bytes of every record kind
- * (LLVM's docs/XRayFDRFormat.rst), and the short-call rewind of fdr_controller.h. */
+ * (LLVM's docs/XRayFDRFormat.rst), and the short-call rewind of fdr_thread.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_thread.h"
 
 /* Encodes into a buffer poisoned with 0xEE, checks the returned end and that
  * nothing past it was touched. */

@@ -3,8 +3,8 @@
  * stack and graph need (fdr_log_writer.c, docs/formats.md). Cold path: the
  * flush, and snapshots (async-signal-safe: system calls only, memory from
  * the caller's scratch). */
-#ifndef XR_FDR_LOG_H
-#define XR_FDR_LOG_H
+#ifndef XR_FDR_LOG_WRITER_H
+#define XR_FDR_LOG_WRITER_H
 
 #include "core/base/common.h"
 #include "fdr/fdr_export.h"

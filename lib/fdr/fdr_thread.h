@@ -1,13 +1,14 @@
-/* FDR per-thread controller: the state the lean handlers keep per thread, the
- * read-mostly configuration they consult, and the slow paths they call
- * through xr_call_preserving_vectors (fdr_controller_slow.c). */
-#ifndef XR_FDR_CONTROLLER_H
-#define XR_FDR_CONTROLLER_H
+/* FDR's per-thread state and hot configuration: the types the lean
+ * handlers (fdr_controller_lean.c), their slow paths (fdr_controller_slow.c)
+ * and the rest of the mode share, and the inline code over them (the
+ * cursor, the short-call rewind). Types, constants and inline functions
+ * only: the data of these types is fdr_state.c's (fdr_state.h). */
+#ifndef XR_FDR_THREAD_H
+#define XR_FDR_THREAD_H
 
 #include "core/base/common.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_records.h"
-#include "xray/xray_interface.h"
 
 /* Per thread, in initial-exec TLS. Valid only while `epoch` equals
  * xr_fdr_hot.epoch; pointers into a buffer are never followed otherwise. */
@@ -23,7 +24,6 @@ struct xr_fdr_thread {
   uint32_t cpu;       /* CPU of the last NewCPUId */
   uint64_t nested_pending; /* nested drops before the thread had a slot */
 };
-XR_HIDDEN extern XR_TLS struct xr_fdr_thread xr_fdr_thread;
 
 /* Read on every event, written only by the control path. */
 struct xr_fdr_hot_config {
@@ -47,7 +47,6 @@ struct xr_fdr_hot_config {
   uint32_t watch_count;
   const uint8_t *watch_set;
 } __attribute__((aligned(64)));
-XR_HIDDEN extern struct xr_fdr_hot_config xr_fdr_hot;
 #define XR_FDR_NO_FAST UINT64_MAX
 
 /* Where the handlers read the CPU id (NewCPUId records), best first (core's
@@ -63,43 +62,6 @@ enum xr_fdr_cpu_source {
   XR_FDR_CPU_WITH_TICKS, /* read together with the tick counter */
   XR_FDR_CPU_SLOW        /* sched_getcpu behind a vector save: full path only */
 };
-
-/* The queue of the current generation (owned by fdr_mode.c). */
-XR_HIDDEN extern struct xr_fdr_queue xr_fdr_queue;
-
-/* The lean handlers (fdr_controller_lean.c). */
-XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type);
-XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
-                                  uint64_t arg);
-XR_HIDDEN void xr_fdr_handle_custom(void *data, size_t size);
-/* The same plus the slow-call watch (snapshot_if_slower_than_us). */
-XR_HIDDEN void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type);
-XR_HIDDEN void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type,
-                                        uint64_t arg);
-/* Slow path of the watch (fdr_slow_call.c): arg is a struct
- * xr_fdr_watch_event. */
-struct xr_fdr_watch_event {
-  int32_t id;
-  unsigned type; /* ENTRY, EXIT or TAIL */
-};
-XR_HIDDEN void xr_fdr_watch_slow(void *event);
-XR_HIDDEN void xr_fdr_handle_typed(uint16_t type, const void *data,
-                                   size_t size);
-
-/* Slow paths (fdr_controller_slow.c), called with vectors preserved. */
-struct xr_fdr_prepare_args {
-  struct xr_fdr_thread *thread;
-  uint64_t tsc;   /* timestamp of the event being written */
-  size_t need;    /* bytes the event needs, metadata included */
-  bool ok;        /* out: a buffer with `need` bytes is ready, busy set */
-};
-/* Claims a writer slot, joins the current generation, switches to a fresh
- * buffer when the held one lacks `need` bytes; drops (and counts) when none
- * is free. On success leaves the writer busy. */
-XR_HIDDEN void xr_fdr_prepare_slow(void *prepare_args);
-/* Counts an event dropped for a reason other than a missing buffer (an
- * oversized or empty payload); arg is the thread state. */
-XR_HIDDEN void xr_fdr_count_drop_slow(void *thread);
 
 /* The calling thread's cursor, NULL without a buffer. */
 static XR_ALWAYS_INLINE uint8_t *xr_fdr_cursor(const struct xr_fdr_thread *t) {
@@ -140,15 +102,5 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_rewind(uint8_t *run_start,
   }
   return NULL;
 }
-
-/* Thread exit hook (registered by fdr_mode.c): gives the held buffer back
- * and frees the writer slot. */
-XR_HIDDEN void xr_fdr_thread_exit(void);
-/* In a fork child: frees every other thread's slot and forgets the held
- * buffer (the caller resets the queue and changes the epoch). */
-XR_HIDDEN void xr_fdr_thread_forget_after_fork(void);
-/* Finds the rseq cpu_id field of the calling thread (rseq_cpu_offset) and
- * chooses cpu_source; after xr_clock_init. */
-XR_HIDDEN void xr_fdr_detect_rseq(void);
 
 #endif
