@@ -15,7 +15,10 @@
 #include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_folded.h"
+#include "profiling/profile_pprof.h"
+#include "profiling/profile_report.h"
+#include "profiling/trie_fold.h"
 #include "xray/xray_interface.h"
 
 #include <limits.h>
@@ -81,7 +84,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
            "recursion %s; time = local (self) time",
            XR_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
            (unsigned long long)xr_clock.frequency_hz,
-           run->flags->fold_recursion ? "folded" : "not folded");
+           run->fold_recursion ? "folded" : "not folded");
   struct xr_pprof_view_info info = {
       .profile = {.time_nanos = run->start_ns,
                   .duration_nanos = run->end_ns - run->start_ns,
@@ -111,7 +114,7 @@ static int write_report(const struct xr_prof_run *run, struct xr_trie *merged,
       .frequency_hz = xr_clock.frequency_hz,
       .lost = total_losses(run),
       .lost_threads = run->not_collected,
-      .top = (size_t)run->flags->report_top,
+      .top = (size_t)run->report_top,
   };
   return xr_prof_report_write(run->tries, run->trie_count, &info,
                               xr_names_get_name, NULL, xr_ticks_to_ns, text);
@@ -181,7 +184,7 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
   }
   if (wanted_merged == 0)
     return;
-  struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
+  struct xr_trie *merged = merge_all(run, run->fold_recursion);
   if (merged == NULL) {
     const char *lost[XR_ARRAY_SIZE(views)];
     size_t n = 0;

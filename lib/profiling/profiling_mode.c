@@ -196,9 +196,10 @@ static XRayLogInitStatus prof_finalize(void) {
 
 static void write_files(void) {
   struct xr_prof_run run = {
-      .flags = &flags,
       .outputs = outputs,
       .folded_calls = folded_calls,
+      .fold_recursion = flags.fold_recursion,
+      .report_top = flags.report_top,
       .tries = tries,
       .trie_count = trie_count,
       .not_collected = not_collected,
