@@ -12,6 +12,7 @@
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/option_words.h"
+#include "core/options/options.h"
 #include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
