@@ -95,6 +95,12 @@ UPWARD_OK = {("arch/%s/trampoline_%s.S" % (cpu, cpu), slot)
              for cpu in ("x86_64", "aarch64")
              for name in ("xr_patch_sled", "xr_sled_enabled", "struct xr_sled")}
 
+# Interfaces between the two archives: what such a header declares, the
+# runtime defines for the shared objects (their libxray-dso.a calls it), so
+# the declarations belong to the header, as arch.h's do to it: the runtime's
+# files that define them use the header, the header uses none of them.
+ABI_HEADERS = {"core/dispatch/dso_abi.h"}
+
 # The calls a shared object's libxray-dso.a may make into the executable's
 # runtime: the registration ABI (core's dso_abi.h) and the trampolines it
 # falls back to when it cannot patch its own.
@@ -520,7 +526,7 @@ def edges_of(tree, nm_defined, nm_used, nm_weak):
     def owners(header, name, kind, flags, user):
         """Units that own a name a header declares, as seen from file user."""
         if kind in ("fn", "data") and "body" not in flags:
-            if "weak" in flags or name in nm_weak:
+            if "weak" in flags or name in nm_weak or header in ABI_HEADERS:
                 return {unit_of(header)}
             found = {d for d in defs.get(name, ())
                      if not port(d) or port(d) == port(header)}
@@ -834,10 +840,14 @@ SELF_TEST_CLEAN = {
     "core/output/qu.c": '#include "core/start/qs.h"\n'
                         "unsigned long xr_qu(void) {\n  struct xr_q *p = 0;\n"
                         "  return sizeof *p; }\n",
-    "core/objects/dso_abi.h": "int __xray_register_dso(int n);\n",
-    "core/objects/registry.c": "int __xray_register_dso(int n) { return n; }\n",
-    "dso/d.c": '#include "core/objects/dso_abi.h"\n'
-               "int xr_d(void) { return __xray_register_dso(1); }\n",
+    # the ABI header declares what the registry (a room above) defines on
+    # the header's type
+    "core/dispatch/dso_abi.h": "struct xr_dso_t { int n; };\n"
+                               "int __xray_register_dso(struct xr_dso_t *t);\n",
+    "core/objects/registry.c": '#include "core/dispatch/dso_abi.h"\n'
+                               "int __xray_register_dso(struct xr_dso_t *t) { return t->n; }\n",
+    "dso/d.c": '#include "core/dispatch/dso_abi.h"\n'
+               "int xr_d(void) { struct xr_dso_t t = {1}; return __xray_register_dso(&t); }\n",
 }
 
 
