@@ -38,6 +38,7 @@
 #include "core/thread/thread.h"
 #include "profiling/call_trie.h"
 #include "profiling/profiling_collector.h"
+#include "profiling/profiling_lean.h"
 #include "xray/xray_interface.h"
 
 static XR_ALWAYS_INLINE void guard_enter(void) {

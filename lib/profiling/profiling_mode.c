@@ -18,6 +18,7 @@
 #include "profiling/profile_blocks.h"
 #include "profiling/profile_outputs.h"
 #include "profiling/profiling_collector.h"
+#include "profiling/profiling_lean.h"
 #include "profiling/profiling_options.h"
 #include "xray/xray_interface.h"
 
@@ -27,10 +28,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type);
-/* Lean arena growth for the handlers' tries (profiling_lean.c). */
-XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
 struct xr_lifecycle xr_profiling_lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t last_gen;
