@@ -1,6 +1,7 @@
 # Shared helpers for integration test scripts (sourced, bash).
-# Environment from CMake: XRAY_LIB XRAY_INCLUDE XRAY_SRC XRAY_CLANG
-# XRAY_CLANGXX LLVM_XRAY XRAY_READELF TEST_SRC_DIR TEST_WORK_DIR.
+# Environment from CMake: XRAY_LIB XRAY_INCLUDE XRAY_GEN_INCLUDE (the
+# generated <xray/xray_version.h>) XRAY_SRC XRAY_CLANG XRAY_CLANGXX LLVM_XRAY
+# XRAY_READELF TEST_SRC_DIR TEST_WORK_DIR.
 set -euo pipefail
 
 SKIP=77
@@ -42,7 +43,8 @@ xr_no_link_deps_flag() {
     echo -fnoxray-link-deps
   fi
 }
-XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
+XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1
+             -I"$XRAY_INCLUDE" -I"${XRAY_GEN_INCLUDE:-$XRAY_INCLUDE}")
 XRAY_LDFLAGS=(-Wl,--whole-archive "$XRAY_LIB" -Wl,--no-whole-archive -lpthread)
 # Sanitizer configurations (test/run-all.sh): programs get the archive's flags.
 if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
