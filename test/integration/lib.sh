@@ -77,6 +77,11 @@ xr_cxx() {
   "$XRAY_CLANGXX" -g -O1 "${XRAY_CFLAGS[@]}" "$@" -o "$out" "${XRAY_LDFLAGS[@]}"
 }
 need_llvm_xray() { [ -n "${LLVM_XRAY:-}" ] || skip "llvm-xray not found"; }
+# xr_version: the runtime's version, as the generated <xray/xray_version.h>
+# says it (XRAY_RUNTIME_VERSION).
+xr_version() {
+  sed -n 's/^#define XRAY_RUNTIME_VERSION "\(.*\)"$/\1/p' "$XRAY_GEN_INCLUDE/xray/xray_version.h"
+}
 
 # xr_pinned CMD...: runs CMD (and its children) on one CPU, the first this
 # shell may use. Basic and FDR modes erase a short call only when it exits

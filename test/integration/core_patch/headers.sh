@@ -23,8 +23,7 @@ for std in c++11 c++14 c++17 c++20; do
     -I"$XRAY_GEN_INCLUDE" "$TEST_SRC_DIR/headers_version.cc" || fail "$std: xray_version.h"
 done
 xr_cxx headers_version "$TEST_SRC_DIR/headers_version.cc" -std=c++11
-expect_eq "C++ program's version" "$(sed -n 's/^#define XRAY_RUNTIME_VERSION "\(.*\)"$/\1/p' \
-  "$XRAY_GEN_INCLUDE/xray/xray_version.h")" "$(./headers_version)"
+expect_eq "C++ program's version" "$(xr_version)" "$(./headers_version)"
 xr_cxx headers_cxx "$TEST_SRC_DIR/headers_cxx.cc" -std=c++17
 ./headers_cxx >out.txt 2>err.txt || { exit_status=$?; cat err.txt >&2; fail "C++ program exited $exit_status"; }
 expect_eq "C++ program output" "events 2" "$(cat out.txt)"
