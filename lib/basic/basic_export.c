@@ -4,9 +4,9 @@
  * stays bounded by that buffer and the writers' own state, whatever the
  * size of the log. */
 #include "basic/basic_internal.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/output/output.h"
-#include "core/base/report.h"
 #include "export/trace_formats.h"
 
 #include <errno.h>

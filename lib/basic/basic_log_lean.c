@@ -31,6 +31,7 @@
 #include "basic/basic_internal.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
 

@@ -13,18 +13,20 @@
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
 #include "basic/basic_internal.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
-#include "core/thread/lock.h"
-#include "core/thread/quiesce.h"
+#include "core/dispatch/hot_tables.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
+#include "core/names/object_map.h"
 #include "core/objects/objects.h"
-#include "core/base/report.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
 #include "core/thread/thread.h"
-#include "export/trace_formats.h"
 #include "export/thread_names.h"
+#include "export/trace_formats.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -353,7 +355,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && xr_trace_outputs_streamed(outputs))
     xr_basic_write_streams(path, outputs);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
-    xr_objects_write_map(path, false); /* only when shared objects registered */
+    xr_object_map_write(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

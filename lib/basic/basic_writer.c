@@ -26,9 +26,9 @@
  * RLIMIT_FSIZE is checked before writing so the kernel never raises SIGXFSZ
  * on the program's behalf. */
 #include "basic/basic_internal.h"
-#include "core/thread/lock.h"
-#include "core/output/output.h"
 #include "core/base/report.h"
+#include "core/output/output.h"
+#include "core/thread/lock.h"
 
 #include <limits.h>
 #include <errno.h>

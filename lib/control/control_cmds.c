@@ -15,6 +15,7 @@
 #include "core/objects/objects.h"
 #include "core/output/output.h"
 #include "core/output/written_files.h"
+#include "core/patch/patch_api.h"
 #include "xray/xray_fdr.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
@@ -95,7 +96,7 @@ static void count_functions(size_t *loaded_objects, size_t *total,
       continue;
     ++*loaded_objects;
     *total += info.function_count;
-    *patched_now += xr_objects_patched_functions((int32_t)o);
+    *patched_now += xr_patch_count_patched((int32_t)o);
     const struct patched_set *s = &patched[o];
     if (s->count == info.function_count)
       for (size_t i = 0; i < s->count; i++)

@@ -18,8 +18,8 @@
  * accepting on a descriptor the program now uses for something else. */
 #include "control/control.h"
 #include "control/control_path.h"
-#include "core/options/options.h"
 #include "core/base/report.h"
+#include "core/options/options.h"
 #include "core/thread/thread.h"
 
 #include <errno.h>

@@ -8,8 +8,8 @@
  * attempted: xr_write_all). */
 #include "export/chrome_trace.h"
 #include "core/base/mmap_array.h"
-#include "core/output/output.h"
 #include "core/base/report.h"
+#include "core/output/output.h"
 #include "core/output/text_out.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"

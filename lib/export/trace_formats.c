@@ -1,12 +1,12 @@
 /* The table of trace_output words and the writers of the decoded event
  * stream. See trace_formats.h. */
 #include "export/trace_formats.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/option_words.h"
 #include "core/output/output.h"
-#include "core/base/report.h"
 #include "export/chrome_trace.h"
 
 #include <errno.h>

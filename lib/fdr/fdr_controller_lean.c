@@ -28,12 +28,13 @@
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
 #include "core/base/lean.h"
+#include "core/base/test_points.h"
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
-#include "core/base/test_points.h"
 
 #define BARRIER() xr_compiler_barrier()
 

@@ -2,6 +2,7 @@
  * counting drops, thread exit. Reached from the lean handlers through
  * xr_call_preserving_vectors, so ordinary C and libc are fine here. */
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"

@@ -3,8 +3,8 @@
 #include "fdr/fdr_export.h"
 #include "core/base/heap_sort.h"
 #include "core/base/mmap_array.h"
-#include "core/output/output.h"
 #include "core/base/report.h"
+#include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_records.h"
 

@@ -6,13 +6,13 @@
  * what a call in the wrong state returns, the memory ordering), in
  * xr_fdr_lifecycle (fdr_state.c) because the snapshot reads it too. */
 #include "core/clock/clock.h"
+#include "core/base/report.h"
 #include "core/dispatch/handlers.h"
 #include "core/modes/log_registry.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/output/output.h"
 #include "core/thread/quiesce.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 #include "export/thread_names.h"
 #include "fdr/buffer_queue.h"

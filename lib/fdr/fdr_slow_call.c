@@ -9,14 +9,15 @@
  * in (entry time and id); an exit pops to the newest frame of its id, so
  * frames left by longjmp or an exception go with it. */
 #include "core/clock/clock.h"
-#include "core/names/names.h"
 #include "core/base/report.h"
+#include "core/base/test_points.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/names.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_controller.h"
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_state.h"
-#include "core/base/test_points.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>

@@ -7,12 +7,12 @@
  * recursion, not the depth of the recursion. */
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/names/names.h"
-#include "core/output/output.h"
-#include "core/base/report.h"
 #include "core/objects/objects.h"
 #include "core/options/option_words.h"
+#include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_views.h"

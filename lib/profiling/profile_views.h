@@ -4,8 +4,8 @@
 #define XR_PROFILING_PROFILE_VIEWS_H
 
 #include "profiling/call_trie.h"
-#include "export/pprof_mapping.h"
 #include "core/output/text_out.h"
+#include "export/pprof_mapping.h"
 
 /* Name of a function id; never NULL (unknown ids get a made-up name). */
 typedef const char *(*xr_name_fn)(void *ctx, int32_t fid);

@@ -1,10 +1,11 @@
 /* Thread registry, posting and adoption of call tries. See
  * profiling_collector.h for the protocol. */
 #include "profiling/profiling_collector.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/thread/lock.h"
 #include "core/thread/quiesce.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 
 #include <errno.h>

@@ -33,10 +33,11 @@
  * session ended (1-2), so the trie is no longer touched by its thread. */
 #include "core/base/lean.h"
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
 #include "profiling/call_trie.h"
 #include "profiling/profiling_collector.h"
-#include "core/dispatch/handlers.h"
 #include "xray/xray_interface.h"
 
 static XR_ALWAYS_INLINE void guard_enter(void) {

@@ -8,11 +8,12 @@
  * finalized and flushed at exit (core's exit policy, log_registry.c). */
 #define _GNU_SOURCE
 #include "core/clock/clock.h"
+#include "core/base/report.h"
 #include "core/dispatch/handlers.h"
+#include "core/dispatch/hot_tables.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 #include "profiling/profile_blocks.h"
 #include "profiling/profile_outputs.h"

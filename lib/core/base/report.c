@@ -3,7 +3,6 @@
  * Cold path only. Formats into a stack buffer (no malloc, no stdio locks) so
  * lines from several threads never interleave mid-line. */
 #include "core/base/report.h"
-#include "core/thread/thread.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,7 +17,7 @@ enum { XR_REPORT_LINE_MAX = 1024 };
 static void report_v(const char *tag, const char *fmt, va_list ap) {
   char line[XR_REPORT_LINE_MAX];
   int saved_errno = errno; /* callers often report errno right after */
-  int n = snprintf(line, sizeof line, "==%d==%s", (int)xr_pid(), tag);
+  int n = snprintf(line, sizeof line, "==%d==%s", (int)getpid(), tag);
   if (n < 0 || (size_t)n >= sizeof line)
     n = 0;
   int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);

@@ -7,9 +7,12 @@
  * CLOCK_MONOTONIC nanoseconds and the frequency is 1e9. Never prints
  * anything at verbosity 0.
  *
- * Modes read the counter and the CPU id through this header only (the
- * always-inline wrappers below: the port's instructions, nothing added),
- * never through arch/arch.h (house.layers checks). */
+ * Modes read the counter and the CPU id through this header and
+ * clock_lean.h only (the always-inline wrappers: the port's instructions,
+ * nothing added), never through arch/arch.h (house.layers checks).
+ * This header is the cold half's (clock.c: the state, its choice, the
+ * conversions); clock_lean.h is the lean half's (xr_now, xr_cpu_id), which
+ * reads this one and is never read by it. */
 #ifndef XR_CLOCK_H
 #define XR_CLOCK_H
 
@@ -29,14 +32,6 @@ struct xr_clock_info {
 /* Decided once by xr_clock_init() (idempotent, thread-safe); read-only after. */
 XR_HIDDEN extern struct xr_clock_info xr_clock;
 XR_HIDDEN void xr_clock_init(void);
-
-/* Slow path of xr_now() without a usable tick counter: CLOCK_MONOTONIC ns,
- * read through xr_call_preserving_vectors (lib/core/clock/clock_lean.c), so it is
- * safe in lean handlers, whose callers saved no vector register, while
- * clock_gettime (vDSO, libc) may use any. Costs the port's vector save and
- * restore on top of clock_gettime: a few hundred cycles, only on machines
- * without an invariant counter. */
-XR_HIDDEN uint64_t xr_clock_fallback_now(void);
 
 /* The one seam between the clock's two translation units: clock_lean.c
  * (compiled lean, called from lean handlers) reaches the libc work of
@@ -63,19 +58,6 @@ static XR_ALWAYS_INLINE uint64_t xr_read_ticks(void) { return xr_arch_ticks(); }
 static XR_ALWAYS_INLINE uint64_t xr_read_ticks_and_cpu(uint32_t *cpu) {
   return xr_arch_ticks_cpu(cpu);
 }
-
-/* Hot path: one predictable branch and one tick read. Safe in every caller,
- * lean handlers (lean translation units, core/base/lean.h) included. */
-static XR_ALWAYS_INLINE uint64_t xr_now(void) {
-  if (XR_LIKELY(xr_clock.using_ticks))
-    return xr_read_ticks();
-  return xr_clock_fallback_now();
-}
-
-/* CPU the calling thread runs on, cheaply (rseq area / the port's CPU-id
- * instruction / its tick-and-CPU read / sched_getcpu, best first, chosen by
- * xr_clock_init). Low 16 bits are meaningful. */
-XR_HIDDEN uint32_t xr_cpu_id(void);
 
 /* How xr_cpu_id() reads the CPU (an enum xr_cpu_id_method, 0 before
  * xr_clock_init); chosen once by xr_clock_init. */

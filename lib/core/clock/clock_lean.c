@@ -9,7 +9,7 @@
  * hundred cycles. */
 #include "core/base/lean.h"
 #include "core/clock/clock.h"
-#include "core/dispatch/handlers.h"
+#include "core/clock/clock_lean.h"
 
 /* Out of line, so that xr_cpu_id's register-only paths carry no frame for
  * the request (two register saves per call otherwise). */

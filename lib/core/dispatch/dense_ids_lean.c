@@ -9,8 +9,9 @@
  * load and a compare per event of such an object. An object without an id base is dropped: no record
  * may name the wrong function. */
 #include "core/base/lean.h"
-#include "core/dispatch/handlers.h"
-#include "core/objects/objects.h"
+#include "core/dispatch/dense_ids_lean.h"
+#include "core/dispatch/function_ids.h"
+#include "core/dispatch/hot_tables.h"
 
 /* -1 when the object has no id base (or no such object). */
 static inline int32_t dense_id(int32_t packed) {

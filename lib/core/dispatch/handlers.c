@@ -1,9 +1,11 @@
 /* Handler slots and the public handler API of <xray/xray_interface.h>. */
 #include "core/dispatch/handlers.h"
 
+#include "core/base/runtime_state.h"
+#include "core/dispatch/dense_ids_lean.h"
+#include "core/dispatch/function_ids.h"
+#include "core/dispatch/hot_tables.h"
 #include "core/thread/fork_locks.h"
-#include "core/objects/objects.h"
-#include "core/objects/sled_map.h"
 #include "xray/xray_interface.h"
 
 #include <pthread.h>

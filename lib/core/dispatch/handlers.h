@@ -11,17 +11,13 @@
 
 #include "core/base/common.h"
 #include "arch/arch.h"
-#include "core/objects/dso_abi.h"
+#include "core/dispatch/dso_abi.h"
 
-/* The slots are numbered XR_SLOT_* (arch/trampoline_numbers.h, read by the
- * trampolines too): arg0, arg1, custom event, typed event. Read by
- * assembly: keep the layout (two arrays of XR_SLOT_COUNT pointers). */
-XR_HIDDEN extern void *volatile xr_handler_full[XR_SLOT_COUNT];
-XR_HIDDEN extern void *volatile xr_handler_lean[XR_SLOT_COUNT];
+/* The slots themselves are hot_tables.h's. */
 
 #define XR_HANDLER_LEAN 1u /* handler touches no vector/x87 register */
 /* With XR_HANDLER_LEAN, arg0/arg1 only: the handler takes dense ids (id
- * base + function, objects.h) instead of packed ones. Shared objects reach it
+ * base + function, function_ids.h) instead of packed ones. Shared objects reach it
  * through their own dense paths (dso_abi.h), LLVM 20's objects through a
  * wrapper that looks their base up; an object with neither (a libxray-dso.a
  * without dense paths, or no id base) is not traced while it is installed. */
@@ -34,12 +30,6 @@ XR_HIDDEN extern void *volatile xr_handler_lean[XR_SLOT_COUNT];
  * with slots NULL no store reaches the old slots. */
 XR_HIDDEN void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
                                        const struct xr_dso_dense *dense);
-
-/* The dense handlers (arg0, arg1) LLVM 20's objects reach through the
- * wrappers of dense_ids_lean.c; NULL when none is installed. */
-XR_HIDDEN extern void *volatile xr_dense_handlers[2];
-XR_HIDDEN void xr_dense_wrap_arg0(int32_t packed, int type);
-XR_HIDDEN void xr_dense_wrap_arg1(int32_t packed, int type, uint64_t arg);
 
 /* Installs fn (NULL removes) in slot; flags as above. Release ordering: a
  * handler's state must be ready before it is installed. */

@@ -4,9 +4,8 @@
  * handler API in handlers.c, the registry in objects.c) and their readers
  * all depend on this file, which depends on none of them: so the
  * trampolines and the dense-id wrappers do not call back into the files
- * that install them. Declared in handlers.h and objects.h. */
-#include "core/dispatch/handlers.h"
-#include "core/objects/objects.h"
+ * that install them. Declared in hot_tables.h. */
+#include "core/dispatch/hot_tables.h"
 
 void *volatile xr_handler_full[XR_SLOT_COUNT];
 void *volatile xr_handler_lean[XR_SLOT_COUNT];

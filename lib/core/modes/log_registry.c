@@ -26,11 +26,11 @@
  * a mode, so a mode's log_init may call back into the registry (e.g. to set
  * its buffer iterator). No malloc: names live in fixed slots. */
 #include "core/modes/log_registry.h"
-#include "core/thread/fork_locks.h"
+#include "core/base/report.h"
 #include "core/dispatch/handlers.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/options/options.h"
-#include "core/base/report.h"
+#include "core/thread/fork_locks.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -7,15 +7,15 @@
  * few tens of milliseconds, once; test/bench/names_bench.sh measures it. */
 #define _GNU_SOURCE
 #include "core/names/names.h"
+#include "core/objects/objects.h"
 #include "core/thread/fork_locks.h"
 #include "core/thread/lock.h"
-#include "core/objects/objects.h"
 
 #include "core/names/glob.h"
 #include "core/options/options.h"
-#include "core/patch/patching.h"
 #include "core/base/report.h"
 #include "core/names/symbols.h"
+#include "core/base/runtime_state.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -245,8 +245,8 @@ void xr_names_forget_object(int object) {
 }
 
 static void object_replaced(int32_t id) { xr_names_forget_object(id); }
-const struct xr_object_events xr_names_events = {NULL, NULL, object_replaced,
-                                                 after_fork, NULL};
+const struct xr_object_events xr_names_events = {.replaced = object_replaced,
+                                                 .after_fork = after_fork};
 
 int xr_names_table(int object, const struct xr_name_table **out) {
   if (object < 0 || object >= XR_NAMES_MAX_OBJECTS || out == NULL)

@@ -12,9 +12,10 @@
  * writes those bytes behind a header of its own with system calls only. */
 #include "core/objects/objects.h"
 
-#include "core/names/names.h"
-#include "core/output/output.h"
 #include "core/base/report.h"
+#include "core/names/names.h"
+#include "core/names/object_map.h"
+#include "core/output/output.h"
 #include "core/output/text_out.h"
 #include "core/thread/thread.h"
 
@@ -78,7 +79,7 @@ static void put_functions(struct out *o, size_t id, const struct xr_object_info 
   }
 }
 
-int xr_objects_write_map(const char *log_path, bool dense) {
+int xr_object_map_write(const char *log_path, bool dense) {
   size_t count = xr_objects_count();
   if (count <= 1)
     return 0; /* the executable alone: llvm-xray -instr_map says it all */
@@ -263,9 +264,9 @@ static int write_chunks(int fd, const char *log_path, const struct chunk *object
   return 0;
 }
 
-const struct xr_object_events xr_object_map_events = {NULL, NULL, NULL, NULL, render};
+const struct xr_object_events xr_object_map_events = {.dense_changed = render};
 
-int xr_objects_map_write_ready(const char *log_path, char *map_path, size_t cap) {
+int xr_object_map_write_ready(const char *log_path, char *map_path, size_t cap) {
   map_path[0] = 0;
   __atomic_add_fetch(&readers, 1, __ATOMIC_SEQ_CST);
   const struct chunk *objects = __atomic_load_n(&objects_chunk, __ATOMIC_SEQ_CST);

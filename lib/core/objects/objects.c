@@ -18,11 +18,12 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "core/objects/objects.h"
 
-#include "core/objects/dso_abi.h"
-#include "core/thread/fork_locks.h"
-#include "core/dispatch/handlers.h"
-#include "core/patch/patching.h"
 #include "core/base/report.h"
+#include "core/base/runtime_state.h"
+#include "core/dispatch/dso_abi.h"
+#include "core/dispatch/handlers.h"
+#include "core/dispatch/hot_tables.h"
+#include "core/thread/fork_locks.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
 
@@ -139,6 +140,13 @@ static void describe(struct xr_object *o, uintptr_t address) {
 }
 
 /* ---- registration ---------------------------------------------------------- */
+void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]) {
+  out[XR_T_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
+  out[XR_T_EXIT] = (uintptr_t)&__xray_FunctionExit;
+  out[XR_T_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
+  out[XR_T_ARG] = (uintptr_t)&__xray_ArgLoggerEntry;
+}
+
 void xr_objects_register_self(void) {
   if (xr_thread_on_fork_child(objects_after_fork) != 0)
     xr_report(XR_ERROR, "no fork hook left: a fork child may find patching busy");
@@ -312,7 +320,9 @@ XR_API bool __xray_deregister_dso(int32_t id) {
      * map stays (names and maps of traces that name it). */
     o->loaded = false;
     xr_handler_dso_dispatch(id, NULL, NULL); /* no store reaches its pages after this */
-    xr_patch_state_free(o);
+    for (int i = 0; i < subscriber_count; i++)
+      if (subscribers[i]->going)
+        subscribers[i]->going(o);
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
   bool dense = ok && dense_by != NULL;
@@ -430,14 +440,6 @@ bool xr_object_info(int32_t id, struct xr_object_info *out) {
                                    o->generation};
   xr_objects_unlock();
   return o != NULL;
-}
-
-size_t xr_objects_patched_functions(int32_t id) {
-  xr_objects_lock();
-  const struct xr_object *o = xr_object_get(id);
-  size_t n = o != NULL ? xr_patched_functions(o) : 0;
-  xr_objects_unlock();
-  return n;
 }
 
 XR_API int32_t __xray_unpack_function_id(int32_t PackedId) { return xr_id_function(PackedId); }

@@ -10,37 +10,12 @@
 
 #include "arch/trampoline_numbers.h"
 #include "core/base/common.h"
+#include "core/dispatch/function_ids.h"
 #include "core/objects/sled_map.h"
 
 #include <limits.h>
 
-#define XR_MAX_OBJECTS 256 /* object ids 0..255 */
-#define XR_OBJECT_SHIFT 24
-#define XR_FUNCTION_MASK 0x00FFFFFFu
 #define XR_BUILD_ID_MAX 32
-
-static inline int32_t xr_pack_id(int32_t fn, int32_t obj) {
-  return (int32_t)(((uint32_t)obj << XR_OBJECT_SHIFT) | ((uint32_t)fn & XR_FUNCTION_MASK));
-}
-static inline int32_t xr_id_object(int32_t packed) {
-  return (int32_t)((uint32_t)packed >> XR_OBJECT_SHIFT);
-}
-static inline int32_t xr_id_function(int32_t packed) {
-  return (int32_t)((uint32_t)packed & XR_FUNCTION_MASK);
-}
-
-/* Dense ids: every object's functions laid end to end, for a mode whose
- * records hold fewer than 32 bits of id (FDR: 28). An object's id base is
- * given once, when its id is first handed out (the executable's is 0, so its
- * dense ids are its packed ids); dense id = id base + function. A file
- * loaded again gets its object id, and so its base, back; bases are never
- * reused, so a dense id names one function for the whole process. Objects
- * whose functions do not fit below XR_DENSE_ID_LIMIT get XR_NO_ID_BASE. */
-#define XR_DENSE_ID_LIMIT (1u << 28)
-#define XR_NO_ID_BASE 0xFFFFFFFFu
-/* Each object's id base, indexed by object id (XR_NO_ID_BASE when none):
- * read without the lock by dense_ids_lean.c. */
-XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
 /* The base the next new object gets if its functions fit (lock held; a
  * unit test starts it near the limit). */
 XR_HIDDEN extern uint32_t xr_objects_next_id_base;
@@ -71,6 +46,9 @@ struct xr_object {
 XR_HIDDEN void xr_objects_lock(void);
 XR_HIDDEN void xr_objects_unlock(void);
 
+/* The executable's own trampolines of the call kinds, by XR_T_* number. */
+XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]);
+
 /* Object `id` (lock held), or NULL when out of range or never used. */
 XR_HIDDEN struct xr_object *xr_object_get(int32_t id);
 
@@ -87,6 +65,10 @@ struct xr_object_events {
   void (*replaced)(int32_t id);            /* id is registered again (the same
                                               file): lock held (names.c) */
   void (*after_fork)(void);                /* in a fork child */
+  void (*going)(struct xr_object *o);      /* o deregisters (its pages go away
+                                              next): lock held, its dispatch
+                                              copy already forgotten
+                                              (patch_api.c) */
   void (*dense_changed)(void);             /* while a dense mode records: it
                                               started, or an object registered
                                               or went; lock not held
@@ -132,23 +114,5 @@ struct xr_object_info {
 XR_HIDDEN size_t xr_objects_count(void);
 /* Fills *out for object id; false when the id was never used. */
 XR_HIDDEN bool xr_object_info(int32_t id, struct xr_object_info *out);
-/* How many of object id's functions have a sled patched now, read from the
- * sleds under the registry lock (0 when it is not loaded). */
-XR_HIDDEN size_t xr_objects_patched_functions(int32_t id);
-
-/* object_map.c: writes `<log_path>.map` when shared objects were
- * registered (nothing otherwise), naming each function by the id the log
- * holds: its dense id when `dense` (FDR), else its packed id. Returns 0, or
- * -1 (reported). */
-XR_HIDDEN int xr_objects_write_map(const char *log_path, bool dense);
-/* Registration's subscriber (init.c subscribes it): while a dense mode
- * records, the map's lines are rendered ahead for snapshots. */
-XR_HIDDEN extern const struct xr_object_events xr_object_map_events;
-/* Writes `<log_path>.map` (its name into map_path) from the lines rendered
- * ahead, when shared objects registered: 1 written, 0 none needed, -1 with
- * errno (a part written is removed). Async-signal-safe: no allocation, no
- * lock, no stdio (a snapshot taken in a signal or crash handler). */
-XR_HIDDEN int xr_objects_map_write_ready(const char *log_path, char *map_path,
-                                         size_t cap);
 
 #endif

@@ -159,15 +159,6 @@ extern const unsigned char __stop_xray_instr_map[] XR_OWN_SECTION;
 extern const unsigned char __start_xray_fn_idx[] XR_OWN_SECTION;
 extern const unsigned char __stop_xray_fn_idx[] XR_OWN_SECTION;
 
-static bool initialized;
-
-bool xr_runtime_initialized(void) {
-  return __atomic_load_n(&initialized, __ATOMIC_ACQUIRE);
-}
-void xr_runtime_set_initialized(void) {
-  __atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
-}
-
 int xr_sled_map_load_self(void) {
   if (xr_self_map.sleds)
     return 0;

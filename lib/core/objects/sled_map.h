@@ -55,11 +55,4 @@ XR_HIDDEN extern struct xr_sled_map xr_self_map;
 enum { XR_SELF_MAP_NONE = 1 };
 XR_HIDDEN int xr_sled_map_load_self(void);
 
-/* True once init registered the executable as object 0 (with its map, or
- * with none): the runtime works (patching and the handler API refuse until
- * then, as compiler-rt's do before __xray_init, and for good when the
- * executable's map is not valid). */
-XR_HIDDEN bool xr_runtime_initialized(void);
-XR_HIDDEN void xr_runtime_set_initialized(void);
-
 #endif

@@ -8,8 +8,8 @@
  * the field keeps its previous value; unknown names are ignored (listed at
  * verbosity >= 1). Cold path: no malloc, strings go into fixed fields. */
 #include "core/options/options.h"
-#include "core/options/option_words.h"
 #include "core/base/report.h"
+#include "core/options/option_words.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,11 +6,11 @@
  * xr_process_suffix). Files are created with O_CREAT|O_EXCL, mode 0600,
  * retrying the next name on EEXIST. */
 #include "core/output/output.h"
+#include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/options/options.h"
-#include "core/base/report.h"
-#include "core/thread/thread.h"
 #include "core/output/written_files.h"
+#include "core/thread/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,12 +13,13 @@
  * signal handler forked; that call goes on in the child and clears it). */
 #include "core/patch/patch_api.h"
 
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
 #include "core/names/glob.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/patch/patching.h"
-#include "core/base/report.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_names.h"
 
@@ -292,11 +293,23 @@ static void registered(struct xr_object *o) {
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", o->id, o->path);
 }
 
+/* The object goes away: what patching cached for it goes too (lock held). */
+static void going(struct xr_object *o) { xr_patch_state_free(o); }
+
+size_t xr_patch_count_patched(int32_t id) {
+  xr_objects_lock();
+  const struct xr_object *o = xr_object_get(id);
+  size_t n = o != NULL ? xr_patched_functions(o) : 0;
+  xr_objects_unlock();
+  return n;
+}
+
 /* Fork child (see the top of this file). */
 static void after_fork(void) {
   if (!patching_here)
     __atomic_store_n(&patching_busy, 0, __ATOMIC_RELAXED);
 }
 
-const struct xr_object_events xr_patch_api_events = {NULL, registered, NULL, after_fork,
-                                                     NULL};
+const struct xr_object_events xr_patch_api_events = {.registered = registered,
+                                                     .after_fork = after_fork,
+                                                     .going = going};

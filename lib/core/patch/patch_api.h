@@ -20,8 +20,13 @@ struct xr_options_scope {
  * fills *out (names_check.c; takes the registry lock). */
 XR_HIDDEN void xr_patch_match_options(struct xr_options_scope *out);
 
+/* How many of object id's functions have a sled patched now, read from the
+ * sleds under the registry lock (0 when it is not loaded). */
+XR_HIDDEN size_t xr_patch_count_patched(int32_t id);
+
 /* Registration's subscriber (init.c subscribes it): patch_premain for
- * objects registered later; the busy flag in a fork child. */
+ * objects registered later, their patch state freed when they go; the busy
+ * flag in a fork child. */
 struct xr_object_events;
 XR_HIDDEN extern const struct xr_object_events xr_patch_api_events;
 

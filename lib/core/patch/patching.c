@@ -23,10 +23,10 @@
 #include "core/patch/patching.h"
 
 #include "core/base/mmap_array.h"
-#include "core/objects/objects.h"
-#include "core/options/options.h"
 #include "core/base/proc_maps.h"
 #include "core/base/report.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
 
@@ -283,13 +283,6 @@ _Static_assert(XR_T_ENTRY == (int)ENTRY && XR_T_EXIT == (int)EXIT && XR_T_TAIL =
                    XR_T_ARG == (int)LOG_ARGS_ENTRY && XR_T_CUSTOM == (int)CUSTOM_EVENT &&
                    XR_T_TYPED == (int)TYPED_EVENT,
                "trampoline numbers are XRayEntryType's");
-
-void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]) {
-  out[XR_T_ENTRY] = (uintptr_t)&__xray_FunctionEntry;
-  out[XR_T_EXIT] = (uintptr_t)&__xray_FunctionExit;
-  out[XR_T_TAIL] = (uintptr_t)&__xray_FunctionTailExit;
-  out[XR_T_ARG] = (uintptr_t)&__xray_ArgLoggerEntry;
-}
 
 static size_t page_size(void) {
   uint64_t override = xr_flags.xray_page_size_override;

@@ -21,9 +21,6 @@ XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
  * the lock its writers hold. */
 XR_HIDDEN bool xr_sled_enabled(const struct xr_sled *sled);
 
-/* The executable's own trampolines of the call kinds, by XR_T_* number. */
-XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]);
-
 /* patching.c: rewrites the sleds of functions first_id..last_id of object o
  * (ids local to o; the sleds get packed ids), or only those with
  * selected[id - 1] set when selected is not NULL. Call with the registry
@@ -32,7 +29,8 @@ XR_HIDDEN void xr_self_trampolines(uintptr_t out[XR_T_CALL_COUNT]);
 XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
                                         int32_t last_id, const uint8_t *selected,
                                         bool enable);
-/* Frees what patching cached for o (its object is going away). */
+/* Frees what patching cached for o (its object is going away; patch_api.c
+ * calls it as registration's subscriber). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
 
 /* How many of o's functions have their sleds patched now (lock held). */

@@ -12,11 +12,12 @@
  * Both points run in ordinary context (a constructor, atexit), never from a
  * handler or a signal, and cost nothing per event. */
 #include "core/names/glob.h"
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
 #include "core/names/names.h"
+#include "core/objects/sled_map.h"
 #include "core/options/options.h"
 #include "core/patch/patch_api.h"
-#include "core/base/report.h"
-#include "core/objects/sled_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,11 +11,11 @@
  * always. */
 #include "core/start/start.h"
 
+#include "core/base/report.h"
 #include "core/modes/log_registry.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/patch/patching.h"
-#include "core/base/report.h"
 #include "core/thread/thread.h"
 
 #include <sched.h>
@@ -142,4 +142,4 @@ void xr_start_wait_for_objects(void) {
   }
 }
 
-const struct xr_object_events xr_start_events = {xr_start_tracing, NULL, NULL, NULL, NULL};
+const struct xr_object_events xr_start_events = {.coming = xr_start_tracing};

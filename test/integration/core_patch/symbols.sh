@@ -1,6 +1,6 @@
 # The archive exports exactly the public API of include/xray/*.h (and of the
 # generated xray_version.h) plus the six
-# trampolines and the ABI shared objects use (lib/core/objects/dso_abi.h: register /
+# trampolines and the ABI shared objects use (lib/core/dispatch/dso_abi.h: register /
 # deregister, and LLVM 20's four handler variables), and libc's sigaction,
 # signal and __sysv_signal, which the FDR crash trigger interposes
 # (lib/fdr/fdr_sigfront.c): every other global symbol is hidden (or static).

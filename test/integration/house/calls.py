@@ -8,7 +8,7 @@ its calls (or data uses) into that file. Checks:
   - layers: control -> modes (basic, fdr, profiling) -> export -> core ->
     arch, never upward, and no mode calls another mode;
   - libxray-dso.a (lib/dso and its trampolines) reaches the runtime only
-    through core's registration ABI (core/objects/dso_abi.h).
+    through core's registration ABI (core/dispatch/dso_abi.h).
 
 usage: calls.py NM LIB_DIR libxray.a libxray-dso.a
        calls.py --self-test NM CC   (builds a small archive with each fault)
@@ -28,7 +28,7 @@ UPWARD_OK = {("arch/%s/trampoline_%s.S" % (port, port), slot)
              for slot in ("xr_handler_full", "xr_handler_lean")}
 
 # The calls a shared object's libxray-dso.a may make into the executable's
-# runtime: the registration ABI (core/objects/dso_abi.h) and the trampolines it
+# runtime: the registration ABI (core/dispatch/dso_abi.h) and the trampolines it
 # falls back to when it cannot patch its own.
 DSO_MAY_CALL = {"__xray_register_dso", "__xray_deregister_dso", "__xray_dso_dispatch",
                 "__xray_dso_dense_dispatch", "__xray_FunctionEntry", "__xray_FunctionExit",

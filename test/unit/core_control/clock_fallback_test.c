@@ -19,6 +19,7 @@
 
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
+#include "core/clock/clock_lean.h"
 
 static int have_avx;
 static unsigned long gettime_calls;

@@ -15,6 +15,7 @@
 #include "core/output/output.h"
 #include "core/base/report.h"
 #include "../cpu_id_methods.h"
+#include "core/clock/clock_lean.h"
 
 static uint64_t raw_ns(void) {
   struct timespec ts;

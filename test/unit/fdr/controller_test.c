@@ -23,6 +23,7 @@
 #include "fdr/fdr_records.h"
 #include "xray/xray_log_interface.h"
 #include "../cpu_id_methods.h"
+#include "core/dispatch/hot_tables.h"
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;
