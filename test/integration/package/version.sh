@@ -3,6 +3,7 @@
 # the CMake package's XRay_VERSION, the installed <xray/xray_version.h>,
 # __xray_runtime_version() of the installed archive (a program built with
 # pkg-config's flags), and the installed xrayctl --version.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/package_lib.sh"
 
@@ -41,6 +42,7 @@ if command -v pkg-config >/dev/null; then
   export PKG_CONFIG_PATH="$PWD/prefix/lib/pkgconfig"
   expect_eq "pkg-config --modversion xray" "$want" "$(pkg-config --modversion xray)"
   expect_eq "pkg-config --modversion xray-dso" "$want" "$(pkg-config --modversion xray-dso)"
+  # shellcheck disable=SC2046  # pkg-config's flags, split on purpose
   "$XRAY_CLANG" $(pkg-config --cflags --libs xray) "$CONSUMER_SRC/app.c" -o app \
     ${SAN_FLAGS[@]+"${SAN_FLAGS[@]}"} || fail "clang with pkg-config flags"
 else

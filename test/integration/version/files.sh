@@ -4,6 +4,7 @@
 # reads with the right counts; the Chrome JSON's process_name; the pprof
 # profile's comment. And the program's own answer: __xray_runtime_version()
 # and XRAY_RUNTIME_VERSION say the same.
+# shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 need_llvm_xray
 command -v python3 >/dev/null || skip "python3 not found"
@@ -12,7 +13,7 @@ version=$(xr_version)
 xr_cc calls "$TEST_SRC_DIR/calls.c"
 readers=("$LLVM_XRAY")
 for r in llvm-xray-13 llvm-xray-16 llvm-xray-19; do
-  command -v $r >/dev/null && readers+=("$(command -v $r)")
+  command -v "$r" >/dev/null && readers+=("$(command -v "$r")")
 done
 
 # run BASE MODE [ARG]: runs calls under MODE from the start, every call kept
@@ -21,7 +22,7 @@ run() {
     XRAY_BASIC_OPTIONS="func_duration_threshold_us=0:trace_output=xray+chrome" \
     XRAY_FDR_OPTIONS="func_duration_threshold_us=0" \
     XRAY_PROFILING_OPTIONS="profiling_output=xray+pprof" \
-    ./calls ${3:-} >"$1.out" || fail "calls under $2 exited $?"
+    ./calls "${@:3}" >"$1.out" || fail "calls under $2 exited $?"
   expect_eq "$2: archive and headers" "$version $version" "$(cat "$1.out")"
 }
 # readable LOG [COUNTS]: every llvm-xray finds the calls (account: COUNTS,
