@@ -85,13 +85,6 @@ enum { XR_OPTION_PATCH = 0, XR_OPTION_SKIP = 1 };
 XR_HIDDEN bool xr_names_pattern_matched(int which, size_t k);
 XR_HIDDEN bool xr_names_options_applied(void);
 
-/* Calls fn for every object's table (the executable first), stopping at a
- * non-zero return, which it returns; objects whose table cannot be read are
- * skipped (names_api.c). A negative status when the executable's cannot. */
-XR_HIDDEN int xr_names_each_table(int (*fn)(int32_t object, const struct xr_name_table *t,
-                                             void *ctx),
-                                  void *ctx);
-
 /* Registration's subscriber (init.c subscribes it): an object registered
  * again has its names read afresh; the loading states in a fork child. */
 struct xr_object_events;

@@ -3,8 +3,10 @@
  * patch_api.c's. Ids are packed (object << 24 | function; the executable's are
  * plain). Cold path, except __xray_function_name and __xray_symbolize, which
  * only read an immutable table once it is loaded (async-signal-safe then). */
-#include "core/names/glob.h"
+#include "core/names/names_api.h"
+
 #include "core/base/runtime_state.h"
+#include "core/names/glob.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "xray/xray_interface.h"

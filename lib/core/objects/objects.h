@@ -20,13 +20,10 @@
  * unit test starts it near the limit). */
 XR_HIDDEN extern uint32_t xr_objects_next_id_base;
 
-struct xr_patch_state; /* patching.c's per-object cache */
-
 struct xr_object {
   int32_t id;
   struct xr_sled_map *map;  /* &xr_self_map for object 0 */
   uintptr_t trampolines[XR_T_CALL_COUNT]; /* what its call sleds call, by kind */
-  struct xr_patch_state *patch;
   uintptr_t base;           /* load address (dl_iterate_phdr's dlpi_addr) */
   char path[PATH_MAX];      /* as the loader names it; "" unknown */
   uint8_t build_id[XR_BUILD_ID_MAX];

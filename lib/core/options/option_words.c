@@ -40,13 +40,3 @@ void xr_options_word_list(char *buf, size_t cap, const char *const *words,
     len += (size_t)n;
   }
 }
-
-void xr_option_help_words(const struct xr_option *o, char *buf, size_t cap) {
-  if (cap == 0)
-    return;
-  buf[0] = '\0';
-  if (o->words != NULL && cap > 2) {
-    memcpy(buf, ": ", 3);
-    o->words(buf + 2, cap - 2);
-  }
-}

@@ -6,7 +6,6 @@
 #define XR_OPTION_WORDS_H
 
 #include "core/base/common.h"
-#include "core/options/options.h"
 
 /* A list of words joined by ',', '+', '|', ';' or ' ' ("xray+chrome"):
  * bit i set for words[i]. 0 when a word is unknown or none is given. */
@@ -19,11 +18,5 @@ XR_HIDDEN unsigned xr_options_word_set(const char *s, const char *const *words,
 XR_HIDDEN void xr_options_word_list(char *buf, size_t cap,
                                     const char *const *words,
                                     const char *const *notes, size_t count);
-
-/* What a row's help ends with: ": " and its words when it has a words
- * function, else "" (the help flag and docs/options.md). */
-enum { XR_OPTION_WORDS_MAX = 256 };
-XR_HIDDEN void xr_option_help_words(const struct xr_option *o, char *buf,
-                                    size_t cap);
 
 #endif

@@ -9,7 +9,6 @@
  * verbosity >= 1). Cold path: no malloc, strings go into fixed fields. */
 #include "core/options/options.h"
 #include "core/base/report.h"
-#include "core/options/option_words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -580,4 +579,14 @@ void xr_flags_load(void) {
   from_env.help = false;
   finish(&xr_flags_table, &xr_flags, &from_program, "__xray_default_options()");
   finish(&xr_flags_table, &xr_flags, &from_env, "XRAY_OPTIONS");
+}
+
+void xr_option_help_words(const struct xr_option *o, char *buf, size_t cap) {
+  if (cap == 0)
+    return;
+  buf[0] = '\0';
+  if (o->words != NULL && cap > 2) {
+    memcpy(buf, ": ", 3);
+    o->words(buf + 2, cap - 2);
+  }
 }

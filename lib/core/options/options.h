@@ -97,4 +97,10 @@ XR_HIDDEN void xr_flags_load(void);
 #define XR_BASIC_BUFFER_MIN 2
 #define XR_BASIC_BUFFER_MAX (1 << 22)
 
+/* What a row's help ends with: ": " and its words when it has a words
+ * function, else "" (the help flag and docs/options.md). */
+enum { XR_OPTION_WORDS_MAX = 256 };
+XR_HIDDEN void xr_option_help_words(const struct xr_option *o, char *buf,
+                                    size_t cap);
+
 #endif

@@ -17,6 +17,7 @@
 #include "core/base/runtime_state.h"
 #include "core/names/glob.h"
 #include "core/names/names.h"
+#include "core/names/names_api.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
 #include "core/patch/patching.h"

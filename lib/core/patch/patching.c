@@ -67,17 +67,19 @@ struct all_runs {
 };
 
 /* What patching keeps per object (mmap'd at its first patching call, freed
- * when the object is deregistered). */
-struct xr_patch_state {
+ * when the object is deregistered), by object id; read and written with the
+ * registry lock held. */
+struct patch_state {
   struct segments segments;
   struct all_runs all_runs;
 };
+static struct patch_state *states[XR_MAX_OBJECTS];
 
 /* The object being patched: set by xr_patch_object_functions, which runs
  * with the registry lock held, so one at a time. */
 static struct xr_object *cur;
-static struct segments *cur_segments(void) { return &cur->patch->segments; }
-static struct all_runs *cur_runs(void) { return &cur->patch->all_runs; }
+static struct segments *cur_segments(void) { return &states[cur->id]->segments; }
+static struct all_runs *cur_runs(void) { return &states[cur->id]->all_runs; }
 
 /* Set by the first call that enables sleds. */
 static bool ever_enabled;
@@ -431,13 +433,13 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
 }
 
 static bool alloc_state(void) {
-  if (cur->patch)
+  if (states[cur->id])
     return true;
-  void *m = mmap(NULL, sizeof(struct xr_patch_state), PROT_READ | PROT_WRITE,
+  void *m = mmap(NULL, sizeof(struct patch_state), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED)
     return false;
-  cur->patch = m; /* zeroed: nothing loaded, no runs */
+  states[cur->id] = m; /* zeroed: nothing loaded, no runs */
   return true;
 }
 
@@ -459,7 +461,7 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
 }
 
 void xr_patch_state_free(struct xr_object *o) {
-  struct xr_patch_state *p = o->patch;
+  struct patch_state *p = states[o->id];
   if (p == NULL)
     return;
   if (p->segments.v)
@@ -467,7 +469,7 @@ void xr_patch_state_free(struct xr_object *o) {
   if (p->all_runs.v)
     munmap(p->all_runs.v, p->all_runs.capacity * sizeof(struct run));
   munmap(p, sizeof *p);
-  o->patch = NULL;
+  states[o->id] = NULL;
 }
 
 /* Read from the sleds themselves, so whoever patched them counts

@@ -7,9 +7,9 @@ sled through core/patch/patching.h); a mode includes no arch/ header and names n
 xr_arch_* / XR_ARCH_* symbol in its code: it reaches the port only through
 core's wrappers (core/clock/clock.h, core/thread/thread.h), which are always inline and
 cost nothing. Public headers (xray/...) are open to everyone.
-The includes and names only: the calls between files, the finer layers
-(control, modes, export) and mode -> mode are calls.py's, read from the
-archives (where the port's inline functions leave no trace).
+The includes and names only: the references between files (calls, data,
+types, macros), the finer layers (control, modes, export), mode -> mode and
+core's rooms are deps.py's.
 
 usage: layers.py LIB_DIR      exit 0 clean, 1 with one line per finding
        layers.py --self-test  checks the checker on known snippets"""
