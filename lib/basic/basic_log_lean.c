@@ -28,8 +28,11 @@
  *  - an exit for a call that is not on the stack at all began before
  *    recording did: every tracked call is closed and the exit dropped. */
 #include "core/base/lean.h"
-#include "basic/basic_internal.h"
+#include "basic/basic_log_lean.h"
+#include "basic/basic_records.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
+#include "basic/basic_thread.h"
+#include "basic/basic_writer.h" /* xr_basic_epoch */
 #include "core/clock/clock.h"
 #include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"

@@ -12,7 +12,12 @@
  * Locks, always taken in this order: threads_lock (the list of registered
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
-#include "basic/basic_internal.h"
+#include "basic/basic_export.h"
+#include "basic/basic_log_lean.h"
+#include "basic/basic_options.h"
+#include "basic/basic_records.h"
+#include "basic/basic_thread.h"
+#include "basic/basic_writer.h"
 #include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
@@ -78,7 +83,10 @@ static void unmap_buffers(struct xr_basic_thread *t) {
   t->frame_capacity = 0;
 }
 
-void xr_basic_prepare_cb(void *arg) {
+/* xr_basic_prepare_slow: sets up (or refuses) the calling thread for the
+ * recording generation p->epoch; called with xr_in_handler and t->busy set.
+ * Sets p->ok when t may record. */
+static void prepare_cb(void *arg) {
   static int mmap_failed_once;
   struct xr_basic_prepare *p = arg;
   struct xr_basic_thread *t = p->t;
@@ -131,7 +139,9 @@ void xr_basic_prepare_cb(void *arg) {
   p->ok = true;
 }
 
-void xr_basic_spill_cb(void *arg) {
+/* xr_basic_spill_slow: writes t's buffered records out and empties the
+ * buffer (even on failure). */
+static void spill_cb(void *arg) {
   struct xr_basic_thread *t = arg;
   if (t->used > 0)
     xr_basic_writer_append(t->buf, t->used); /* failure: it stops recording */
@@ -149,7 +159,7 @@ static void on_thread_exit(void) {
   if (xr_trace_outputs_streamed(outputs))
     xr_thread_names_remember(); /* for the JSON's thread names */
   xr_lock_take(&threads_lock);
-  xr_basic_spill_cb(t);
+  spill_cb(t);
   gone.dropped_nested += t->dropped_nested;
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
@@ -209,8 +219,8 @@ static void register_hooks_once(void) {
   if (hooks_registered)
     return;
   hooks_registered = true;
-  xr_basic_prepare_slow = xr_basic_prepare_cb;
-  xr_basic_spill_slow = xr_basic_spill_cb;
+  xr_basic_prepare_slow = prepare_cb;
+  xr_basic_spill_slow = spill_cb;
   if (xr_thread_on_exit(on_thread_exit) != 0)
     xr_report(XR_ERROR, "basic mode: no thread-exit hook left; records of "
               "threads that exit before the flush may be lost");
@@ -333,7 +343,7 @@ static XRayLogFlushStatus basic_flush(void) {
       stuck++; /* e.g. stopped in a signal handler: leave its buffer */
       continue;
     }
-    xr_basic_spill_cb(t);
+    spill_cb(t);
     dropped += __atomic_exchange_n(&t->dropped_nested, 0, __ATOMIC_RELAXED);
     unmatched += t->unmatched_exits;
     unwound += t->unwound;

@@ -8,7 +8,10 @@
  * "Patched by control" in status counts what control patched and has not
  * unpatched (a byte per function of each object); "functions patched" is
  * core's count of functions patched now, whoever patched them. */
-#include "control/control.h"
+#include "control/control_cmds.h"
+#include "control/control_proto.h"
+#include "control/control_reply.h"
+#include "control/control_top.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_stats.h"
 #include "core/names/names.h"

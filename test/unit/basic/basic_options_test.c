@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
+#include "basic/basic_options.h"
 #include "core/base/report.h"
 
 static void load_flags(const char *xray_options) {

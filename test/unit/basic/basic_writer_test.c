@@ -16,9 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
+#include "basic/basic_records.h"
+#include "basic/basic_writer.h"
 #include "core/clock/clock.h"
 #include "core/base/report.h"
+#include "core/options/options.h" /* xr_flags */
 #include "xray/xray_version.h"
 
 static char dir[] = "/tmp/xr-basic-writer-XXXXXX";
