@@ -23,6 +23,7 @@
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
 #include "xray/xray_names.h"
+#include "xray/xray_version.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -394,8 +395,9 @@ static void cmd_status(const struct xr_ctl_client *client,
   uint64_t served, refused, malformed;
   count_functions(&objects, &total, &by_control, &patched_now);
   client->counters(&served, &refused, &malformed);
-  xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
-             name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
+  xr_ctl_say(r, "pid: %ld\nprogram: %s\nruntime version: %s\nmode: %s\nstate: %s\n",
+             (long)getpid(), name_word(), __xray_runtime_version(),
+             mode ? mode : "none", mode ? state_word(s) : "-");
   xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
              "patched by control: %zu\n", objects, total, patched_now, total,
              by_control);

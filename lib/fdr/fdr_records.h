@@ -151,8 +151,9 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_copy(uint8_t *dst, const void *src,
 
 /* Out of line (fdr_records.c), used by the cold paths and the unit tests. */
 
-/* The 32-byte file header: version, type 1 (FDR), TSC bits, frequency, and
- * the configured per-buffer size in bytes 16-23. */
+/* The 32-byte file header: version, type 1 (FDR), TSC bits, frequency, the
+ * configured per-buffer size in bytes 16-23 and the runtime's stamp in
+ * 24-31 (core/output/output.h). */
 XR_HIDDEN void xr_fdr_file_header(uint8_t out[XR_FDR_FILE_HEADER_SIZE],
                                   uint16_t version, bool constant_tsc,
                                   bool nonstop_tsc, uint64_t frequency,

@@ -21,16 +21,13 @@
 #include "profiling/profile_report.h"
 #include "profiling/trie_fold.h"
 #include "xray/xray_interface.h"
+#include "xray/xray_version.h"
 
 #include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef XR_RUNTIME_VERSION
-#define XR_RUNTIME_VERSION "unknown"
-#endif
 
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
@@ -83,7 +80,7 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
   snprintf(comment, sizeof(comment),
            "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
            "recursion %s; time = local (self) time",
-           XR_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
+           XRAY_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
            (unsigned long long)xr_clock.frequency_hz,
            run->fold_recursion ? "folded" : "not folded");
   struct xr_pprof_view_info info = {

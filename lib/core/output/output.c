@@ -231,4 +231,5 @@ void xr_file_header_init(struct xr_file_header *h, uint16_t version,
   h->type = type;
   h->flags = (xr_clock.constant_tsc ? 1u : 0u) | (xr_clock.nonstop_tsc ? 2u : 0u);
   h->cycle_frequency = xr_clock.frequency_hz;
+  xr_file_header_stamp(h->free_form + (XR_FILE_HEADER_STAMP_AT - 16));
 }

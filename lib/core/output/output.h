@@ -3,6 +3,7 @@
 #define XR_OUTPUT_H
 
 #include "core/base/common.h"
+#include "xray/xray_version.h"
 
 /* basename of argv[0] (from the preinit arguments or /proc/self/cmdline),
  * copied once at start (__xray_init): a process title written over argv
@@ -49,8 +50,24 @@ struct xr_file_header {
 };
 _Static_assert(sizeof(struct xr_file_header) == 32, "file header is 32 bytes");
 
-/* Fills version/type, the TSC bits and frequency from xr_clock; zeroes the
- * free-form bytes. */
+/* Bytes 24-31 of the header of every basic and FDR file say which runtime
+ * wrote it (docs/formats.md "Common header"): "XRRT", then the version's
+ * major and minor (a byte each) and patch (u16, little-endian), from the
+ * generated <xray/xray_version.h>. llvm-xray keeps bytes 16-31 as free-form
+ * data and reads none of them; compiler-rt leaves 24-31 zero. Pure byte
+ * stores: async-signal-safe. */
+#define XR_FILE_HEADER_STAMP_AT 24
+#define XR_FILE_HEADER_STAMP_MAGIC "XRRT"
+static inline void xr_file_header_stamp(uint8_t out[8]) {
+  out[0] = 'X', out[1] = 'R', out[2] = 'R', out[3] = 'T';
+  out[4] = (uint8_t)XRAY_RUNTIME_VERSION_MAJOR;
+  out[5] = (uint8_t)XRAY_RUNTIME_VERSION_MINOR;
+  out[6] = (uint8_t)(XRAY_RUNTIME_VERSION_PATCH & 0xff);
+  out[7] = (uint8_t)((XRAY_RUNTIME_VERSION_PATCH >> 8) & 0xff);
+}
+
+/* Fills version/type, the TSC bits and frequency from xr_clock; free-form
+ * bytes 16-23 zero, 24-31 the runtime's stamp (above). */
 XR_HIDDEN void xr_file_header_init(struct xr_file_header *h, uint16_t version,
                                    uint16_t type);
 
