@@ -70,12 +70,14 @@ MODES = {"basic", "fdr", "profiling"}
 # level (neither uses the other). A room uses only the rooms of lower
 # entries.
 ROOMS = [
-    ("base",),       # compiler helpers, reports, small containers, /proc/self/maps
+    ("base",),       # compiler helpers, reports, small containers, /proc/self/maps,
+                     # the runtime's initialised flag
     ("thread",),     # thread state, the thread list, locks, fork, quiescence
     ("clock", "options"),
     ("output",),     # files the runtime writes
-    ("dispatch",),   # function ids, handler slots, the tables trampolines read
-    ("objects",),    # sled maps, the registry of objects, the DSO ABI
+    ("dispatch",),   # function ids, handler slots, the tables trampolines read,
+                     # the DSO ABI
+    ("objects",),    # sled maps, the registry of objects
     ("names",),      # symbols, names, option patterns, the object map
     ("patch",),      # patching and its API
     ("modes",),      # the mode registry, lifecycles, the exit hook
