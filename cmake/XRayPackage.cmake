@@ -31,7 +31,8 @@ xray_export_link_options(${CMAKE_CURRENT_LIST_DIR}/xray.dynlist XRAY_EXPORT_LINK
 target_link_options(xray_instrumented INTERFACE ${XRAY_EXPORT_LINK_OPTIONS})
 xray_link_whole_archive(xray_instrumented xray)
 target_include_directories(xray_instrumented INTERFACE
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${XRAY_GENERATED_INCLUDE_DIR}>)
 target_link_libraries(xray_instrumented INTERFACE Threads::Threads)
 add_library(XRay::xray ALIAS xray_instrumented)
 add_library(XRay::archive ALIAS xray)
@@ -42,7 +43,9 @@ add_library(XRay::archive ALIAS xray)
 add_library(xray_host INTERFACE)
 target_link_options(xray_host INTERFACE ${XRAY_EXPORT_LINK_OPTIONS})
 xray_link_whole_archive(xray_host xray)
-target_include_directories(xray_host INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+target_include_directories(xray_host INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${XRAY_GENERATED_INCLUDE_DIR}>)
 target_link_libraries(xray_host INTERFACE Threads::Threads)
 add_library(XRay::host ALIAS xray_host)
 
@@ -52,7 +55,8 @@ target_compile_options(xray_dso_instrumented INTERFACE ${XRAY_INSTRUMENT_COMPILE
 target_link_options(xray_dso_instrumented INTERFACE ${XRAY_INSTRUMENT_LINK_OPTIONS})
 xray_link_whole_archive(xray_dso_instrumented xray_dso)
 target_include_directories(xray_dso_instrumented INTERFACE
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${XRAY_GENERATED_INCLUDE_DIR}>)
 add_library(XRay::xray_dso ALIAS xray_dso_instrumented)
 add_library(XRay::dso_archive ALIAS xray_dso)
 
@@ -84,6 +88,9 @@ install(FILES ${CMAKE_CURRENT_LIST_DIR}/xray.dynlist DESTINATION ${XRAY_INSTALL_
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/xray
         DESTINATION ${XRAY_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+# The one generated header (its template, xray_version.h.in, stays behind).
+install(FILES ${XRAY_GENERATED_INCLUDE_DIR}/xray/xray_version.h
+        DESTINATION ${XRAY_INSTALL_INCLUDEDIR}/xray)
 
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/XRayConfig.cmake.in

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/option_words.h"
-#include "core/options.h"
+#include "core/options/option_words.h"
+#include "core/options/options.h"
 
 /* The mode tables, defined by the modes (lib/basic, lib/fdr, lib/profiling).
  * Strong references: a renamed or missing table fails the link, so the

@@ -3,7 +3,7 @@
  * lib/core/ and the modes hold no inline assembly, no CPU feature query, no
  * opcode and no register name (test/integration/house/arch_corner.py
  * looks for them). Dependencies run one way: modes -> core -> arch; a port uses
- * only libc and core/common.h's compiler helpers.
+ * only libc and core/base/common.h's compiler helpers.
  *
  * A port provides:
  *   - trampolines (<cpu>/trampoline_*.S): __xray_FunctionEntry and friends,
@@ -13,7 +13,7 @@
  *   - the vector state those paths save (xr_vector_state_init) and which
  *     full path suits this CPU (xr_arch_full_path);
  *   - sled encoding: xr_patch_sled (<cpu>/patch_*.c,
- *     declared in core/patching.h) and the sizes of sleds;
+ *     declared in core/patch/patching.h) and the sizes of sleds;
  *   - clock reads: a constant-rate tick counter, the counter with the CPU id,
  *     the CPU id alone, what the CPU says about them (xr_arch_clock_probe),
  *     and a 128-by-64-bit division for tick conversions;
@@ -56,8 +56,8 @@ extern void __xray_ArgLoggerEntry(void);
 /* Each trampoline starts with an indirect jump through its entry of
  * xr_trampoline_dispatch to one of its paths in xr_trampoline_paths (no
  * handler / lean / full), so that the empty path touches no register and no
- * flag. xr_handler_install (core/handlers.c) keeps the pointers in step with
- * the handler slots, which the paths read (core/handlers.h). Both tables
+ * flag. xr_handler_install (core/dispatch/handlers.c) keeps the pointers in step with
+ * the handler slots, which the paths read (core/dispatch/handlers.h). Both tables
  * are indexed by XR_T_* and XR_PATH_* (arch/trampoline_numbers.h, which the
  * trampolines read too). A port may have variants of the full path for
  * what the CPU offers (xr_arch_full_path picks one), so each trampoline has
@@ -91,7 +91,7 @@ static inline size_t xr_arch_sled_size(uint8_t kind) { /* kind: XR_T_* */
 
 /* ---- clock reads -------------------------------------------------------- */
 /* What the CPU says about its tick counter and CPU-id readers; filled once
- * by xr_arch_clock_probe (core/clock.c decides from it). */
+ * by xr_arch_clock_probe (core/clock/clock.c decides from it). */
 struct xr_arch_clock_caps {
   bool invariant_ticks;     /* counter at a constant rate, also when idle */
   bool hypervisor;          /* running under one */

@@ -2,7 +2,7 @@
  * this through arch/arch.h, each port's trampoline_macros_<cpu>.inc
  * through the C preprocessor (.S files are preprocessed), so both read
  * the same #defines. The assembler checks at the end tie the tables the
- * trampolines lay out to them; core/patching.c ties XR_T_* to enum
+ * trampolines lay out to them; core/patch/patching.c ties XR_T_* to enum
  * XRayEntryType with a _Static_assert. */
 #ifndef XR_TRAMPOLINE_NUMBERS_H
 #define XR_TRAMPOLINE_NUMBERS_H
@@ -22,7 +22,7 @@
 #define XR_T_CALL_COUNT 4 /* entry..arg: the kinds whose sleds call (or jump) */
 #define XR_T_COUNT 6
 
-/* Handler slots (core/handlers.h): xr_handler_full and xr_handler_lean are
+/* Handler slots (core/dispatch/handlers.h): xr_handler_full and xr_handler_lean are
  * arrays of XR_SLOT_COUNT pointers, which the trampolines read at byte
  * 8 * slot. A shared object's dense handler copy (dso_abi.h) holds the
  * first two, at the same places. */
@@ -57,7 +57,7 @@
         .size \table, .-\table
 .endm
 /* xr_trampoline_dispatch: the current path of each trampoline, written
- * only by xr_handler_install (core/handlers.c), under its lock. Each
+ * only by xr_handler_install (core/dispatch/handlers.c), under its lock. Each
  * trampoline starts on its no-handler path, which the port names
  * .L__xray_FunctionEntry_none, .Lexit_none, .L__xray_FunctionTailExit_none,
  * .Larg_none, .L__xray_CustomEvent_none and .L__xray_TypedEvent_none. */

@@ -3,10 +3,11 @@
  * every stream format trace_output names (`<log>.json`, ...), so memory
  * stays bounded by that buffer and the writers' own state, whatever the
  * size of the log. */
-#include "basic/basic_internal.h"
-#include "core/clock.h"
-#include "core/output.h"
-#include "core/report.h"
+#include "basic/basic_export.h"
+#include "basic/basic_records.h"
+#include "core/base/report.h"
+#include "core/clock/clock.h"
+#include "core/output/output.h"
 #include "export/trace_formats.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Basic mode's per-event handlers: the lean hot path.
  *
- * A lean translation unit (core/lean.h): general registers only,
+ * A lean translation unit (core/base/lean.h): general registers only,
  * no libc. The two slow paths, setting a thread up and writing a full buffer,
  * leave through xr_call_preserving_vectors() into basic_mode.c, by the two
  * pointers below that it sets: this file names nothing of basic_mode.c, so
@@ -27,12 +27,16 @@
  *    so the file stays well nested and the stack never grows for ever;
  *  - an exit for a call that is not on the stack at all began before
  *    recording did: every tracked call is closed and the exit dropped. */
-#include "core/lean.h"
-#include "basic/basic_internal.h"
+#include "core/base/lean.h"
+#include "basic/basic_log_lean.h"
+#include "basic/basic_records.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/thread.h"
+#include "basic/basic_thread.h"
+#include "basic/basic_writer.h" /* xr_basic_epoch */
+#include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/dispatch/handlers.h"
+#include "core/thread/thread.h"
 
 XR_TLS struct xr_basic_thread xr_basic_tls;
 void (*xr_basic_prepare_slow)(void *prepare);

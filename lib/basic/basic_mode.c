@@ -1,7 +1,7 @@
 /* Basic mode glue: the XRayLogImpl "xray-basic" and its transitions, the
  * registry of recording threads and the hooks (thread exit, fork, exit).
  *
- * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * States: core's one lifecycle (core/modes/mode_lifecycle.h: the transitions,
  * what a call in the wrong state returns, the memory ordering); a later
  * init starts a new generation and a new file. Finalize stops recording at
  * once; flush writes every registered thread's pending records (the
@@ -12,19 +12,26 @@
  * Locks, always taken in this order: threads_lock (the list of registered
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
-#include "basic/basic_internal.h"
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/lock.h"
-#include "core/quiesce.h"
-#include "core/log_registry.h"
-#include "core/mode_lifecycle.h"
-#include "core/mode_stats.h"
-#include "core/objects.h"
-#include "core/report.h"
-#include "core/thread.h"
-#include "export/trace_formats.h"
+#include "basic/basic_export.h"
+#include "basic/basic_log_lean.h"
+#include "basic/basic_options.h"
+#include "basic/basic_records.h"
+#include "basic/basic_thread.h"
+#include "basic/basic_writer.h"
+#include "core/base/report.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
+#include "core/dispatch/hot_tables.h"
+#include "core/modes/log_registry.h"
+#include "core/modes/mode_lifecycle.h"
+#include "core/modes/mode_stats.h"
+#include "core/names/object_map.h"
+#include "core/objects/objects.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
+#include "core/thread/thread.h"
 #include "export/thread_names.h"
+#include "export/trace_formats.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -76,7 +83,10 @@ static void unmap_buffers(struct xr_basic_thread *t) {
   t->frame_capacity = 0;
 }
 
-void xr_basic_prepare_cb(void *arg) {
+/* xr_basic_prepare_slow: sets up (or refuses) the calling thread for the
+ * recording generation p->epoch; called with xr_in_handler and t->busy set.
+ * Sets p->ok when t may record. */
+static void prepare_cb(void *arg) {
   static int mmap_failed_once;
   struct xr_basic_prepare *p = arg;
   struct xr_basic_thread *t = p->t;
@@ -129,7 +139,9 @@ void xr_basic_prepare_cb(void *arg) {
   p->ok = true;
 }
 
-void xr_basic_spill_cb(void *arg) {
+/* xr_basic_spill_slow: writes t's buffered records out and empties the
+ * buffer (even on failure). */
+static void spill_cb(void *arg) {
   struct xr_basic_thread *t = arg;
   if (t->used > 0)
     xr_basic_writer_append(t->buf, t->used); /* failure: it stops recording */
@@ -147,7 +159,7 @@ static void on_thread_exit(void) {
   if (xr_trace_outputs_streamed(outputs))
     xr_thread_names_remember(); /* for the JSON's thread names */
   xr_lock_take(&threads_lock);
-  xr_basic_spill_cb(t);
+  spill_cb(t);
   gone.dropped_nested += t->dropped_nested;
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
@@ -174,7 +186,7 @@ static void stop_recording(void) {
  * its own records, with its own pid, to the parent's file (basic_writer.c
  * says why appends of the two never tear each other's records). When
  * another thread was initialising, finalizing or flushing, the child's
- * mode is UNINITIALIZED (core/mode_lifecycle.h): it records nothing and
+ * mode is UNINITIALIZED (core/modes/mode_lifecycle.h): it records nothing and
  * lets go of the file, which is the parent's to finish. */
 static void on_fork_child(void) {
   xr_lock_after_fork(&threads_lock);
@@ -207,8 +219,8 @@ static void register_hooks_once(void) {
   if (hooks_registered)
     return;
   hooks_registered = true;
-  xr_basic_prepare_slow = xr_basic_prepare_cb;
-  xr_basic_spill_slow = xr_basic_spill_cb;
+  xr_basic_prepare_slow = prepare_cb;
+  xr_basic_spill_slow = spill_cb;
   if (xr_thread_on_exit(on_thread_exit) != 0)
     xr_report(XR_ERROR, "basic mode: no thread-exit hook left; records of "
               "threads that exit before the flush may be lost");
@@ -222,7 +234,7 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   (void)max_buffers;
   XRayLogInitStatus now;
   /* Before any transition: a fork in the middle of the first one must find
-   * the hook (core/mode_lifecycle.h). Idempotent. */
+   * the hook (core/modes/mode_lifecycle.h). Idempotent. */
   static int no_fork_hook;
   if (xr_thread_on_fork_child(on_fork_child) != 0)
     xr_report_once(&no_fork_hook, XR_ERROR, "basic mode: no fork hook left; "
@@ -288,7 +300,7 @@ static XRayLogInitStatus basic_finalize(void) {
 }
 
 /* Waits (bounded) until t is outside the handler: step c. of
- * core/quiesce.h's protocol, t->busy being the guard. */
+ * core/thread/quiesce.h's protocol, t->busy being the guard. */
 static bool wait_idle(struct xr_basic_thread *t, uint64_t deadline_ns) {
   unsigned steps = 0;
   while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
@@ -331,7 +343,7 @@ static XRayLogFlushStatus basic_flush(void) {
       stuck++; /* e.g. stopped in a signal handler: leave its buffer */
       continue;
     }
-    xr_basic_spill_cb(t);
+    spill_cb(t);
     dropped += __atomic_exchange_n(&t->dropped_nested, 0, __ATOMIC_RELAXED);
     unmatched += t->unmatched_exits;
     unwound += t->unwound;
@@ -353,7 +365,7 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && xr_trace_outputs_streamed(outputs))
     xr_basic_write_streams(path, outputs);
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
-    xr_objects_write_map(path, false); /* only when shared objects registered */
+    xr_object_map_write(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

@@ -1,8 +1,8 @@
 /* Basic mode's options: one table, read from XRAY_BASIC_OPTIONS (or the
  * legacy xray_naive_log_* flags of XRAY_OPTIONS when that variable is unset
  * or empty, as compiler-rt does) and then from the log_init config string. */
-#include "basic/basic_internal.h"
-#include "core/report.h"
+#include "basic/basic_options.h"
+#include "core/base/report.h"
 #include "export/trace_formats.h"
 
 #include <stddef.h>

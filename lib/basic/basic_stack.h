@@ -5,7 +5,9 @@
 #ifndef XR_BASIC_STACK_H
 #define XR_BASIC_STACK_H
 
-#include "basic/basic_internal.h"
+#include "basic/basic_records.h"
+#include "basic/basic_thread.h"
+#include "core/base/common.h"
 
 static XR_ALWAYS_INLINE void xr_basic_on_entry(struct xr_basic_thread *t,
                                                int32_t fid, unsigned type,

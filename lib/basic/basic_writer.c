@@ -25,10 +25,11 @@
  * header would remain), and recording stops; the program carries on.
  * RLIMIT_FSIZE is checked before writing so the kernel never raises SIGXFSZ
  * on the program's behalf. */
-#include "basic/basic_internal.h"
-#include "core/lock.h"
-#include "core/output.h"
-#include "core/report.h"
+#include "basic/basic_writer.h"
+#include "basic/basic_records.h"
+#include "core/base/report.h"
+#include "core/output/output.h"
+#include "core/thread/lock.h"
 
 #include <limits.h>
 #include <errno.h>

@@ -2,23 +2,28 @@
 /* The control commands (docs/control.md), each through the public API the
  * program itself would call: the names API for patterns, the mode registry
  * for start/stop, the FDR snapshot API; every patching call reaches
- * core/patch_api.c, the same door as the program's own. Runs on the control
+ * core/patch/patch_api.c, the same door as the program's own. Runs on the control
  * thread only, one command at a time, so its own state needs no lock.
  *
  * "Patched by control" in status counts what control patched and has not
  * unpatched (a byte per function of each object); "functions patched" is
  * core's count of functions patched now, whoever patched them. */
-#include "control/control.h"
-#include "core/log_registry.h"
-#include "core/mode_stats.h"
-#include "core/names.h"
-#include "core/objects.h"
-#include "core/output.h"
-#include "core/written_files.h"
+#include "control/control_cmds.h"
+#include "control/control_proto.h"
+#include "control/control_reply.h"
+#include "control/control_top.h"
+#include "core/modes/log_registry.h"
+#include "core/modes/mode_stats.h"
+#include "core/names/names.h"
+#include "core/objects/objects.h"
+#include "core/output/output.h"
+#include "core/output/written_files.h"
+#include "core/patch/patch_api.h"
 #include "xray/xray_fdr.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
 #include "xray/xray_names.h"
+#include "xray/xray_version.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -94,7 +99,7 @@ static void count_functions(size_t *loaded_objects, size_t *total,
       continue;
     ++*loaded_objects;
     *total += info.function_count;
-    *patched_now += xr_objects_patched_functions((int32_t)o);
+    *patched_now += xr_patch_count_patched((int32_t)o);
     const struct patched_set *s = &patched[o];
     if (s->count == info.function_count)
       for (size_t i = 0; i < s->count; i++)
@@ -391,8 +396,9 @@ static void cmd_status(const struct xr_ctl_client *client,
   uint64_t served, refused, malformed;
   count_functions(&objects, &total, &by_control, &patched_now);
   client->counters(&served, &refused, &malformed);
-  xr_ctl_say(r, "pid: %ld\nprogram: %s\nmode: %s\nstate: %s\n", (long)getpid(),
-             name_word(), mode ? mode : "none", mode ? state_word(s) : "-");
+  xr_ctl_say(r, "pid: %ld\nprogram: %s\nruntime version: %s\nmode: %s\nstate: %s\n",
+             (long)getpid(), name_word(), __xray_runtime_version(),
+             mode ? mode : "none", mode ? state_word(s) : "-");
   xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
              "patched by control: %zu\n", objects, total, patched_now, total,
              by_control);

@@ -1,6 +1,6 @@
-/* Building a reply (control.h): the bottom of lib/control, called by the
- * server, the commands and top, calling none of them. */
-#include "control/control.h"
+/* Building a reply (control_reply.h): the bottom of lib/control, called by
+ * the server, the commands and top, calling none of them. */
+#include "control/control_reply.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,11 +16,13 @@
  * ends control: the thread notices at its next wake-up that the descriptor
  * is no longer its socket, removes the file and exits, without ever
  * accepting on a descriptor the program now uses for something else. */
-#include "control/control.h"
+#include "control/control_cmds.h"
 #include "control/control_path.h"
-#include "core/options.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "control/control_proto.h"
+#include "control/control_reply.h"
+#include "core/base/report.h"
+#include "core/options/options.h"
+#include "core/thread/thread.h"
 
 #include <errno.h>
 #include <poll.h>

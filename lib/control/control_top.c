@@ -8,8 +8,9 @@
  * stack of the open paths gives each node's local time: its cumulative
  * time minus its children's. A function's total counts only its outermost
  * paths (not under itself), so recursion is not counted twice. */
-#include "control/control.h"
-#include "core/clock.h"
+#include "control/control_top.h"
+#include "control/control_reply.h"
+#include "core/clock/clock.h"
 #include "xray/xray_log_interface.h"
 #include "xray/xray_names.h"
 

@@ -6,7 +6,7 @@
  * Every runtime symbol is a weak reference: an instrumented object loaded
  * into a program without the runtime (or whose executable does not export
  * it) loads and runs untraced. */
-#include "core/dso_abi.h"
+#include "core/dispatch/dso_abi.h"
 
 /* The linker defines these for this object's own sections: hidden, so they
  * never bind to the executable's. Weak: an object with no sled links too. */

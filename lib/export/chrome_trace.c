@@ -7,12 +7,13 @@
  * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
  * attempted: xr_write_all). */
 #include "export/chrome_trace.h"
-#include "core/mmap_array.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/text_out.h"
+#include "core/base/mmap_array.h"
+#include "core/base/report.h"
+#include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "export/thread_names.h"
 #include "xray/xray_interface.h"
+#include "xray/xray_version.h"
 
 #include <limits.h>
 #include <errno.h>
@@ -347,9 +348,13 @@ static const char *thread_name(int32_t pid, int32_t tid, char *buf,
   return buf;
 }
 
+/* A thread_name or process_name metadata event. A process's also names the
+ * runtime that wrote the file ("xray_runtime" beside "name" in its args:
+ * the file is a bare array, so it has no top-level object for metadata;
+ * viewers read args.name and leave the other keys). */
 static void emit_name(struct xr_chrome *w, const char *what, int32_t pid,
-                      int32_t tid, const char *name) {
-  begin_event(w, 6 * strlen(name) + 128);
+                      int32_t tid, const char *name, bool runtime) {
+  begin_event(w, 6 * strlen(name) + 160);
   put_str(w, "{\"name\":\"");
   put_str(w, what);
   put_str(w, "\",\"ph\":\"M\",\"pid\":");
@@ -358,6 +363,8 @@ static void emit_name(struct xr_chrome *w, const char *what, int32_t pid,
   put_i32(w, tid);
   put_str(w, ",\"args\":{\"name\":\"");
   put_escaped(w, name, strlen(name));
+  if (runtime)
+    put_str(w, "\",\"xray_runtime\":\"" XRAY_RUNTIME_VERSION);
   put_str(w, "\"}}");
 }
 
@@ -377,7 +384,7 @@ int xr_chrome_close(struct xr_chrome *w) {
     if (t->tid == t->pid && name == NULL)
       name = xr_program_name();
     if (name != NULL)
-      emit_name(w, "thread_name", t->pid, t->tid, name);
+      emit_name(w, "thread_name", t->pid, t->tid, name, false);
     if (t->stack != NULL)
       munmap(t->stack, t->cap * sizeof *t->stack);
   }
@@ -386,7 +393,7 @@ int xr_chrome_close(struct xr_chrome *w) {
   for (size_t i = 0; i < w->thread_cap; i++)
     if (w->threads[i].used && w->threads[i].pid != named) {
       named = w->threads[i].pid;
-      emit_name(w, "process_name", named, named, xr_program_name());
+      emit_name(w, "process_name", named, named, xr_program_name(), true);
     }
   put(w, "\n]\n", 3);
   int rc = 0;

@@ -1,7 +1,7 @@
 /* Chrome trace event JSON (what Perfetto UI and chrome://tracing open),
  * written beside a basic or FDR log as `<log>.json`. Cold path only.
  *
- * One format of the decoded event stream (trace_formats.h): the modes
+ * One format of the decoded event stream (trace_event.h): the modes
  * decode their own records and hand them here one by one, each thread's
  * records in time order (threads may interleave). The writer keeps
  * one call stack per thread and emits one complete ("X") event per call when
@@ -22,7 +22,7 @@
 #ifndef XR_EXPORT_CHROME_TRACE_H
 #define XR_EXPORT_CHROME_TRACE_H
 
-#include "export/trace_formats.h"
+#include "export/trace_event.h"
 
 /* The format row of trace_formats.c ("chrome", `<log>.json`). */
 XR_HIDDEN extern const struct xr_trace_format xr_chrome_format;

@@ -7,7 +7,7 @@
 #ifndef XR_EXPORT_PB_ENCODE_H
 #define XR_EXPORT_PB_ENCODE_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 #define XR_PB_WIRE_VARINT 0u
 #define XR_PB_WIRE_LEN 2u

@@ -13,7 +13,7 @@
 #ifndef XR_EXPORT_PPROF_H
 #define XR_EXPORT_PPROF_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Where bytes go; a failing sink records its own error. */
 typedef void (*xr_put_fn)(void *ctx, const void *data, size_t n);

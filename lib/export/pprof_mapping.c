@@ -7,8 +7,8 @@
  * (docs/reliability.md, Fork). */
 #define _GNU_SOURCE
 #include "export/pprof_mapping.h"
-#include "core/proc_maps.h"
-#include "core/thread.h"
+#include "core/base/proc_maps.h"
+#include "core/thread/thread.h"
 
 #include <elf.h>
 #include <link.h>

@@ -1,7 +1,7 @@
 /* Remembered names of exited threads. See thread_names.h. */
 #include "export/thread_names.h"
-#include "core/lock.h"
-#include "core/thread.h"
+#include "core/thread/lock.h"
+#include "core/thread/thread.h"
 
 #include <string.h>
 #include <sys/prctl.h>

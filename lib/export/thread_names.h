@@ -5,7 +5,7 @@
 #ifndef XR_EXPORT_THREAD_NAMES_H
 #define XR_EXPORT_THREAD_NAMES_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Notes the calling thread's name (prctl PR_GET_NAME). The table holds the
  * last 4096 threads; older ones lose their names (the view shows the tid). */

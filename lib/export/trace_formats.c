@@ -1,12 +1,12 @@
 /* The table of trace_output words and the writers of the decoded event
  * stream. See trace_formats.h. */
 #include "export/trace_formats.h"
-#include "core/clock.h"
-#include "core/names.h"
-#include "core/objects.h"
-#include "core/option_words.h"
-#include "core/output.h"
-#include "core/report.h"
+#include "core/base/report.h"
+#include "core/clock/clock.h"
+#include "core/names/names.h"
+#include "core/objects/objects.h"
+#include "core/options/option_words.h"
+#include "core/output/output.h"
 #include "export/chrome_trace.h"
 
 #include <errno.h>
@@ -86,7 +86,7 @@ bool xr_trace_outputs_streamed(unsigned outputs) {
 /* ---- names -------------------------------------------------------------- */
 
 /* Names of packed ids, every object's, from the runtime's one name table
- * (lib/core/names.c): demangled, built once, never freed, so nothing is
+ * (lib/core/names/names.c): demangled, built once, never freed, so nothing is
  * opened or closed per trace; "fn<id>" when there is no table. */
 static const char *packed_name(void *ctx, int32_t fid) {
   static char fallback[24];

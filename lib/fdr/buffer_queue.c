@@ -2,8 +2,8 @@
  * reached once per buffer (about every thousand events) and at control
  * calls, always through xr_call_preserving_vectors from the lean handlers. */
 #include "fdr/buffer_queue.h"
-#include "core/mode_stats.h"
-#include "core/quiesce.h"
+#include "core/modes/mode_stats.h"
+#include "core/thread/quiesce.h"
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -208,7 +208,7 @@ size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q, size_t from) {
 
 /* ---- writer registry ------------------------------------------------- */
 
-/* Core's registry (core/thread_list.h): live writers on a thread list under
+/* Core's registry (core/thread/thread_list.h): live writers on a thread list under
  * one lock. What differs is where the records are: mmap'd chunks never
  * unmapped (buffer_queue.h says why), so a record whose thread exited is
  * kept on `spare` for the next thread, not freed. The chunks are listed

@@ -9,20 +9,20 @@
  * one release store per release; never blocks.
  *
  * Writers: one record per tracing thread, on core's thread list
- * (core/thread_list.h) while its thread lives. The records come from mmap'd
+ * (core/thread/thread_list.h) while its thread lives. The records come from mmap'd
  * chunks that are never unmapped, not from TLS: a buffer's holder word
  * names its writer, which snapshots (signal and crash handlers included)
  * and finalize read without a lock, possibly after the thread exited; so a
  * record pointer stays valid for the life of the process whatever
  * generation of buffers exists. A record's busy bit is set while its owner
- * is inside a handler: the guard of core/quiesce.h's protocol, which
+ * is inside a handler: the guard of core/thread/quiesce.h's protocol, which
  * finalize follows (xr_fdr_writers_quiesce). */
 #ifndef XR_FDR_BUFFER_QUEUE_H
 #define XR_FDR_BUFFER_QUEUE_H
 
-#include "core/common.h"
-#include "core/thread.h"
-#include "core/thread_list.h"
+#include "core/base/common.h"
+#include "core/thread/thread.h"
+#include "core/thread/thread_list.h"
 
 /* A buffer's `holder` word: FREE, CLOSED (taken by finalize: nobody may
  * acquire it), HELD (held, holder unknown), or the holding writer's slot
@@ -61,7 +61,7 @@ struct xr_fdr_queue {
   /* Two scratch areas for snapshots, one per slot: XR_FDR_SCRATCH_ENTRY
    * bytes per buffer and one more (the order they write buffers in, then
    * the blocks read back), then XR_FDR_SCRATCH_LOG bytes for the log
-   * writer (fdr_log.h). Mapped with the buffers, committed only when a
+   * writer (fdr_log_writer.h). Mapped with the buffers, committed only when a
    * snapshot touches them, so a signal handler never allocates. */
   uint8_t *scratch[2];
 };
@@ -163,7 +163,7 @@ static XR_ALWAYS_INLINE void xr_fdr_set_run_start(struct xr_fdr_writer *w,
 
 /* The busy bit of xr_fdr_writer.state: the top bit, which
  * xr_owner_test_and_set_top_bit sets and which no cursor has (an address in
- * a buffer mmap'd here: core/thread.h says why on each port). */
+ * a buffer mmap'd here: core/thread/thread.h says why on each port). */
 #define XR_FDR_BUSY ((uintptr_t)1 << 63)
 static XR_ALWAYS_INLINE uint8_t *xr_fdr_state_cursor(uintptr_t state) {
   return (uint8_t *)(state & ~XR_FDR_BUSY);
@@ -192,7 +192,7 @@ XR_HIDDEN struct xr_fdr_writer *xr_fdr_writer_claim(void);
  * the lock. Its counters stay. */
 XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
 
-/* Steps b. and c. of core/quiesce.h's protocol, the busy bit being the
+/* Steps b. and c. of core/thread/quiesce.h's protocol, the busy bit being the
  * guard, after the caller closed the epoch (step a.): every writer that
  * may have missed the change has finished its event. Walks the live list
  * under the lock, waiting (bounded by timeout_ns in all) while a writer is

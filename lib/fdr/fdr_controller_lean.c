@@ -1,6 +1,6 @@
 /* FDR lean handlers: one per event kind, run straight from the trampolines.
  *
- * A lean translation unit (core/lean.h): no vector or x87 register, no libc
+ * A lean translation unit (core/base/lean.h): no vector or x87 register, no libc
  * call, no lock, no system call. Anything else (a new buffer, the
  * clock_gettime fallback) goes through xr_call_preserving_vectors. The one
  * atomic read-modify-write is count_nested's locked add, on the rare path
@@ -27,17 +27,22 @@
  * (compiler barrier), check the epoch, write, compiler barrier, state :=
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
-#include "core/lean.h"
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/thread.h"
-#include "fdr/fdr_controller.h"
+#include "core/base/lean.h"
+#include "core/base/test_points.h"
+#include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/dispatch/handlers.h"
+#include "core/thread/thread.h"
+#include "fdr/fdr_controller_lean.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_records.h"
-#include "core/test_points.h"
+#include "fdr/fdr_slow_call.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 
 #define BARRIER() xr_compiler_barrier()
 
-/* Named test points (core/test_points.h). */
+/* Named test points (core/base/test_points.h). */
 #ifdef XR_TEST_POINTS
 void (*xr_fdr_test_bail_window)(void);
 void (*xr_fdr_test_full_head)(void);

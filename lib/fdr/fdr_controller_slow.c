@@ -1,11 +1,13 @@
 /* FDR controller slow paths: joining a generation, switching buffers,
  * counting drops, thread exit. Reached from the lean handlers through
  * xr_call_preserving_vectors, so ordinary C and libc are fine here. */
-#include "core/clock.h"
-#include "core/thread.h"
-#include "fdr/fdr_controller.h"
+#include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/thread/thread.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stddef.h>

@@ -1,11 +1,11 @@
 /* FDR buffers -> the decoded event stream, per thread in time order, to
  * the trace writers. See fdr_export.h. */
 #include "fdr/fdr_export.h"
-#include "core/heap_sort.h"
-#include "core/mmap_array.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/base/heap_sort.h"
+#include "core/base/mmap_array.h"
+#include "core/base/report.h"
+#include "core/output/output.h"
+#include "core/thread/thread.h"
 #include "fdr/fdr_records.h"
 
 #include <limits.h>

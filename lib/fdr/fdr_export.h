@@ -4,7 +4,7 @@
 #ifndef XR_FDR_EXPORT_H
 #define XR_FDR_EXPORT_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "export/trace_formats.h"
 
 /* One buffer's records as written by the handlers: from its NewBuffer

@@ -2,16 +2,17 @@
  * __xray_log_process_buffers walks, and the log flush writes (joined per
  * thread in version 5 by fdr_log_writer.c, else the buffers as they are).
  * Control path only, after finalize. */
-#include "core/clock.h"
-#include "core/objects.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/object_map.h"
+#include "core/objects/objects.h"
+#include "core/output/output.h"
+#include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
-#include "fdr/fdr_log.h"
+#include "fdr/fdr_log_writer.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 
@@ -189,7 +190,7 @@ void xr_fdr_file_write(unsigned outputs) {
   close(fd);
   bool file_kept = kept > 0 && (rc == 0 || blocks);
   if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
-    xr_objects_write_map(path, true); /* only when shared objects registered */
+    xr_object_map_write(path, true); /* only when shared objects registered */
   if (xr_trace_outputs_streamed(outputs))
     xr_fdr_write_streams(path, outputs, spans, n, xr_fdr_hot.version,
                          xr_clock.frequency_hz);

@@ -3,7 +3,7 @@
 #ifndef XR_FDR_FILE_H
 #define XR_FDR_FILE_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "xray/xray_log_interface.h"
 
 /* At finalize, once no writer can take a buffer: the file header and the

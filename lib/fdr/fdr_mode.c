@@ -2,21 +2,22 @@
  * installs the handlers, maps the buffers and hands the file to fdr_file.c,
  * the snapshots to fdr_triggers.c and fdr_slow_call.c.
  *
- * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * States: core's one lifecycle (core/modes/mode_lifecycle.h: the transitions,
  * what a call in the wrong state returns, the memory ordering), in
  * xr_fdr_lifecycle (fdr_state.c) because the snapshot reads it too. */
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/log_registry.h"
-#include "core/objects.h"
-#include "core/options.h"
-#include "core/output.h"
-#include "core/quiesce.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/dispatch/handlers.h"
+#include "core/modes/log_registry.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
+#include "core/thread/quiesce.h"
+#include "core/thread/thread.h"
 #include "export/thread_names.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_lean.h"
+#include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
 #include "fdr/fdr_records.h"
@@ -24,6 +25,7 @@
 #include "fdr/fdr_snapjson.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "fdr/fdr_triggers.h"
 
 #include <errno.h>
@@ -201,7 +203,7 @@ static void fork_child(void) {
   xr_fdr_thread_forget_after_fork();
   if (xr_lifecycle_after_fork(&xr_fdr_lifecycle) != XR_NO_TRANSITION) {
     /* Another thread was initialising, finalizing or flushing: the child's
-     * mode is UNINITIALIZED (core/mode_lifecycle.h) and records nothing.
+     * mode is UNINITIALIZED (core/modes/mode_lifecycle.h) and records nothing.
      * The buffers may be half made or half closed and hold the parent's
      * events: never written here, and the next init forgets them (left
      * mapped: copy-on-write pages of the parent, never touched). */
@@ -219,7 +221,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
                                   void *args, size_t args_size) {
   XRayLogInitStatus now;
   /* Before any transition: a fork in the middle of the first one must find
-   * the hook (core/mode_lifecycle.h). Idempotent. */
+   * the hook (core/modes/mode_lifecycle.h). Idempotent. */
   static int no_fork_hook;
   if (xr_thread_on_fork_child(fork_child) != 0)
     xr_report_once(&no_fork_hook, XR_ERROR, "xray-fdr: no fork hook left; "

@@ -1,14 +1,14 @@
 /* Text without stdio, for the snapshot writer (fdr_snapshot.c): it runs in
  * signal handlers, where snprintf is not async-signal-safe. A string
  * builder into the caller's array (file names, one-line messages), not a
- * writer: the files themselves go through core/text_out.h or the log
+ * writer: the files themselves go through core/output/text_out.h or the log
  * writer. Bounded: a string that does not fit is cut, always
  * NUL-terminated. Numbers come from the one formatter, xr_u64_digits. */
 #ifndef XR_FDR_RAW_TEXT_H
 #define XR_FDR_RAW_TEXT_H
 
-#include "core/common.h"
-#include "core/text_out.h"
+#include "core/base/common.h"
+#include "core/output/text_out.h"
 
 struct text {
   char *p;

@@ -2,6 +2,7 @@
  * hot path needs them without a call); here are the composite pieces the
  * cold paths write: the file header and the buffer preamble. */
 #include "fdr/fdr_records.h"
+#include "core/output/output.h"
 
 void xr_fdr_file_header(uint8_t out[XR_FDR_FILE_HEADER_SIZE],
                         uint16_t version, bool constant_tsc, bool nonstop_tsc,
@@ -11,7 +12,7 @@ void xr_fdr_file_header(uint8_t out[XR_FDR_FILE_HEADER_SIZE],
   xr_fdr_put64(out, (uint64_t)version | (1ull << 16) | ((uint64_t)flags << 32));
   xr_fdr_put64(out + 8, frequency);
   xr_fdr_put64(out + 16, buffer_size);
-  xr_fdr_put64(out + 24, 0);
+  xr_file_header_stamp(out + XR_FILE_HEADER_STAMP_AT);
 }
 
 uint8_t *xr_fdr_preamble(uint8_t *p, int version, int32_t tid, int32_t pid,

@@ -11,7 +11,7 @@
 #ifndef XR_FDR_RECORDS_H
 #define XR_FDR_RECORDS_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 enum xr_fdr_meta_kind {
   XR_FDR_NEW_BUFFER = 0,
@@ -124,7 +124,7 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_typed_event(uint8_t *p, int32_t size,
 }
 
 /* The function record keeps 28 bits of id: FDR's handlers take dense ids
- * (core/objects.h: id base + function, all below 2^28), never packed ones,
+ * (core/objects/objects.h: id base + function, all below 2^28), never packed ones,
  * so no record names the wrong object. */
 static XR_ALWAYS_INLINE uint32_t xr_fdr_function_word(int32_t id,
                                                       unsigned kind) {
@@ -151,8 +151,9 @@ static XR_ALWAYS_INLINE uint8_t *xr_fdr_copy(uint8_t *dst, const void *src,
 
 /* Out of line (fdr_records.c), used by the cold paths and the unit tests. */
 
-/* The 32-byte file header: version, type 1 (FDR), TSC bits, frequency, and
- * the configured per-buffer size in bytes 16-23. */
+/* The 32-byte file header: version, type 1 (FDR), TSC bits, frequency, the
+ * configured per-buffer size in bytes 16-23 and the runtime's stamp in
+ * 24-31 (core/output/output.h). */
 XR_HIDDEN void xr_fdr_file_header(uint8_t out[XR_FDR_FILE_HEADER_SIZE],
                                   uint16_t version, bool constant_tsc,
                                   bool nonstop_tsc, uint64_t frequency,

@@ -21,8 +21,8 @@
  * same thread never finds it held, and another thread holds it only for a
  * copy and a system call. */
 #define _GNU_SOURCE /* sigorset, ucontext_t, ssignal */
-#include "core/lock.h"
-#include "core/report.h"
+#include "core/thread/lock.h"
+#include "core/base/report.h"
 #include "fdr/fdr_sigfront.h"
 
 #include <errno.h>

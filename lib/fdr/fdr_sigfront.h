@@ -5,7 +5,7 @@
 #ifndef XR_FDR_SIGFRONT_H
 #define XR_FDR_SIGFRONT_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 #include <signal.h>
 

@@ -8,15 +8,15 @@
  * ordinary C. Each thread keeps a small stack of the watched calls it is
  * in (entry time and id); an exit pops to the newest frame of its id, so
  * frames left by longjmp or an exception go with it. */
-#include "core/clock.h"
-#include "core/names.h"
-#include "core/report.h"
-#include "core/thread.h"
-#include "fdr/fdr_controller.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/base/test_points.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/names.h"
+#include "core/thread/thread.h"
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_state.h"
-#include "core/test_points.h"
 #include "fdr/fdr_triggers.h"
 
 #include <stdlib.h>

@@ -18,9 +18,9 @@
  * A fork child has no helper (only the forking thread survives): its
  * snapshots get their JSON at its flush. */
 #define _GNU_SOURCE /* pthread_setname_np */
-#include "core/clock.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/thread/thread.h"
 #include "export/thread_names.h"
 #include "export/trace_formats.h"
 #include "fdr/fdr_export.h"

@@ -2,7 +2,7 @@
 #ifndef XR_FDR_SNAPJSON_H
 #define XR_FDR_SNAPJSON_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* The trace files of snapshots (fdr_snapjson.c), with a stream format in
  * trace_output (chrome: `<snapshot>.json`): a helper thread converts each

@@ -30,15 +30,16 @@
  *   last records, the crashing function's entry included.
  * Free buffers are written oldest first (release_seq), then the held ones:
  * each thread's buffers in the order it wrote them, as readers need. */
-#include "core/clock.h"
-#include "core/heap_sort.h"
-#include "core/objects.h"
-#include "core/options.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/heap_sort.h"
+#include "core/base/report.h"
+#include "core/clock/clock_lean.h"
+#include "core/names/object_map.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
+#include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapjson.h"
@@ -358,7 +359,7 @@ static int write_buffer(struct out *o, const struct view *v,
  * dense ids, and a crashed process never writes its exit log's map. From
  * the lines core rendered when the objects last changed; -1 said here. */
 static int write_map(const char *name, char *map, size_t cap) {
-  int rc = xr_objects_map_write_ready(name, map, cap);
+  int rc = xr_object_map_write_ready(name, map, cap);
   if (rc < 0)
     say_raw(XR_ERROR, "xray-fdr: cannot write the object map '", name, ".map': ",
             error_text(errno), "; its shared objects' ids stay unnamed");

@@ -5,7 +5,7 @@
 #ifndef XR_FDR_SNAPSHOT_H
 #define XR_FDR_SNAPSHOT_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 #include "xray/xray_fdr.h"
 
 /* Why a snapshot is taken; written into the file's metadata line. */

@@ -12,7 +12,7 @@
  * Async-signal-safe: mmap, open, writev, pread, pwrite, rename, unlink,
  * close; no allocation, no lock. */
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_log.h"
+#include "fdr/fdr_log_writer.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_snapshot_log.h"

@@ -2,7 +2,7 @@
 #ifndef XR_FDR_SNAPSHOT_LOG_H
 #define XR_FDR_SNAPSHOT_LOG_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Ends the snapshot `name` (open read-write as fd, `size` bytes, as
  * fdr_snapshot.c wrote it: one block per buffer, the largest `largest`

@@ -2,8 +2,8 @@
  * number each new one takes, and which finished ones the JSON side may read
  * (fdr_snapjson.c). Async-signal-safe but for the control-path calls said
  * so in fdr_snapshot_names.h. */
-#include "core/options.h"
-#include "core/output.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_snapshot_names.h"
 

@@ -3,7 +3,7 @@
 #ifndef XR_FDR_SNAPSHOT_NAMES_H
 #define XR_FDR_SNAPSHOT_NAMES_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Control path (fdr_init, not a signal handler): computes the file name
  * prefix `<base><program>.<suffix>.snap` once per process. */

@@ -3,9 +3,9 @@
  * snapshots inside. Only data and the snapshot's way in, so that the mode
  * (fdr_mode.c), the controller, the snapshot and the triggers all depend on
  * this file and none on another's globals. */
-#include "core/log_registry.h" /* declares xr_fdr_lifecycle weak, as core names it */
-#include "fdr/fdr_controller.h"
+#include "core/modes/log_registry.h" /* declares xr_fdr_lifecycle weak, as core names it */
 #include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
 
 struct xr_fdr_hot_config xr_fdr_hot = {.fast_epoch = XR_FDR_NO_FAST};
@@ -17,7 +17,7 @@ int xr_fdr_snapshots_inside;
 
 /* A snapshot counts itself in before it looks at the state, and init
  * moves the state before it looks at the count (both sequentially
- * consistent: the lifecycle's accesses all are, core/mode_lifecycle.h):
+ * consistent: the lifecycle's accesses all are, core/modes/mode_lifecycle.h):
  * so either init sees the snapshot and keeps the old buffers mapped, or
  * the snapshot sees that FDR is not recording and leaves. */
 bool xr_fdr_snapshot_enter(void) {

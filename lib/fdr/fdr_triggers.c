@@ -5,8 +5,8 @@
  * signal or crash handler needs no helper thread (a thread could not help
  * a crash: the process is about to end). Only the optional Chrome JSON of
  * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
-#include "core/common.h"
-#include "core/report.h"
+#include "core/base/common.h"
+#include "core/base/report.h"
 #include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_snapshot_names.h"

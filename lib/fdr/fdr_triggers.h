@@ -3,7 +3,7 @@
 #ifndef XR_FDR_TRIGGERS_H
 #define XR_FDR_TRIGGERS_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* The normal slot's owner: a try-lock (never waits) taken by the API, the
  * signal trigger and the slow-call trigger. */

@@ -14,7 +14,7 @@
 #ifndef XR_PROFILING_CALL_TRIE_H
 #define XR_PROFILING_CALL_TRIE_H
 
-#include "core/common.h"
+#include "core/base/common.h"
 
 /* Bucket b counts calls whose duration d (ticks) has floor(log2(d)) == b
  * (d = 0 and 1 both land in bucket 0); the last bucket takes everything
@@ -108,12 +108,6 @@ XR_HIDDEN void xr_trie_close_all(struct xr_trie *t, uint64_t now);
 /* Adds src's counts, times and histograms into dst, path by path. Returns the
  * number of src nodes that could not be merged (dst out of memory). */
 XR_HIDDEN uint64_t xr_trie_merge(struct xr_trie *dst, const struct xr_trie *src);
-/* Like xr_trie_merge, with recursion folded (trie_fold.c): a call to a
- * function already on its path is merged into that earlier frame. Returns
- * the number of src nodes that could not be merged, UINT64_MAX when not even
- * the walk's scratch memory was available. */
-XR_HIDDEN uint64_t xr_trie_fold_merge(struct xr_trie *dst,
-                                      const struct xr_trie *src);
 /* Finds or creates the child of parent for fid (cold helper for merge and
  * tests). NULL when out of memory. */
 XR_HIDDEN struct xr_trie_node *xr_trie_child(struct xr_trie *t,

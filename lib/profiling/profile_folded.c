@@ -1,6 +1,6 @@
 /* Folded-stacks output ("a;b;c 123" per line), the input of flamegraph.pl,
  * inferno and speedscope. */
-#include "profiling/profile_views.h"
+#include "profiling/profile_folded.h"
 
 #include <string.h>
 #include <sys/mman.h>

@@ -7,26 +7,27 @@
  * recursion, not the depth of the recursion. */
 #define _GNU_SOURCE
 #include "profiling/profile_outputs.h"
-#include "core/clock.h"
-#include "core/names.h"
-#include "core/output.h"
-#include "core/report.h"
-#include "core/objects.h"
-#include "core/option_words.h"
-#include "core/thread.h"
+#include "core/base/report.h"
+#include "core/clock/clock.h"
+#include "core/names/names.h"
+#include "core/objects/objects.h"
+#include "core/options/option_words.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
+#include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_folded.h"
+#include "profiling/profile_pprof.h"
+#include "profiling/profile_report.h"
+#include "profiling/trie_fold.h"
 #include "xray/xray_interface.h"
+#include "xray/xray_version.h"
 
 #include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef XR_RUNTIME_VERSION
-#define XR_RUNTIME_VERSION "unknown"
-#endif
 
 static uintptr_t function_address(int32_t id) {
   return __xray_function_address(id);
@@ -79,9 +80,9 @@ static int write_pprof(const struct xr_prof_run *run, struct xr_trie *merged,
   snprintf(comment, sizeof(comment),
            "XRay runtime %s, profiling mode; clock %s at %llu Hz; "
            "recursion %s; time = local (self) time",
-           XR_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
+           XRAY_RUNTIME_VERSION, xr_clock.source ? xr_clock.source : "?",
            (unsigned long long)xr_clock.frequency_hz,
-           run->flags->fold_recursion ? "folded" : "not folded");
+           run->fold_recursion ? "folded" : "not folded");
   struct xr_pprof_view_info info = {
       .profile = {.time_nanos = run->start_ns,
                   .duration_nanos = run->end_ns - run->start_ns,
@@ -111,7 +112,7 @@ static int write_report(const struct xr_prof_run *run, struct xr_trie *merged,
       .frequency_hz = xr_clock.frequency_hz,
       .lost = total_losses(run),
       .lost_threads = run->not_collected,
-      .top = (size_t)run->flags->report_top,
+      .top = (size_t)run->report_top,
   };
   return xr_prof_report_write(run->tries, run->trie_count, &info,
                               xr_names_get_name, NULL, xr_ticks_to_ns, text);
@@ -166,7 +167,7 @@ static void write_view(const struct xr_prof_run *run, const char *path,
   close(fd);
 }
 
-/* Names come from the shared name table (lib/core/names.c): every object's
+/* Names come from the shared name table (lib/core/names/names.c): every object's
  * functions, demangled where the program links a C++ runtime. The views of
  * the threads' own tries first, then those of the merged one. */
 static void write_views(const struct xr_prof_run *run, const char *path) {
@@ -181,7 +182,7 @@ static void write_views(const struct xr_prof_run *run, const char *path) {
   }
   if (wanted_merged == 0)
     return;
-  struct xr_trie *merged = merge_all(run, run->flags->fold_recursion);
+  struct xr_trie *merged = merge_all(run, run->fold_recursion);
   if (merged == NULL) {
     const char *lost[XR_ARRAY_SIZE(views)];
     size_t n = 0;

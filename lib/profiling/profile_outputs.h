@@ -1,16 +1,25 @@
 /* The files profiling mode writes at flush: the compiler-rt blocks and the
- * readable views (folded stacks, report, pprof). Cold path. */
+ * readable views (folded stacks, report, pprof), one row per
+ * profiling_output word in the table of profile_outputs.c, which the
+ * options (profiling_options.c) look words up in. Cold path. */
 #ifndef XR_PROFILING_PROFILE_OUTPUTS_H
 #define XR_PROFILING_PROFILE_OUTPUTS_H
 
+#include "core/base/common.h"
 #include "profiling/call_trie.h"
-#include "profiling/profiling_options.h"
+
+/* The profiling_output words, one bit each, in the table's row order. */
+#define XR_PROF_OUT_XRAY 1u
+#define XR_PROF_OUT_FOLDED 2u
+#define XR_PROF_OUT_REPORT 4u
+#define XR_PROF_OUT_PPROF 8u
 
 /* What a finalized session hands to the writers. */
 struct xr_prof_run {
-  const struct xr_profiling_flags *flags;
   unsigned outputs;   /* XR_PROF_OUT_* */
   bool folded_calls;  /* folded_value=calls */
+  bool fold_recursion; /* fold_recursion: the merged trie folds recursion */
+  int32_t report_top;  /* report_top: rows of the report */
   struct xr_trie *const *tries; /* one per collected thread */
   size_t trie_count;
   uint64_t not_collected; /* threads busy at finalize */

@@ -3,8 +3,8 @@
  * through the streaming writer in lib/export/. Memory: 4 bytes per node
  * (the sorted function ids) and one location id per level of the deepest
  * path. */
+#include "profiling/profile_pprof.h"
 #include "export/pprof.h"
-#include "profiling/profile_views.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

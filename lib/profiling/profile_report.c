@@ -1,5 +1,5 @@
 /* The report: a table of the functions that take the most local time. */
-#include "profiling/profile_views.h"
+#include "profiling/profile_report.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

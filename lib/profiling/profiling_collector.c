@@ -1,11 +1,12 @@
 /* Thread registry, posting and adoption of call tries. See
  * profiling_collector.h for the protocol. */
 #include "profiling/profiling_collector.h"
-#include "core/clock.h"
-#include "core/lock.h"
-#include "core/quiesce.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/base/report.h"
+#include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
+#include "core/thread/thread.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -29,7 +30,7 @@ static struct xr_trie *posted;          /* newest first */
 static struct xr_trie **collected;      /* result of xr_prof_collect */
 static size_t collected_bytes;
 
-/* With the guard set (core/thread_list.h), as every registry's lock; the
+/* With the guard set (core/thread/thread_list.h), as every registry's lock; the
  * callers have set it already, but the rule then holds by construction. */
 static uint8_t lock(void) { return xr_thread_list_lock(&collector_lock); }
 static void unlock(uint8_t guard) {
@@ -92,7 +93,7 @@ void xr_prof_collector_setup(xr_trie_grow_fn grow) {
               "thread or a fork child may lose or repeat its profile");
 }
 
-/* Ends the session and fences every thread: core/quiesce.h's protocol,
+/* Ends the session and fences every thread: core/thread/quiesce.h's protocol,
  * xr_in_handler being the guard and xr_prof_active_gen the on/off word.
  * After it, a thread's guard read clear means its trie is not in use and
  * will not be: a later event goes to the slow path, which touches the trie

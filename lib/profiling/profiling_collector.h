@@ -20,7 +20,7 @@
 #ifndef XR_PROFILING_COLLECTOR_H
 #define XR_PROFILING_COLLECTOR_H
 
-#include "core/thread_list.h"
+#include "core/thread/thread_list.h"
 #include "profiling/call_trie.h"
 
 #define XR_PROF_NO_GEN UINT32_MAX
@@ -72,7 +72,7 @@ XR_HIDDEN void xr_prof_collector_reset(void);
  * thread execute a full memory barrier (membarrier), so that afterwards a
  * thread whose xr_in_handler reads clear (acquire) is done with its trie for
  * good. Without membarrier: a fence and a pause of grace_ms (at least
- * 0.2 ms). The ordering argument is in core/quiesce.h. */
+ * 0.2 ms). The ordering argument is in core/thread/quiesce.h. */
 XR_HIDDEN void xr_prof_end_session(unsigned grace_ms);
 
 /* Finalize's part, after xr_prof_end_session: posts the calling thread's trie, adopts idle threads'

@@ -1,6 +1,6 @@
 /* The profiling handlers: the per-event path of xray-profiling.
  *
- * A lean translation unit (core/lean.h): the trampolines
+ * A lean translation unit (core/base/lean.h): the trampolines
  * save only general registers for lean handlers, so nothing here may touch a
  * vector or x87 register or call libc. Slow paths (a thread's first event,
  * the session ending, a new arena chunk) go through
@@ -31,12 +31,14 @@
  * (membarrier), then reads each guard with acquire: a clear guard means the
  * thread's earlier events are visible to it (3) and its later events see the
  * session ended (1-2), so the trie is no longer touched by its thread. */
-#include "core/lean.h"
-#include "core/clock.h"
-#include "core/thread.h"
+#include "core/base/lean.h"
+#include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
+#include "core/dispatch/handlers.h"
+#include "core/thread/thread.h"
 #include "profiling/call_trie.h"
 #include "profiling/profiling_collector.h"
-#include "core/handlers.h"
+#include "profiling/profiling_lean.h"
 #include "xray/xray_interface.h"
 
 static XR_ALWAYS_INLINE void guard_enter(void) {

@@ -1,22 +1,24 @@
 /* xray-profiling mode glue: the XRayLogImpl, the in-memory buffer iterator
  * and the files written at flush.
  *
- * States: core's one lifecycle (core/mode_lifecycle.h: the transitions,
+ * States: core's one lifecycle (core/modes/mode_lifecycle.h: the transitions,
  * what a call in the wrong state returns, the memory ordering). Finalize
  * stops the threads recording, collects their tries and serialises them;
  * flush writes the files (unless no_flush). An initialised session is
  * finalized and flushed at exit (core's exit policy, log_registry.c). */
 #define _GNU_SOURCE
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/log_registry.h"
-#include "core/mode_lifecycle.h"
-#include "core/mode_stats.h"
-#include "core/report.h"
-#include "core/thread.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/dispatch/handlers.h"
+#include "core/dispatch/hot_tables.h"
+#include "core/modes/log_registry.h"
+#include "core/modes/mode_lifecycle.h"
+#include "core/modes/mode_stats.h"
+#include "core/thread/thread.h"
 #include "profiling/profile_blocks.h"
 #include "profiling/profile_outputs.h"
 #include "profiling/profiling_collector.h"
+#include "profiling/profiling_lean.h"
 #include "profiling/profiling_options.h"
 #include "xray/xray_interface.h"
 
@@ -26,10 +28,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type);
-/* Lean arena growth for the handlers' tries (profiling_lean.c). */
-XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t);
 
 struct xr_lifecycle xr_profiling_lifecycle = XR_LIFECYCLE_INITIAL;
 static uint32_t last_gen;
@@ -80,7 +78,7 @@ static XRayLogFlushStatus prof_flush(void);
 static XRayLogInitStatus prof_finalize(void);
 
 /* Fork child: when another thread was initialising, finalizing or flushing,
- * the child's mode is UNINITIALIZED (core/mode_lifecycle.h) and records
+ * the child's mode is UNINITIALIZED (core/modes/mode_lifecycle.h) and records
  * nothing; the profile being made is the parent's, forgotten here (left
  * mapped: the parent's copy-on-write pages) so no later init or flush of
  * the child frees or writes half of it. */
@@ -108,7 +106,7 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
   (void)max_buffers;
   XRayLogInitStatus now;
   /* Before any transition: a fork in the middle of the first one must find
-   * the hook (core/mode_lifecycle.h). Idempotent. */
+   * the hook (core/modes/mode_lifecycle.h). Idempotent. */
   static int no_fork_hook;
   if (xr_thread_on_fork_child(on_fork_child) != 0)
     xr_report_once(&no_fork_hook, XR_ERROR, "xray-profiling: no fork hook "
@@ -195,9 +193,10 @@ static XRayLogInitStatus prof_finalize(void) {
 
 static void write_files(void) {
   struct xr_prof_run run = {
-      .flags = &flags,
       .outputs = outputs,
       .folded_calls = folded_calls,
+      .fold_recursion = flags.fold_recursion,
+      .report_top = flags.report_top,
       .tries = tries,
       .trie_count = trie_count,
       .not_collected = not_collected,

@@ -3,8 +3,8 @@
  * xray_profiling_flags.inc); the meaning of the three
  * allocator sizes is ours (docs/profiling-mode.md). */
 #include "profiling/profiling_options.h"
-#include "core/report.h"
-#include "core/option_words.h"
+#include "core/base/report.h"
+#include "core/options/option_words.h"
 #include "profiling/profile_outputs.h"
 
 #include <stddef.h>

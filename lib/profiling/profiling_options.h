@@ -1,13 +1,10 @@
-/* XRAY_PROFILING_OPTIONS / the xray-profiling config string. */
+/* XRAY_PROFILING_OPTIONS / the xray-profiling config string. The
+ * profiling_output words are looked up in the outputs' table
+ * (profile_outputs.h), below this file: the outputs never see these flags. */
 #ifndef XR_PROFILING_OPTIONS_H
 #define XR_PROFILING_OPTIONS_H
 
-#include "core/options.h"
-
-#define XR_PROF_OUT_XRAY 1u
-#define XR_PROF_OUT_FOLDED 2u
-#define XR_PROF_OUT_REPORT 4u
-#define XR_PROF_OUT_PPROF 8u
+#include "core/options/options.h"
 
 struct xr_profiling_flags {
   uint64_t per_thread_allocator_max;
@@ -27,7 +24,7 @@ XR_HIDDEN extern const struct xr_option_table xr_profiling_options_table;
 
 /* Defaults, then XRAY_PROFILING_OPTIONS, then config (config_size bytes, or a
  * NUL-terminated string when config_size is 0; NULL: none). Fills *outputs
- * (XR_PROF_OUT_* bits) and *folded_calls from the two word options. Returns
+ * (XR_PROF_OUT_* bits of profile_outputs.h) and *folded_calls from the two word options. Returns
  * 0, or -1 after a message when a value is bad (an over-long config, an
  * unknown word) or the combination cannot work: the mode then refuses to
  * start, as every mode does. */

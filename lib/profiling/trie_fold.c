@@ -11,6 +11,7 @@
  * The local time of every call is kept, so the folded trie's total equals the
  * original's; a folded node's total_time is the local time of everything
  * folded into its subtree. */
+#include "profiling/trie_fold.h"
 #include "profiling/call_trie.h"
 
 #include <sys/mman.h>

@@ -1,5 +1,5 @@
-/* libFuzzer target: the pattern parser and matcher (lib/core/glob.c) and
- * the pattern pass over a name table (xr_names_mark in lib/core/names.c).
+/* libFuzzer target: the pattern parser and matcher (lib/core/names/glob.c) and
+ * the pattern pass over a name table (xr_names_mark in lib/core/names/names.c).
  *
  * Input: the pattern list up to the first '\n' (any bytes but NUL: the
  * runtime's pattern strings are C strings), then names, one per line.
@@ -11,8 +11,8 @@
  * - where only a b c * ? occur, the answer is fnmatch(3)'s;
  * - xr_names_mark selects exactly the names some pattern matches and its
  *   per-pattern hit counts add up. */
-#include "core/glob.h"
-#include "core/names.h"
+#include "core/names/glob.h"
+#include "core/names/names.h"
 
 #include <assert.h>
 #include <fnmatch.h>

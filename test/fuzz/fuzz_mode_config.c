@@ -12,7 +12,7 @@
  * refuse the next input); the unknown mode is refused. Files go to a private
  * temporary directory, emptied after every input. */
 #define _GNU_SOURCE /* memmem */
-#include "core/options.h"
+#include "core/options/options.h"
 #include "xray/xray_log_interface.h"
 
 #include <assert.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target: the one options parser (lib/core/options.c) with the real
+/* libFuzzer target: the one options parser (lib/core/options/options.c) with the real
  * XRAY_OPTIONS table, fed arbitrary bytes.
  *
  * Input: byte 0, bit 1 set: parse the text twice (as the environment and then
@@ -7,7 +7,7 @@
  * Checks beyond "no crash, no sanitizer report": every string field stays
  * NUL-terminated within its capacity, every number stays inside its table
  * range, a bool stays 0 or 1, and the bad-value count is never negative. */
-#include "core/options.h"
+#include "core/options/options.h"
 
 #include <assert.h>
 #include <stdint.h>

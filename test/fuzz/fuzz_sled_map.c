@@ -1,4 +1,4 @@
-/* libFuzzer target: the sled-map decoder (lib/core/sled_map.c) fed arbitrary
+/* libFuzzer target: the sled-map decoder (lib/core/objects/sled_map.c) fed arbitrary
  * bytes as the xray_instr_map and xray_fn_idx sections.
  *
  * Input: byte 0: bits 0-2 misalign the map copy by 0..7 bytes (the real
@@ -9,7 +9,7 @@
  * Checks on success: every function's sled range lies inside sleds[], the
  * ranges cover sleds[] in order without gaps, consecutive functions differ,
  * and min/max_sled bound every sled. */
-#include "core/sled_map.h"
+#include "core/objects/sled_map.h"
 
 #include <assert.h>
 #include <stdint.h>

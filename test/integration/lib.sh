@@ -1,6 +1,7 @@
 # Shared helpers for integration test scripts (sourced, bash).
-# Environment from CMake: XRAY_LIB XRAY_INCLUDE XRAY_SRC XRAY_CLANG
-# XRAY_CLANGXX LLVM_XRAY XRAY_READELF TEST_SRC_DIR TEST_WORK_DIR.
+# Environment from CMake: XRAY_LIB XRAY_INCLUDE XRAY_GEN_INCLUDE (the
+# generated <xray/xray_version.h>) XRAY_SRC XRAY_CLANG XRAY_CLANGXX LLVM_XRAY
+# XRAY_READELF TEST_SRC_DIR TEST_WORK_DIR.
 set -euo pipefail
 
 SKIP=77
@@ -42,7 +43,8 @@ xr_no_link_deps_flag() {
     echo -fnoxray-link-deps
   fi
 }
-XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1 -I"$XRAY_INCLUDE")
+XRAY_CFLAGS=(-fxray-instrument "$(xr_no_link_deps_flag "$XRAY_CLANG")" -fxray-instruction-threshold=1
+             -I"$XRAY_INCLUDE" -I"${XRAY_GEN_INCLUDE:-$XRAY_INCLUDE}")
 XRAY_LDFLAGS=("-Wl,--whole-archive" "$XRAY_LIB" "-Wl,--no-whole-archive" -lpthread)
 # Sanitizer configurations (test/run-all.sh): programs get the archive's flags.
 if [ -n "${XRAY_TEST_SANITIZE:-}" ]; then
@@ -75,6 +77,11 @@ xr_cxx() {
   "$XRAY_CLANGXX" -g -O1 "${XRAY_CFLAGS[@]}" "$@" -o "$out" "${XRAY_LDFLAGS[@]}"
 }
 need_llvm_xray() { [ -n "${LLVM_XRAY:-}" ] || skip "llvm-xray not found"; }
+# xr_version: the runtime's version, as the generated <xray/xray_version.h>
+# says it (XRAY_RUNTIME_VERSION).
+xr_version() {
+  sed -n 's/^#define XRAY_RUNTIME_VERSION "\(.*\)"$/\1/p' "$XRAY_GEN_INCLUDE/xray/xray_version.h"
+}
 
 # xr_pinned CMD...: runs CMD (and its children) on one CPU, the first this
 # shell may use. Basic and FDR modes erase a short call only when it exits

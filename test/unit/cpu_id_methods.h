@@ -6,7 +6,7 @@
 #define XR_TEST_CPU_ID_METHODS_H
 
 #include "arch/arch.h"
-#include "core/clock.h"
+#include "core/clock/clock.h"
 #include <sched.h>
 
 static inline int test_cpu_id_by(enum xr_cpu_id_method method,

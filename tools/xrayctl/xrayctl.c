@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "control/control_path.h"
 #include "control/control_proto.h"
+#include "xray/xray_version.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,12 +27,14 @@ enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_PROCESS = 3, EXIT_DENIED = 4 };
 
 static const char usage_text[] =
     "usage: xrayctl [--dir DIR] COMMAND [ARGS]\n"
+    "       xrayctl --version | --help\n"
     "\n"
     "Steers a program started with XRAY_OPTIONS=\"xray_control=true\" (docs/control.md).\n"
     "\n"
     "  list                        every controllable process of this user:\n"
     "                              PID PROGRAM MODE STATE\n"
-    "  status PID                  mode, state, objects, functions, requests, files\n"
+    "  status PID                  the program's runtime version, mode, state,\n"
+    "                              objects, functions, requests, files\n"
     "  patch PID PATTERNS          patch the functions whose names match (';'-separated\n"
     "                              globs as in xray_patch=; '*' = all): prints how many\n"
     "  unpatch PID PATTERNS        unpatch them: prints how many\n"
@@ -49,6 +52,9 @@ static const char usage_text[] =
     "                              the functions with the most local time over each\n"
     "                              interval (default 1 s), all threads; --batch prints\n"
     "                              plain text (default 1 iteration)\n"
+    "\n"
+    "  --version, -V               print xrayctl's version (that of the runtime it\n"
+    "                              was built with) and exit\n"
     "\n"
     "The socket is found in DIR (--dir, or XRAYCTL_DIR), else in the process's\n"
     "$XDG_RUNTIME_DIR/xray and /tmp/xray-<uid>.\n"
@@ -501,6 +507,10 @@ int main(int argc, char **argv) {
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage_text, stdout);
+      return 0;
+    }
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+      puts("xrayctl " XRAY_RUNTIME_VERSION);
       return 0;
     }
     if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)

@@ -44,7 +44,7 @@ static XR_ARCH_INLINE uint64_t xr_arch_ticks(void) {
 }
 
 /* No instruction gives the CPU id at EL0 (xr_arch_clock_probe says so, and
- * core/clock.c then reads it from rseq or getcpu); these exist so that core
+ * core/clock/clock.c then reads it from rseq or getcpu); these exist so that core
  * compiles, and are never chosen. */
 static XR_ARCH_INLINE uint64_t xr_arch_ticks_cpu(uint32_t *cpu) {
   *cpu = 0;

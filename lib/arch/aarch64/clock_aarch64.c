@@ -1,4 +1,4 @@
-/* What the CPU says about its tick counter, for core/clock.c. */
+/* What the CPU says about its tick counter, for core/clock/clock.c. */
 #include "arch/arch.h"
 
 /* The generic timer's virtual count runs at a constant rate, also when the

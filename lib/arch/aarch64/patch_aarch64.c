@@ -57,7 +57,7 @@
  * Under qemu-user the cache operations are no-ops and qemu invalidates its
  * translations of a page when it is written, so the same order holds. */
 #include "arch/arch.h"
-#include "core/patching.h"
+#include "core/patch/patching.h"
 
 #include "xray/xray_interface.h"
 

@@ -1,6 +1,6 @@
 /* XRay trampolines for AArch64 (AAPCS64, Linux). The patched sleds call
  * these; they save what is live at that point, read the handler slot of
- * lib/core/handlers.h and call the handler.
+ * lib/core/dispatch/handlers.h and call the handler.
  *
  * How a patched call sled (patch_aarch64.c) arrives: the sled has pushed
  * x0 and the function's link register (`stp x0, x30, [sp, #-16]!`), loaded
@@ -13,7 +13,7 @@
  *
  * Dispatch, as on x86-64: each trampoline starts with an indirect branch
  * through its entry of xr_trampoline_dispatch (adrp/ldr/br x16) to one of
- * three paths, chosen by xr_handler_install (core/handlers.c):
+ * three paths, chosen by xr_handler_install (core/dispatch/handlers.c):
  *   - NONE: `ret`. Nothing but x16 is touched; not NZCV.
  *   - LEAN (built-in modes, compiled -mgeneral-regs-only): only the
  *     general registers that can be live. Entry: x1-x8 (arguments, x8 the
@@ -290,7 +290,7 @@ xr_call_preserving_vectors:
 /* Paths of each trampoline, [XR_T_*][XR_PATH_*: NONE, LEAN, FULL,
  * FULL_SVE] (read-only), and the current one of each,
  * xr_trampoline_dispatch, written only by xr_handler_install
- * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
+ * (core/dispatch/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
  * an entry is not where the numbers put it. */
 .macro PATHS t, name
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_NONE, \name\()_none

@@ -1,4 +1,4 @@
-/* What the CPU says about its time-stamp counter, for core/clock.c. */
+/* What the CPU says about its time-stamp counter, for core/clock/clock.c. */
 #include "arch/arch.h"
 
 #include <cpuid.h>

@@ -59,7 +59,7 @@
  * XRay runtime already makes for certain interference with the host
  * program. */
 #include "arch/arch.h"
-#include "core/patching.h"
+#include "core/patch/patching.h"
 
 #include "xray/xray_interface.h"
 

@@ -1,10 +1,10 @@
 /* XRay trampolines for x86-64 (System V). The patched sleds call (or, for
  * function exit, jump to) these; they save what is live at that point, read
- * the handler slot of lib/core/handlers.h and call the handler.
+ * the handler slot of lib/core/dispatch/handlers.h and call the handler.
  *
  * Dispatch. Each trampoline starts with `jmp *xr_trampoline_dispatch[t]`:
  * xr_handler_install (handlers.c) points it at one of three paths, from the
- * slots of lib/core/handlers.h:
+ * slots of lib/core/dispatch/handlers.h:
  *   - NONE: return at once. Cost: one indirect jump (predicted) and `ret`;
  *     no register, not even rflags, is touched.
  *   - LEAN (built-in modes, compiled -mgeneral-regs-only): only the general
@@ -450,7 +450,7 @@ xr_call_preserving_vectors:
  * zmm0-1; zmm0-31 and k0-7 in the event trampolines). FULL_XMM: without
  * AVX. And the current one of each,
  * xr_trampoline_dispatch, written only by xr_handler_install
- * (core/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
+ * (core/dispatch/handlers.c), under its lock. XR_TABLE_ENTRY stops the assembly if
  * an entry is not where the numbers put it. */
 .macro PATHS t, name, pushf=_full_pushf, zmm=_full_zmm, zmm_pushf=_full_zmm_pushf, xmm=_full_xmm, xmm_pushf=_full_xmm_pushf
         XR_TABLE_ENTRY xr_trampoline_paths, XR_ARCH_PATH_COUNT*\t+XR_PATH_NONE, \name\()_none

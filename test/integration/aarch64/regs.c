@@ -16,7 +16,7 @@
 #include <xray/xray_interface.h>
 
 #ifndef XR_REF
-#include "core/handlers.h" /* runtime-internal: xr_handler_install */
+#include "core/dispatch/handlers.h" /* runtime-internal: xr_handler_install */
 #endif
 
 struct state {

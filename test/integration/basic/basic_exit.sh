@@ -1,7 +1,7 @@
 # Programs that end without exit(): a fork child that ends with _exit (as
 # save and worker children do), a whole program that ends with _exit or
 # _Exit, and one killed before its first append. _exit runs the exit policy
-# first (lib/core/exit_hook.c), so every buffered record is written, not
+# first (lib/core/modes/exit_hook.c), so every buffered record is written, not
 # only the whole 1024-record buffers; a killed program leaves an empty file,
 # never a header-only one.
 source "$TEST_SRC_DIR/basic_lib.sh"

@@ -89,6 +89,14 @@ ctl_rc 1 snapshot $PID >/dev/null
 ctl_rc 3 status 999999999 >/dev/null
 ctl_rc 3 status 1 >/dev/null # a process without a socket
 "$XRAYCTL" --help | grep -q "^  record PID" || fail "--help lacks record"
+
+note "versions: xrayctl's, and the program's runtime in status"
+version=$(xr_version)
+expect_eq "xrayctl --version" "xrayctl $version" "$("$XRAYCTL" --version)"
+expect_eq "xrayctl -V" "xrayctl $version" "$("$XRAYCTL" -V)"
+"$XRAYCTL" --help | grep -q "^  --version, -V " || fail "--help lacks --version"
+expect_eq "status names the runtime" "runtime version: $version" \
+  "$(ctl status $PID | grep '^runtime version')"
 expect_eq "state at the end" "$PID driven xray-profiling uninitialized" "$(ctl list)"
 quit_driven
 [ ! -e "$CTL_DIR/$PID.sock" ] || fail "socket left after a normal exit"

@@ -46,7 +46,7 @@ esac
 ctl_tid=$(wait_control_idle $PID)
 switches() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$PID/task/$ctl_tid/status"; }
 before=$(switches)
-sleep 2 # the span the issue names: no wake-up may happen in it
+sleep 2 # docs/control.md: no wake-up at all while nobody connects
 expect_eq "control thread wake-ups over 2 idle seconds" "$before" "$(switches)"
 blk=$(awk '/^SigBlk/ { print $2 }' "/proc/$PID/task/$ctl_tid/status")
 # every signal the kernel lets a thread block (all but SIGKILL, SIGSTOP,

@@ -7,7 +7,7 @@
 
 /* The internal installer (hidden in the archive, reachable in a static
  * link) and its slot numbers. */
-#include "core/handlers.h"
+#include "core/dispatch/handlers.h"
 
 static char log_buf[4096];
 static int log_len;

@@ -3,8 +3,10 @@
 #include <xray/xray_interface.h>
 #include <xray/xray_log_interface.h>
 #include <xray/xray_records.h>
+#include <xray/xray_version.h>
 
 #include <stddef.h>
+#include <string.h>
 
 static void h0(int32_t id, XRayEntryType t) { (void)id; (void)t; }
 static void h1(int32_t id, enum XRayEntryType t, uint64_t a) { (void)id; (void)t; (void)a; }
@@ -56,6 +58,11 @@ int main(void) {
   struct XRayRecord record;
   struct XRayArgPayload payload;
   ok &= sizeof header == 32 && sizeof record == 32 && sizeof payload == 32;
+  ok &= strcmp(__xray_runtime_version(), XRAY_RUNTIME_VERSION) == 0;
+  long number = XRAY_RUNTIME_VERSION_NUMBER;
+  ok &= number == XRAY_RUNTIME_VERSION_ENCODE(XRAY_RUNTIME_VERSION_MAJOR,
+                                              XRAY_RUNTIME_VERSION_MINOR,
+                                              XRAY_RUNTIME_VERSION_PATCH);
   (void)type; (void)patchers; (void)one; (void)range; (void)a; (void)max; (void)init_fn;
   (void)r; (void)r2; (void)mode; (void)i; (void)f;
   return !ok;

@@ -2,7 +2,7 @@
  * Prints, per function id: name, number of sleds (the runtime's map),
  * and the events its handlers counted for a fixed workload. */
 #include "recorder.h"
-#include "core/sled_map.h"
+#include "core/objects/sled_map.h"
 
 volatile long sink;
 TRACED long f_b(long x) { sink = x; return x + 1; }

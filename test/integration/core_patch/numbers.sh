@@ -24,7 +24,7 @@ build() {
         "$XRAY_SRC/lib/arch/$port/${f}_$port.S" -o "$1.o" 2>>"$1.$port.err" || ok=1
     done
   done
-  "$XRAY_CLANG" -c -I"$1" -I"$XRAY_SRC/lib" -I"$XRAY_INCLUDE" "$XRAY_SRC/lib/core/patching.c" \
+  "$XRAY_CLANG" -c -I"$1" -I"$XRAY_SRC/lib" -I"$XRAY_INCLUDE" "$XRAY_SRC/lib/core/patch/patching.c" \
     -o "$1.o" 2>>"$1.core.err" || ok=1
   return $ok
 }

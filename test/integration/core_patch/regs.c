@@ -8,7 +8,7 @@
 #include <string.h>
 #include <xray/xray_interface.h>
 
-#include "core/handlers.h" /* runtime-internal: xr_handler_install */
+#include "core/dispatch/handlers.h" /* runtime-internal: xr_handler_install */
 
 struct state {
   uint64_t gpr[15]; /* rax rbx rcx rdx rsi rdi rbp r8..r15 */

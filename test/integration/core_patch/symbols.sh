@@ -1,5 +1,6 @@
-# The archive exports exactly the public API of include/xray/*.h plus the six
-# trampolines and the ABI shared objects use (lib/core/dso_abi.h: register /
+# The archive exports exactly the public API of include/xray/*.h (and of the
+# generated xray_version.h) plus the six
+# trampolines and the ABI shared objects use (lib/core/dispatch/dso_abi.h: register /
 # deregister, and LLVM 20's four handler variables), and libc's sigaction,
 # signal and __sysv_signal, which the FDR crash trigger interposes
 # (lib/fdr/fdr_sigfront.c): every other global symbol is hidden (or static).
@@ -14,7 +15,8 @@ command -v "$readelf_tool" >/dev/null || skip "no readelf"
 {
   # (minus the compiler builtins __xray_customevent/__xray_typedevent that
   # the comments mention)
-  grep -ho '__xray_[A-Za-z_0-9]*[[:space:]]*(' "$XRAY_INCLUDE"/xray/*.h | sed 's/[[:space:]]*($//' |
+  grep -ho '__xray_[A-Za-z_0-9]*[[:space:]]*(' "$XRAY_INCLUDE"/xray/*.h "$XRAY_GEN_INCLUDE"/xray/*.h |
+    sed 's/[[:space:]]*($//' |
     grep -vx '__xray_customevent\|__xray_typedevent'
   printf '%s\n' __xray_FunctionEntry __xray_FunctionExit __xray_FunctionTailExit \
     __xray_ArgLoggerEntry __xray_CustomEvent __xray_TypedEvent \

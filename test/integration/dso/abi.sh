@@ -12,7 +12,7 @@ source "$TEST_SRC_DIR/dso_lib.sh"
 # The headers, compiled for the target (the layouts are the target's).
 "$XRAY_CLANG" -std=c11 -Wall -Wextra -Werror -I"$XRAY_SRC/lib" -I"$XRAY_INCLUDE" \
   "$TEST_SRC_DIR/abi_print.c" -o abi_print ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"} \
-  2>build.err || { cat build.err >&2; fail "abi_print.c does not build against lib/core/dso_abi.h: a declaration changed (see above)"; }
+  2>build.err || { cat build.err >&2; fail "abi_print.c does not build against lib/core/dispatch/dso_abi.h: a declaration changed (see above)"; }
 ./abi_print >actual.txt || fail "abi_print exited $?"
 
 # The archives: readelf -sW columns are Num Value Size Type Bind Vis Ndx Name.
@@ -37,5 +37,5 @@ fi
 diff -u expected.txt actual.txt >&2 || fail "the shared-object ABI differs from test/integration/dso/abi.golden.
 Objects built with an older libxray-dso.a rely on every line of it. Do not change
 a generation: keep its functions, names, slot numbers and layouts, add the new
-interface under a new name, raise XR_DSO_ABI_VERSION (lib/core/dso_abi.h), and
+interface under a new name, raise XR_DSO_ABI_VERSION (lib/core/dispatch/dso_abi.h), and
 add its lines to abi.golden (docs/core.md, \"The shared-object ABI\")"

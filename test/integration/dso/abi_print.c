@@ -1,12 +1,12 @@
 /* Prints the binary interface between libxray-dso.a and the runtime as this
- * tree compiles it (lib/core/dso_abi.h), for dso.abi to compare with
+ * tree compiles it (lib/core/dispatch/dso_abi.h), for dso.abi to compare with
  * abi.golden: a shared object built with an older libxray-dso.a keeps
  * calling these names with these types and layouts, so none may change
  * (docs/core.md, "The shared-object ABI"). A declaration that no longer
  * matches the type written here stops the build with its name. */
 #define _GNU_SOURCE /* PATH_MAX, for objects.h */
-#include "core/dso_abi.h"
-#include "core/objects.h"
+#include "core/dispatch/dso_abi.h"
+#include "core/objects/objects.h"
 #include "xray/xray_interface.h"
 
 #include <stdio.h>

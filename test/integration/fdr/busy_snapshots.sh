@@ -1,11 +1,11 @@
-# Snapshots of a busy program (issue: account failed on them with "exit ...
-# (empty stack)"): 8 threads, a ring of 128 buffers that main's calls wrap
-# about 8 times (so main holds far more than 16 buffers and its oldest kept
-# buffer starts inside calls), two signal snapshots and a slow-call snapshot
-# taken while the workers run. Each is one block per thread, as the exit-time
-# log (docs/fdr-mode.md, "What a snapshot holds"): account, stack and graph
-# read every one, and account's calls per function are exactly the exits
-# convert finds in the same file.
+# Snapshots of a busy program (llvm-xray account once failed on them with
+# "exit ... (empty stack)"): 8 threads, a ring of 128 buffers that main's
+# calls wrap about 8 times (so main holds far more than 16 buffers and its
+# oldest kept buffer starts inside calls), two signal snapshots and a
+# slow-call snapshot taken while the workers run. Each is one block per
+# thread, as the exit-time log (docs/fdr-mode.md, "What a snapshot holds"):
+# account, stack and graph read every one, and account's calls per function
+# are exactly the exits convert finds in the same file.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"

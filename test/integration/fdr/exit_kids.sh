@@ -1,5 +1,5 @@
 # A fork child that ends with _exit keeps what a child that calls exit()
-# keeps (lib/core/exit_hook.c runs the exit policy first): with FDR started
+# keeps (lib/core/modes/exit_hook.c runs the exit policy first): with FDR started
 # by the environment, a file of its own with every call it made; with FDR
 # started from code, nothing (a flight recorder is written only when the
 # program flushes it or takes a snapshot), and the parent's file holds only

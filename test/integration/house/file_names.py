@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Every file a comment or a document names exists: a name such as
-`fdr_snapshot.c`, `core/objects.h` or `test/integration/lib.sh` in lib/,
+`fdr_snapshot.c`, `core/objects/objects.h` or `test/integration/lib.sh` in lib/,
 include/, docs/, tools/ or README.md must be a file of the
 source tree (found as written, beside the file that names it, under lib/,
-test/ or include/, or, for a bare name, anywhere). A renamed or removed file
+test/ or include/, or, for a bare name, anywhere), or a file CMake generates
+from a template of the same name plus `.in` (configure_file: `xray_version.h`
+from `include/xray/xray_version.h.in`). A renamed or removed file
 then fails here instead of leaving comments that point nowhere. (The
 tests' scripts are not read: they name the programs they write.)
 
@@ -47,6 +49,8 @@ def tree(root):
 def exists(name, where, files, bases):
     if name in UPSTREAM or name.startswith(("compiler-rt/", "...")):
         return True
+    if not name.endswith(".in") and exists(name + ".in", where, files, bases):
+        return True  # generated from its template
     if name in files:
         return True
     if os.path.normpath(os.path.join(os.path.dirname(where), name)) in files:
@@ -84,6 +88,7 @@ def self_test():
                 "lib/core/here.c": "/* see there.h, core/here.c, gone.c */\n"
                                    "#include <sys/mman.h>\n",
                 "lib/core/there.h": "/* trampoline_<cpu>.S, $ROOT/x/y.c */\n",
+                "lib/core/made.h.in": "/* from CMake: made.h, core/made.h */\n",
                 "docs/a.md": "`lib/core/gone.h` and `here.c` and foo.c\n"}.items():
             with open(os.path.join(root, name), "w") as out:
                 out.write(text)

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Dependencies run one way: modes (basic, fdr, profiling, export, dso,
 control) -> core -> arch. Checks every #include "..." of lib/: core includes
-no mode header; arch includes only arch/ and core/common.h's compiler helpers
+no mode header; arch includes only arch/ and core/base/common.h's compiler helpers
 (plus the documented exception: a port's sled encoder reads core's decoded
-sled through core/patching.h); a mode includes no arch/ header and names no
+sled through core/patch/patching.h); a mode includes no arch/ header and names no
 xr_arch_* / XR_ARCH_* symbol in its code: it reaches the port only through
-core's wrappers (core/clock.h, core/thread.h), which are always inline and
+core's wrappers (core/clock/clock.h, core/thread/thread.h), which are always inline and
 cost nothing. Public headers (xray/...) are open to everyone.
-The includes and names only: the calls between files, the finer layers
-(control, modes, export) and mode -> mode are calls.py's, read from the
-archives (where the port's inline functions leave no trace).
+The includes and names only: the references between files (calls, data,
+types, macros), the finer layers (control, modes, export), mode -> mode and
+core's rooms are deps.py's.
 
 usage: layers.py LIB_DIR      exit 0 clean, 1 with one line per finding
        layers.py --self-test  checks the checker on known snippets"""
@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arch_corner import code_only  # noqa: E402  (comments and strings out)
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-ARCH_MAY_USE = {"core/common.h"}
-ARCH_EXCEPTIONS = {("patch_", "core/patching.h")}  # (file name prefix, header)
+ARCH_MAY_USE = {"core/base/common.h"}
+ARCH_EXCEPTIONS = {("patch_", "core/patch/patching.h")}  # (file name prefix, header)
 ARCH_NAME = re.compile(r"\b(?:xr_arch_|XR_ARCH_)\w*")
 
 
@@ -49,7 +49,7 @@ def findings(rel, text, exists):
             bad.append(f"lib/{rel}: core includes the mode header {target}")
         if here == "mode" and there == "arch":
             bad.append(f"lib/{rel}: a mode includes the port's {target} (use "
-                       f"core's wrappers: core/clock.h, core/thread.h)")
+                       f"core's wrappers: core/clock/clock.h, core/thread/thread.h)")
         if here == "arch" and there != "arch" and target not in ARCH_MAY_USE \
                 and not any(f.startswith(p) and target == h
                             for p, h in ARCH_EXCEPTIONS):
@@ -60,18 +60,18 @@ def findings(rel, text, exists):
             m = ARCH_NAME.search(line)
             if m:
                 bad.append(f"lib/{rel}:{lineno}: a mode names the port's "
-                           f"{m.group(0)} (use core's wrappers: core/clock.h, "
-                           f"core/thread.h)")
+                           f"{m.group(0)} (use core's wrappers: core/clock/clock.h, "
+                           f"core/thread/thread.h)")
     return bad
 
 
 def self_test():
-    have = {"arch/arch.h", "core/clock.h", "fdr/buffer_queue.h"}.__contains__
+    have = {"arch/arch.h", "core/clock/clock.h", "fdr/buffer_queue.h"}.__contains__
     ok = {
-        "fdr/a.c": '#include "core/clock.h"\n/* xr_arch_ticks, via clock.h */\n'
+        "fdr/a.c": '#include "core/clock/clock.h"\n/* xr_arch_ticks, via clock.h */\n'
                    'uint64_t t = xr_read_ticks(); const char *s = "xr_arch_x";\n',
-        "core/clock.h": '#include "arch/arch.h"\nreturn xr_arch_ticks();\n',
-        "arch/x86_64/c.c": '#include "arch/arch.h"\n#include "core/common.h"\n',
+        "core/clock/clock.h": '#include "arch/arch.h"\nreturn xr_arch_ticks();\n',
+        "arch/x86_64/c.c": '#include "arch/arch.h"\n#include "core/base/common.h"\n',
     }
     for rel, text in ok.items():
         assert findings(rel, text, have) == [], (rel, findings(rel, text, have))
@@ -82,7 +82,7 @@ def self_test():
         ("fdr/f.c", "bool b = xr_arch_test_and_set_top_bit(&w);\n"): "xr_arch_test_and_set",
         ("control/c.c", "char b[XR_ARCH_MAX_SLED_BYTES];\n"): "XR_ARCH_MAX_SLED_BYTES",
         ("core/c.c", '#include "fdr/buffer_queue.h"\n'): "core includes the mode header",
-        ("arch/x86_64/c.c", '#include "core/clock.h"\n'): "arch includes core/clock.h",
+        ("arch/x86_64/c.c", '#include "core/clock/clock.h"\n'): "arch includes core/clock/clock.h",
     }
     for (rel, text), want in bad.items():
         got = findings(rel, text, have)

@@ -37,6 +37,7 @@ install_runtime() {
   local f
   for f in lib/libxray.a include/xray/xray_interface.h \
            include/xray/xray_log_interface.h include/xray/xray_records.h \
+           include/xray/xray_version.h bin/xrayctl \
            lib/cmake/XRay/XRayConfig.cmake lib/cmake/XRay/XRayConfigVersion.cmake \
            lib/pkgconfig/xray.pc; do
     [ -f "$1/$f" ] || fail "not installed: $f"
@@ -44,7 +45,8 @@ install_runtime() {
 }
 
 # check_app APP: the program is instrumented, linked with our runtime (not
-# compiler-rt's), and its own handler sees exact call counts.
+# compiler-rt's), its own handler sees exact call counts, and its archive
+# and headers are this build's version.
 check_app() {
   local app=$1
   "$XRAY_READELF" -S "$app" >sections.txt
@@ -61,6 +63,7 @@ check_app() {
   out=$("$app" count) || fail "$app count exited with $?"
   expect_eq "$app count, first line" "result=180 functions=3" "$(sed -n 1p <<<"$out")"
   expect_eq "$app count, counts" "$EXPECTED_COUNTS" "$(sed -n 2p <<<"$out")"
+  expect_eq "$app version (archive, headers)" "$(xr_version) $(xr_version)" "$("$app" version)"
 }
 
 # check_traced APP: run it under the basic mode chosen by environment only,

@@ -3,7 +3,7 @@ need_llvm_xray
 command -v python3 >/dev/null || skip "python3 not found"
 CHECK="python3 $TEST_SRC_DIR/chrome_check.py"
 # The llvm-xray versions to check against: the configured one, plus 14 and
-# 19 when installed (the pair), each once.
+# 19 when installed (the oldest and newest the docs check against), each once.
 LLVM_XRAY_VERSIONS=()
 for x in "$LLVM_XRAY" "$(command -v llvm-xray-14 || true)" "$(command -v llvm-xray-19 || true)"; do
   [ -n "$x" ] || continue

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "basic/basic_records.h"
 #include "basic/basic_stack.h"
+#include "basic/basic_thread.h"
 
 enum { CAP = 64, FRAMES = 32, OUT = 4096 };
 

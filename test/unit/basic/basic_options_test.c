@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
-#include "core/report.h"
+#include "basic/basic_options.h"
+#include "core/base/report.h"
 
 static void load_flags(const char *xray_options) {
   if (xray_options)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
+#include "basic/basic_records.h"
 #include "xray/xray_records.h"
 
 static void normal_record_bytes(void **state) {

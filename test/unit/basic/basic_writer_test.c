@@ -16,9 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "basic/basic_internal.h"
-#include "core/clock.h"
-#include "core/report.h"
+#include "basic/basic_records.h"
+#include "basic/basic_writer.h"
+#include "core/clock/clock.h"
+#include "core/base/report.h"
+#include "core/options/options.h" /* xr_flags */
+#include "xray/xray_version.h"
 
 static char dir[] = "/tmp/xr-basic-writer-XXXXXX";
 static struct rlimit saved_limit;
@@ -93,8 +96,14 @@ static void header_then_records(void **state) {
   uint64_t freq;
   memcpy(&freq, b + 8, 8);
   assert_true(freq == xr_clock.frequency_hz && freq > 0);
-  static const uint8_t zero[16];
-  assert_memory_equal(b + 16, zero, 16);
+  static const uint8_t zero[8];
+  assert_memory_equal(b + 16, zero, 8);
+  /* the runtime's stamp (docs/formats.md "Common header") */
+  const uint8_t stamp[8] = {'X', 'R', 'R', 'T', XRAY_RUNTIME_VERSION_MAJOR,
+                            XRAY_RUNTIME_VERSION_MINOR,
+                            XRAY_RUNTIME_VERSION_PATCH & 0xff,
+                            XRAY_RUNTIME_VERSION_PATCH >> 8};
+  assert_memory_equal(b + 24, stamp, 8);
   assert_memory_equal(b + 32, r, sizeof(r));
   assert_int_equal(xr_basic_writer_records(), 3);
   assert_int_equal(xr_basic_epoch, 2); /* still recording */

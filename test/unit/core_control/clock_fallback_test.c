@@ -17,8 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/clock.h"
-#include "core/handlers.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
+#include "core/clock/clock_lean.h"
 
 static int have_avx;
 static unsigned long gettime_calls;

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/options.h"
-#include "core/report.h"
+#include "core/options/options.h"
+#include "core/base/report.h"
 
 extern char **environ;
 

@@ -1,6 +1,6 @@
 /* A signal that lands on a thread in the middle of its own lifecycle
  * transition, at each point where the transition's state changes
- * (core/mode_lifecycle.c compiled again with its test points, which raise
+ * (core/modes/mode_lifecycle.c compiled again with its test points, which raise
  * the signal there): the handler does what exit does (the exit policy's
  * xr_lifecycle_transition and xr_lifecycle_wait_others) and what fork does
  * (a child that runs xr_lifecycle_after_fork, then carries on), and the
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/mode_lifecycle.h"
+#include "core/modes/mode_lifecycle.h"
 #include "lifecycle_states.h"
 
 /* The one shot: at which point, on which lifecycle, whether to fork. */

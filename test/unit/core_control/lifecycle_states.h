@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 
-#include "core/mode_lifecycle.h"
+#include "core/modes/mode_lifecycle.h"
 
 /* The states a caller can find, transient ones included. */
 enum at { AT_UNINIT, AT_INITIALIZING, AT_INIT, AT_FINALIZING, AT_FINAL,

@@ -1,4 +1,4 @@
-/* The modes' one lifecycle (core/mode_lifecycle.h): every transition, what
+/* The modes' one lifecycle (core/modes/mode_lifecycle.h): every transition, what
  * each call returns in every state it may not leave (the statuses the three
  * modes hand back to their callers), that of threads racing for a
  * transition exactly one wins, the transition's owner, the exit policy's
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/mode_lifecycle.h"
+#include "core/modes/mode_lifecycle.h"
 #include "lifecycle_states.h"
 
 static void one_cycle_then_another(void **state) {

@@ -9,9 +9,9 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/option_words.h"
-#include "core/options.h"
-#include "core/report.h"
+#include "core/options/option_words.h"
+#include "core/options/options.h"
+#include "core/base/report.h"
 
 struct sample {
   bool b;

@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/options.h"
-#include "core/output.h"
-#include "core/report.h"
+#include "core/options/options.h"
+#include "core/output/output.h"
+#include "core/base/report.h"
 
 static char dir[256];
 

@@ -12,10 +12,10 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/handlers.h"
-#include "core/log_registry.h"
-#include "core/options.h"
-#include "core/report.h"
+#include "core/dispatch/handlers.h"
+#include "core/modes/log_registry.h"
+#include "core/options/options.h"
+#include "core/base/report.h"
 
 /* ---- fake handler slots (handlers.c is not linked into this test) ------- */
 static void *slot_fn[XR_SLOT_COUNT];

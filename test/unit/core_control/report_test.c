@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "core/report.h"
+#include "core/base/report.h"
 
 static char expected_prefix[64];
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/lock.h"
-#include "core/quiesce.h"
-#include "core/thread_list.h"
+#include "core/thread/lock.h"
+#include "core/thread/quiesce.h"
+#include "core/thread/thread_list.h"
 
 struct rec {
   int id;

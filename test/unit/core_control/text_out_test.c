@@ -1,4 +1,4 @@
-/* The buffered writer of the readable files (core/text_out.h): no piece
+/* The buffered writer of the readable files (core/output/text_out.h): no piece
  * and no formatted line is cut, whatever its length, and the first
  * failure sticks with its errno. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/text_out.h"
+#include "core/output/text_out.h"
 
 static struct memory {
   char bytes[1 << 17];

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "core/thread.h"
+#include "core/thread/thread.h"
 
 static int32_t real_tid(void) { return (int32_t)syscall(SYS_gettid); }
 

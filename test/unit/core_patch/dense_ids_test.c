@@ -15,10 +15,13 @@
 #include <cmocka.h>
 
 #include "../core_control/capture.h"
-#include "core/dso_abi.h"
-#include "core/handlers.h"
-#include "core/objects.h"
-#include "core/report.h"
+#include "core/dispatch/dso_abi.h"
+#include "core/dispatch/handlers.h"
+#include "core/objects/objects.h"
+#include "core/base/report.h"
+#include "core/names/object_map.h"
+#include "core/dispatch/hot_tables.h"
+#include "core/dispatch/dense_ids_lean.h"
 
 /* Two functions, entry and exit each, at made-up addresses (v2: relative). */
 static unsigned char maps[3][4 * 32];
@@ -101,7 +104,7 @@ static void last_ids_then_none(void **state) {
   char log[64], map[80], line[512];
   snprintf(log, sizeof log, "%s/log", dir);
   snprintf(map, sizeof map, "%s/log.map", dir);
-  assert_int_equal(xr_objects_write_map(log, true), 0);
+  assert_int_equal(xr_object_map_write(log, true), 0);
   FILE *f = fopen(map, "r");
   assert_non_null(f);
   int functions_of_c = 0, last_of_b = 0, c_line = 0;

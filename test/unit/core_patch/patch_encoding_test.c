@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/patching.h"
+#include "core/patch/patching.h"
 #include "xray/xray_interface.h"
 
 enum { SLED = XR_ARCH_CALL_SLED_BYTES }; /* 11 on x86-64 */

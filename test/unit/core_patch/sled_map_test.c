@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/sled_map.h"
+#include "core/objects/sled_map.h"
 
 enum { ENTRY = 0, EXIT = 1, TAIL = 2, LOG_ARGS = 3, CUSTOM = 4, TYPED = 5 };
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "export/chrome_trace.h"
+#include "export/trace_formats.h"
 
 static const char *name_of(void *ctx, int32_t fid) {
   (void)ctx;

@@ -14,7 +14,8 @@
 #include "export/pprof_mapping.h"
 #include "export/pprof.h"
 #include "profiling/call_trie.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_pprof.h"
+#include "profiling/trie_fold.h"
 
 static struct xr_trie *new_trie(void) {
   struct xr_trie_config c = {.chunk_bytes = 16384, .stack_bytes = 65536,

@@ -15,14 +15,17 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/clock.h"
-#include "core/handlers.h"
-#include "core/options.h"
+#include "core/clock/clock.h"
+#include "core/dispatch/handlers.h"
+#include "core/options/options.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
 #include "../cpu_id_methods.h"
+#include "core/dispatch/hot_tables.h"
 
 static uint8_t trace[1 << 16];
 static size_t trace_len;

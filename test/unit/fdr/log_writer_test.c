@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/thread.h"
+#include "core/thread/thread.h"
 #include "export/trace_formats.h"
 #include "fdr/fdr_export.h"
-#include "fdr/fdr_log.h"
+#include "fdr/fdr_log_writer.h"
 #include "fdr/fdr_records.h"
 
 /* ---- input: buffers as the handlers write them --------------------------- */

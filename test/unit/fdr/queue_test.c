@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/quiesce.h"
+#include "core/thread/quiesce.h"
 #include "fdr/buffer_queue.h"
 
 /* Index of the first buffer at or after `from` holding data, or q->count. */

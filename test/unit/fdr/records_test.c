@@ -1,5 +1,5 @@
 /* fdr_records.h / fdr_records.c: the exact bytes of every record kind
- * (LLVM's docs/XRayFDRFormat.rst), and the short-call rewind of fdr_controller.h. */
+ * (LLVM's docs/XRayFDRFormat.rst), and the short-call rewind of fdr_thread.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,8 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fdr/fdr_controller.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_thread.h"
+#include "xray/xray_version.h"
 
 /* Encodes into a buffer poisoned with 0xEE, checks the returned end and that
  * nothing past it was touched. */
@@ -139,16 +140,20 @@ static void file_header(void **s) {
   uint8_t h[40];
   memset(h, 0xEE, sizeof h);
   xr_fdr_file_header(h, 5, true, true, 1000000000u, 16384);
+  /* bytes 24-31: "XRRT", major, minor, patch (u16): the runtime's stamp */
+#define STAMP 'X', 'R', 'R', 'T', XRAY_RUNTIME_VERSION_MAJOR, XRAY_RUNTIME_VERSION_MINOR, \
+              XRAY_RUNTIME_VERSION_PATCH & 0xff, XRAY_RUNTIME_VERSION_PATCH >> 8
   static const uint8_t want[32] = {0x05, 0x00, 0x01, 0x00, 0x03, 0, 0, 0,
                                    0x00, 0xCA, 0x9A, 0x3B, 0, 0, 0, 0,
-                                   0x00, 0x40, 0, 0, 0, 0, 0, 0};
+                                   0x00, 0x40, 0, 0, 0, 0, 0, 0, STAMP};
   assert_memory_equal(h, want, 32);
   assert_int_equal(h[32], 0xEE);
   xr_fdr_file_header(h, 1, false, true, 2400000000u, 256);
   static const uint8_t want1[32] = {0x01, 0x00, 0x01, 0x00, 0x02, 0, 0, 0,
                                     0x00, 0x18, 0x0D, 0x8F, 0, 0, 0, 0,
-                                    0x00, 0x01, 0, 0, 0, 0, 0, 0};
+                                    0x00, 0x01, 0, 0, 0, 0, 0, 0, STAMP};
   assert_memory_equal(h, want1, 32);
+#undef STAMP
 }
 
 static void preambles(void **s) {

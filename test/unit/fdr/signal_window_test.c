@@ -22,10 +22,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/handlers.h"
+#include "core/dispatch/handlers.h"
 #include "fdr/buffer_queue.h"
-#include "fdr/fdr_controller.h"
+#include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_records.h"
+#include "fdr/fdr_state.h"
+#include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
 
 extern void (*xr_fdr_test_bail_window)(void);

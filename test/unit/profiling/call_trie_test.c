@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "profiling/call_trie.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_report.h"
 
 static struct xr_trie_config cfg(uint32_t max_depth, uint64_t global_max,
                                  uint64_t *used) {

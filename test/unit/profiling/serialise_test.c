@@ -8,7 +8,8 @@
 
 #include "profiling/call_trie.h"
 #include "profiling/profile_blocks.h"
-#include "profiling/profile_views.h"
+#include "profiling/profile_folded.h"
+#include "profiling/profile_report.h"
 
 static struct xr_trie *sample_trie(int32_t tid) {
   struct xr_trie_config c = {.chunk_bytes = 16384, .stack_bytes = 65536,

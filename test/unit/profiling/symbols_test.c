@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 /* ELF symbol lookup on this test binary itself, and the name table built
- * from it for registered objects (lib/core/names.c). */
+ * from it for registered objects (lib/core/names/names.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/names.h"
-#include "core/symbols.h"
+#include "core/names/names.h"
+#include "core/names/symbols.h"
 #include "xray/xray_interface.h"
 
 int main(void);

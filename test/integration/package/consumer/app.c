@@ -3,10 +3,14 @@
  *
  * `app count`: installs its own handler, patches, runs the work and prints
  * how many times each function was entered and left (exact numbers).
+ * `app version`: the runtime's version, as the archive (__xray_runtime_version)
+ * and the headers (XRAY_RUNTIME_VERSION) say it; each way of building finds
+ * the generated <xray/xray_version.h>.
  * `app`: just runs the work, so a mode chosen by XRAY_OPTIONS can trace it. */
 #include <stdio.h>
 #include <string.h>
 #include <xray/xray_interface.h>
+#include <xray/xray_version.h>
 
 /* Always instrumented: the consumer builds with the default instruction
  * threshold, which would leave these small functions without sleds. */
@@ -45,6 +49,10 @@ __attribute__((xray_never_instrument)) static int id_of(void *fn) {
 }
 
 __attribute__((xray_never_instrument)) int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "version") == 0) {
+    printf("%s %s\n", __xray_runtime_version(), XRAY_RUNTIME_VERSION);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "count") == 0) {
     if (!__xray_set_handler(count_event)) {
       printf("no runtime: __xray_set_handler failed\n");

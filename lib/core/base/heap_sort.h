@@ -1,0 +1,14 @@
+/* In-place heap sort: no allocation (qsort may malloc a buffer as large as
+ * the array), no recursion, no lock, so it serves signal handlers (FDR
+ * snapshots) and fork children (name loading, where an allocator lock
+ * another thread held may be inherited). Not stable: give cmp a total
+ * order. */
+#ifndef XR_HEAP_SORT_H
+#define XR_HEAP_SORT_H
+
+#include "core/base/common.h"
+
+XR_HIDDEN void xr_heap_sort(void *base, size_t n, size_t size,
+                            int (*cmp)(const void *, const void *));
+
+#endif

@@ -1,0 +1,38 @@
+/* Handler slots read by the trampolines (lib/arch/<cpu>/trampoline_*.S).
+ *
+ * Each event kind has two slots: `full` handlers (users' functions) run with
+ * every caller-saved register preserved, vector registers included; `lean`
+ * handlers (the built-in modes, compiled with -mgeneral-regs-only, calling no
+ * libc string functions on their hot path) run with only general registers
+ * saved. At most one of the two is non-NULL in steady state. The trampolines
+ * load each slot once with one acquire (on x86-64: plain) 8-byte load. */
+#ifndef XR_HANDLERS_H
+#define XR_HANDLERS_H
+
+#include "core/base/common.h"
+#include "arch/arch.h"
+#include "core/dispatch/dso_abi.h"
+
+/* The slots themselves are hot_tables.h's. */
+
+#define XR_HANDLER_LEAN 1u /* handler touches no vector/x87 register */
+/* With XR_HANDLER_LEAN, arg0/arg1 only: the handler takes dense ids (id
+ * base + function, function_ids.h) instead of packed ones. Shared objects reach it
+ * through their own dense paths (dso_abi.h), LLVM 20's objects through a
+ * wrapper that looks their base up; an object with neither (a libxray-dso.a
+ * without dense paths, or no id base) is not traced while it is installed. */
+#define XR_HANDLER_DENSE 2u
+
+/* Shared object `id`'s copy of the entry/exit/tail/log-args dispatch
+ * (dso_abi.h; slots NULL: forget it, the object is going away), with its
+ * dense paths and their handler copy (`dense`, NULL when the object has
+ * none). Filled now and kept in step by every install; after it returns
+ * with slots NULL no store reaches the old slots. */
+XR_HIDDEN void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
+                                       const struct xr_dso_dense *dense);
+
+/* Installs fn (NULL removes) in slot; flags as above. Release ordering: a
+ * handler's state must be ready before it is installed. */
+XR_HIDDEN void xr_handler_install(unsigned slot, void *fn, unsigned flags);
+
+#endif

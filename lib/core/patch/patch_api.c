@@ -1,0 +1,316 @@
+/* The patching API, the one door to patching: __xray_patch and friends
+ * (all, one object, one function, a range), the LLVM 20 per-object calls,
+ * patching by name (include/xray/xray_names.h), patch_premain for objects
+ * that register later, and the control socket's commands (lib/control) all
+ * patch through here. It sits above the registry (objects.c), the names
+ * (names.c) and the page patcher (patching.c); none of them calls it.
+ *
+ * A second patching call while one runs returns ONGOING (as compiler-rt
+ * does); registration waits for the registry lock instead. The busy flag is
+ * set before the lock is taken and cleared after it is released, so a fork
+ * child can inherit it set by a thread that does not exist there: the fork
+ * hook clears it unless the forking thread itself was in a patching call (a
+ * signal handler forked; that call goes on in the child and clears it). */
+#include "core/patch/patch_api.h"
+
+#include "core/base/report.h"
+#include "core/base/runtime_state.h"
+#include "core/names/glob.h"
+#include "core/names/names.h"
+#include "core/names/names_api.h"
+#include "core/objects/objects.h"
+#include "core/options/options.h"
+#include "core/patch/patching.h"
+#include "xray/xray_interface.h"
+#include "xray/xray_names.h"
+
+#include <sys/mman.h>
+
+static int patching_busy; /* a patching API call runs: others get ONGOING */
+static XR_TLS bool patching_here; /* this thread's call set patching_busy */
+
+/* Object o's xray_patch / xray_skip selection (NULL: everything). Lock
+ * held, so a shared object's names are added from o itself (xr_names_table
+ * would ask xr_object_info, which takes the lock). */
+static const uint8_t *option_selection(struct xr_object *o, int *status) {
+  *status = XR_NAMES_OK;
+  if (!xr_names_option_active())
+    return NULL;
+  if (o->id != 0) {
+    *status = xr_names_add_object(o->id, o->map, o->path, o->base);
+    if (*status != XR_NAMES_OK)
+      return NULL;
+  }
+  return xr_names_option_selection(o->id, status);
+}
+
+void xr_patch_match_options(struct xr_options_scope *out) {
+  *out = (struct xr_options_scope){0, 0, 0, false};
+  xr_objects_lock();
+  for (int32_t i = 0; i < XR_MAX_OBJECTS; i++) {
+    struct xr_object *o = xr_object_get(i);
+    if (o == NULL)
+      continue;
+    out->shared_objects += i > 0;
+    if (o->map->function_count == 0)
+      continue;
+    int status;
+    option_selection(o, &status);
+    out->incomplete |= status != XR_NAMES_OK;
+    out->functions += o->map->function_count;
+  }
+  out->registrations = xr_objects_registrations();
+  xr_objects_unlock();
+}
+
+/* ---- all, one object, one function, a range ------------------------------------ */
+/* Opens a patching call: NOT_INITIALIZED, ONGOING, or SUCCESS with the flag
+ * set and the lock held (close_call() undoes both). */
+static XRayPatchingStatus open_call(void) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  if (__atomic_exchange_n(&patching_busy, 1, __ATOMIC_ACQUIRE))
+    return ONGOING;
+  patching_here = true;
+  xr_objects_lock();
+  return SUCCESS;
+}
+static void close_call(void) {
+  xr_objects_unlock();
+  patching_here = false;
+  __atomic_store_n(&patching_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* A loaded object (lock held), or NULL with a message. */
+static struct xr_object *loaded_object(int32_t id) {
+  struct xr_object *o = xr_object_get(id);
+  if (o == NULL || !o->loaded) {
+    xr_report(XR_INFO, "object %d is %s", id, o ? "not loaded any more" : "not a valid object id");
+    return NULL;
+  }
+  return o;
+}
+
+static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o = loaded_object(obj);
+  s = o == NULL                      ? FAILED
+      : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
+                                     : xr_patch_object_functions(o, first, last, NULL, enable);
+  close_call();
+  return s;
+}
+
+/* What "patch everything" means for object o: everything, or with
+ * xray_patch / xray_skip set, what they select (names.c builds that
+ * selection once per object). Lock held. */
+static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
+  const uint8_t *selected = NULL;
+  if (enable) {
+    int status;
+    selected = option_selection(o, &status);
+    if (status != XR_NAMES_OK) {
+      xr_report(XR_ERROR, "xray_patch/xray_skip: the name table could not be "
+                "built (status %d); nothing was patched", status);
+      return FAILED;
+    }
+  }
+  return (XRayPatchingStatus)xr_patch_object_functions(o, 1, (int32_t)o->map->function_count,
+                                                       selected, enable);
+}
+
+/* Every loaded object; FAILED if one failed (the others are still done),
+ * NOT_INITIALIZED when no loaded object has a sled (a host built without
+ * -fxray-instrument before its first instrumented object: compiler-rt 20's
+ * status for objects without sleds). */
+static XRayPatchingStatus patch_all(bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  bool any = false;
+  for (int32_t i = 0; i < XR_MAX_OBJECTS; i++) {
+    struct xr_object *o = xr_object_get(i);
+    if (o == NULL || !o->loaded || o->map->function_count == 0)
+      continue;
+    any = true;
+    if (patch_whole(o, enable) != SUCCESS)
+      s = FAILED;
+  }
+  close_call();
+  return any ? s : NOT_INITIALIZED;
+}
+
+static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o = loaded_object(obj);
+  s = o == NULL                      ? FAILED
+      : o->map->function_count == 0 ? NOT_INITIALIZED
+                                     : patch_whole(o, enable);
+  close_call();
+  return s;
+}
+
+/* Patches (enable) or unpatches the functions of object `object` whose
+ * selected[id - 1] is non-zero (one entry per function of the object), with
+ * one protection change per run of pages. An XRayPatchingStatus as
+ * __xray_patch_function_range; SUCCESS when nothing is selected; FAILED for
+ * an object not loaded. */
+static int patch_selected(int32_t object, const uint8_t *selected, bool enable) {
+  int32_t first = 0, last = 0;
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  xr_objects_lock();
+  struct xr_object *o = xr_object_get(object);
+  size_t count = o != NULL && o->loaded ? o->map->function_count : 0;
+  xr_objects_unlock();
+  for (size_t i = 0; i < count; i++)
+    if (selected[i]) {
+      last = (int32_t)i + 1;
+      if (first == 0)
+        first = last;
+    }
+  if (first == 0)
+    return SUCCESS; /* nothing selected: nothing to write */
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s;
+  struct xr_object *o2 = loaded_object(object); /* still there, lock held */
+  s = o2 != NULL && o2->map->function_count >= (size_t)last
+          ? (XRayPatchingStatus)xr_patch_object_functions(o2, first, last, selected, enable)
+          : FAILED;
+  close_call();
+  return s;
+}
+
+XR_API XRayPatchingStatus __xray_patch(void) { return patch_all(true); }
+XR_API XRayPatchingStatus __xray_unpatch(void) { return patch_all(false); }
+XR_API XRayPatchingStatus __xray_patch_object(int32_t ObjId) { return patch_object(ObjId, true); }
+XR_API XRayPatchingStatus __xray_unpatch_object(int32_t ObjId) {
+  return patch_object(ObjId, false);
+}
+
+XR_API XRayPatchingStatus __xray_patch_function(int32_t FuncId) {
+  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId), true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function(int32_t FuncId) {
+  return patch_range(xr_id_object(FuncId), xr_id_function(FuncId), xr_id_function(FuncId),
+                     false);
+}
+XR_API XRayPatchingStatus __xray_patch_function_in_object(int32_t FuncId, int32_t ObjId) {
+  return patch_range(ObjId, FuncId, FuncId, true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function_in_object(int32_t FuncId, int32_t ObjId) {
+  return patch_range(ObjId, FuncId, FuncId, false);
+}
+
+/* Both ends must name the same object. */
+static XRayPatchingStatus packed_range(int32_t first, int32_t last, bool enable) {
+  if (!xr_runtime_initialized())
+    return NOT_INITIALIZED;
+  if (xr_id_object(first) != xr_id_object(last)) {
+    xr_report(XR_INFO, "function id range %#x..%#x spans two objects", (unsigned)first,
+              (unsigned)last);
+    return FAILED;
+  }
+  return patch_range(xr_id_object(first), xr_id_function(first), xr_id_function(last), enable);
+}
+XR_API XRayPatchingStatus __xray_patch_function_range(int32_t FirstId, int32_t LastId) {
+  return packed_range(FirstId, LastId, true);
+}
+XR_API XRayPatchingStatus __xray_unpatch_function_range(int32_t FirstId, int32_t LastId) {
+  return packed_range(FirstId, LastId, false);
+}
+
+/* ---- by name ----------------------------------------------------------------- */
+struct patch_ctx {
+  const char *patterns;
+  bool enable;
+  long matched;
+  int status; /* the first failure */
+};
+
+static int patch_object_matching(int32_t object, const struct xr_name_table *t, void *arg) {
+  struct patch_ctx *c = arg;
+  struct xr_object_info info;
+  if (t->count == 0 || !xr_object_info(object, &info) || !info.loaded)
+    return 0; /* an object gone with dlclose keeps its names, not its code */
+  uint8_t *selected = mmap(NULL, t->count, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (selected == MAP_FAILED) {
+    c->status = c->status ? c->status : XRAY_NAMES_NO_MEMORY;
+    return 0;
+  }
+  size_t n = xr_names_mark(t, c->patterns, selected, 1, NULL);
+  int s = n == 0 ? SUCCESS : patch_selected(object, selected, c->enable);
+  munmap(selected, t->count);
+  if (s == SUCCESS)
+    c->matched += (long)n;
+  else if (c->status == 0)
+    c->status = s == ONGOING           ? XRAY_NAMES_BUSY
+                : s == NOT_INITIALIZED ? XRAY_NAMES_NOT_INITIALIZED
+                                       : XRAY_NAMES_FAILED;
+  return c->status == XRAY_NAMES_BUSY; /* another thread patches: stop */
+}
+
+static int patch_matching(const char *patterns, bool enable) {
+  if (!xr_runtime_initialized())
+    return XRAY_NAMES_NOT_INITIALIZED;
+  if (patterns == NULL || xr_pattern_count(patterns) == 0)
+    return XRAY_NAMES_INVALID;
+  struct patch_ctx c = {patterns, enable, 0, 0};
+  int status = xr_names_each_table(patch_object_matching, &c);
+  if (status < 0)
+    return status;
+  if (c.status != 0)
+    return c.status;
+  return c.matched > INT32_MAX ? INT32_MAX : (int)c.matched;
+}
+
+XR_API int __xray_patch_matching(const char *patterns) {
+  return patch_matching(patterns, true);
+}
+
+XR_API int __xray_unpatch_matching(const char *patterns) {
+  return patch_matching(patterns, false);
+}
+
+/* ---- registration's subscriber ----------------------------------------------- */
+/* patch_premain reaches objects loaded later, narrowed by xray_patch /
+ * xray_skip like the executable (lock held). */
+static void registered(struct xr_object *o) {
+  if (!xr_flags.patch_premain)
+    return;
+  int status;
+  const uint8_t *selected = option_selection(o, &status);
+  if (status != XR_NAMES_OK)
+    xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
+              "it is not patched", o->id, o->path, status);
+  else if (xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, selected,
+                                     true) != SUCCESS)
+    xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", o->id, o->path);
+}
+
+/* The object goes away: what patching cached for it goes too (lock held). */
+static void going(struct xr_object *o) { xr_patch_state_free(o); }
+
+size_t xr_patch_count_patched(int32_t id) {
+  xr_objects_lock();
+  const struct xr_object *o = xr_object_get(id);
+  size_t n = o != NULL ? xr_patched_functions(o) : 0;
+  xr_objects_unlock();
+  return n;
+}
+
+/* Fork child (see the top of this file). */
+static void after_fork(void) {
+  if (!patching_here)
+    __atomic_store_n(&patching_busy, 0, __ATOMIC_RELAXED);
+}
+
+const struct xr_object_events xr_patch_api_events = {.registered = registered,
+                                                     .after_fork = after_fork,
+                                                     .going = going};

@@ -1,0 +1,43 @@
+/* Patching sleds into calls to the trampolines and back. */
+#ifndef XR_PATCHING_H
+#define XR_PATCHING_H
+
+#include "core/base/common.h"
+#include "arch/arch.h"
+#include "core/objects/objects.h"
+#include "core/objects/sled_map.h"
+
+/* The port's sled encoder (lib/arch/<cpu>/patch_*.c): the only place that
+ * knows the sled encodings.
+ * Writes one sled (memory must be writable). Returns 0, or -1 when the
+ * trampoline is out of rel32 range, the kind is unknown or the sled is at an
+ * odd address (nothing written then). Ordering: body first, first two bytes
+ * last with one atomic 16-bit store. */
+XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
+                            const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable);
+
+/* Whether the sled's code is in its enabled form now (the port reads its
+ * first bytes). The sled must be mapped; reads race with nothing only under
+ * the lock its writers hold. */
+XR_HIDDEN bool xr_sled_enabled(const struct xr_sled *sled);
+
+/* patching.c: rewrites the sleds of functions first_id..last_id of object o
+ * (ids local to o; the sleds get packed ids), or only those with
+ * selected[id - 1] set when selected is not NULL. Call with the registry
+ * lock held (patch_api.c does). Returns an XRayPatchingStatus: SUCCESS or
+ * FAILED (reported). */
+XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
+                                        int32_t last_id, const uint8_t *selected,
+                                        bool enable);
+/* Frees what patching cached for o (its object is going away; patch_api.c
+ * calls it as registration's subscriber). */
+XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
+
+/* How many of o's functions have their sleds patched now (lock held). */
+XR_HIDDEN size_t xr_patched_functions(const struct xr_object *o);
+
+/* True once a patching call asked to enable sleds (whether or not every
+ * sled could be written): init.c's exit hint reads it. */
+XR_HIDDEN bool xr_patching_ever_enabled(void);
+
+#endif
