@@ -100,22 +100,25 @@ def other_ports(built, source_dir):
     return out, missing
 
 
-def run_one(tidy, entry, db_dir):
+def run_one(tidy, entry, db_dir, header_filter):
     path = entry[0]
-    p = subprocess.run([tidy, "--quiet", "-p", db_dir, path],
+    p = subprocess.run([tidy, "--quiet", "-p", db_dir, "--header-filter=" + header_filter, path],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
     return path, p.returncode, p.stdout
 
 
-def analyse(tidy, todo, jobs):
+def analyse(tidy, todo, jobs, root):
     """Runs clang-tidy on each entry through one compilation database of
-    exactly these commands; returns (findings, report text)."""
+    exactly these commands; returns (findings, report text). Headers are
+    checked under root's rooms only: .clang-tidy's HeaderFilterRegex,
+    anchored at root (a checkout under some /lib/ would match it all)."""
+    header_filter = "^" + re.escape(os.path.realpath(root)) + "/(" + "|".join(ROOMS) + ")/"
     with tempfile.TemporaryDirectory() as db_dir:
         with open(os.path.join(db_dir, "compile_commands.json"), "w") as f:
             json.dump([{"directory": d, "file": p, "arguments": a} for p, d, a in todo], f)
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda e: run_one(tidy, e, db_dir), todo))
+            results = list(pool.map(lambda e: run_one(tidy, e, db_dir, header_filter), todo))
     findings, report = [], []
     for path, rc, out in sorted(results):
         mine = []
@@ -140,7 +143,7 @@ def check(tidy, build_dir, source_dir, jobs, require_all):
         return 1
     extra, missing = other_ports(built, source_dir)
     todo = built + extra
-    findings, report = analyse(tidy, todo, jobs)
+    findings, report = analyse(tidy, todo, jobs, source_dir)
     if report:
         print(report)
     root = os.path.realpath(source_dir)
@@ -157,17 +160,18 @@ def check(tidy, build_dir, source_dir, jobs, require_all):
 
 
 def self_test(tidy):
-    """A file with a planted NULL dereference, a reserved identifier, a
-    silenced finding and a compile error: the first two and the error are
-    found, the silenced one is not; a clean file passes."""
+    """A file with a planted NULL dereference, a reserved identifier (and
+    another in a header it includes), a silenced finding and a compile
+    error: all but the silenced one are found; a clean file passes."""
     here = os.path.dirname(os.path.realpath(__file__))
     config = os.path.join(here, "..", "..", "..", ".clang-tidy")
     with tempfile.TemporaryDirectory() as root:
         os.makedirs(os.path.join(root, "lib", "core"))
         shutil.copy(config, os.path.join(root, ".clang-tidy"))
         files = {
+            "lib/core/bad.h": "extern int __in_header;\n",
             "lib/core/bad.c":
-                "#include <stddef.h>\n"
+                "#include <stddef.h>\n#include \"bad.h\"\n"
                 "int __mine;\n"
                 "int deref(int *p) { if (p == NULL) return *p; return 0; }\n"
                 "int quiet(int *p) { if (p == NULL) return *p; /* NOLINT(clang-analyzer-core.NullDereference): planted */ return 0; }\n",
@@ -186,16 +190,17 @@ def self_test(tidy):
                             "arguments": ["cc", "-std=gnu11", "-c", os.path.join(root, n)]}
                            for n in names], out)
         db(["lib/core/bad.c", "lib/core/broken.c"])
-        found, _ = analyse(tidy, entries(build, root), 2)
+        found, _ = analyse(tidy, entries(build, root), 2, root)
         got = sorted((os.path.relpath(f[0], root), f[1], f[3]) for f in found)
-        want = [("lib/core/bad.c", 2, "bugprone-reserved-identifier"),
-                ("lib/core/bad.c", 3, "clang-analyzer-core.NullDereference"),
+        want = [("lib/core/bad.c", 3, "bugprone-reserved-identifier"),
+                ("lib/core/bad.c", 4, "clang-analyzer-core.NullDereference"),
+                ("lib/core/bad.h", 1, "bugprone-reserved-identifier"),
                 ("lib/core/broken.c", 1, "clang-diagnostic-error")]
         if got != want:
             print("self-test: got %s" % got)
             return 1
         db(["lib/core/good.c"])
-        found, _ = analyse(tidy, entries(build, root), 1)
+        found, _ = analyse(tidy, entries(build, root), 1, root)
         if found:
             print("self-test: a clean file has findings: %s" % found)
             return 1
