@@ -290,7 +290,8 @@ static char *call(long pid, const char *fmt, ...) {
   int n = snprintf(request, sizeof request, XR_CTL_MAGIC " ");
   vsnprintf(request + n, sizeof request - (size_t)n - 1, fmt, ap);
   va_end(ap);
-  strcat(request, "\n"); /* NOLINT(clang-analyzer-security.insecureAPI.strcpy): vsnprintf left it a byte */
+  /* NOLINTNEXTLINE(clang-analyzer-security.insecureAPI.strcpy): vsnprintf left it a byte */
+  strcat(request, "\n");
   int fd = connect_pid(pid);
   if (strncmp(request + n, "record ", 7) == 0 || strncmp(request + n, "top ", 4) == 0) {
     early_fd = fd;
