@@ -55,19 +55,23 @@ void xr_objects_subscribe(const struct xr_object_events *events) {
     subscribers[subscriber_count++] = events;
 }
 
+/* Calls hook(args...) of every subscriber that has one, in the order they
+ * subscribed: TELL(registered, (o)). */
+#define TELL(hook, args)                                                       \
+  do {                                                                         \
+    for (int i_ = 0; i_ < subscriber_count; i_++)                              \
+      if (subscribers[i_]->hook)                                               \
+        subscribers[i_]->hook args;                                            \
+  } while (0)
+
 /* After a change a dense mode sees (lock not held). */
 static void tell_dense_changed(bool dense) {
-  for (int i = 0; dense && i < subscriber_count; i++)
-    if (subscribers[i]->dense_changed)
-      subscribers[i]->dense_changed();
+  if (dense)
+    TELL(dense_changed, ());
 }
 
 /* Fork child (see the top of this file). */
-static void objects_after_fork(void) {
-  for (int i = 0; i < subscriber_count; i++)
-    if (subscribers[i]->after_fork)
-      subscribers[i]->after_fork();
-}
+static void objects_after_fork(void) { TELL(after_fork, ()); }
 
 struct xr_object *xr_object_get(int32_t id) {
   if (id < 0 || (uint32_t)id >= object_count || !objects[id].used)
@@ -229,9 +233,7 @@ static int32_t register_locked(struct xr_object *fresh) {
   struct xr_object *o = &objects[id];
   if (o->used) {
     xr_sled_map_free(o->map); /* the same file again: its old map goes */
-    for (int i = 0; i < subscriber_count; i++) /* and what others derived */
-      if (subscribers[i]->replaced)
-        subscribers[i]->replaced(id);
+    TELL(replaced, (id)); /* and what others derived */
   }
   uint32_t generation = o->generation;
   uint32_t id_base = o->used ? o->id_base : new_id_base(fresh);
@@ -284,9 +286,7 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
   describe(&fresh, map.min_sled);
   /* Subscribers that take the lock (a mode's init: in a host without a
    * map the first object starts the trace) hear of it before. */
-  for (int i = 0; i < subscriber_count; i++)
-    if (subscribers[i]->coming)
-      subscribers[i]->coming();
+  TELL(coming, ());
 
   xr_objects_lock();
   int32_t id = register_locked(&fresh);
@@ -300,9 +300,7 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
   if (dense_by != NULL && objects[id].id_base == XR_NO_ID_BASE)
     say_not_dense(&objects[id]);
-  for (int i = 0; i < subscriber_count; i++)
-    if (subscribers[i]->registered)
-      subscribers[i]->registered(&objects[id]);
+  TELL(registered, (&objects[id]));
   bool dense = dense_by != NULL;
   xr_objects_unlock();
   tell_dense_changed(dense);
@@ -320,9 +318,7 @@ XR_API bool __xray_deregister_dso(int32_t id) {
      * map stays (names and maps of traces that name it). */
     o->loaded = false;
     xr_handler_dso_dispatch(id, NULL, NULL); /* no store reaches its pages after this */
-    for (int i = 0; i < subscriber_count; i++)
-      if (subscribers[i]->going)
-        subscribers[i]->going(o);
+    TELL(going, (o));
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
   bool dense = ok && dense_by != NULL;

@@ -57,7 +57,6 @@ _Static_assert(sizeof(struct xr_file_header) == 32, "file header is 32 bytes");
  * data and reads none of them; compiler-rt leaves 24-31 zero. Pure byte
  * stores: async-signal-safe. */
 #define XR_FILE_HEADER_STAMP_AT 24
-#define XR_FILE_HEADER_STAMP_MAGIC "XRRT"
 static inline void xr_file_header_stamp(uint8_t out[8]) {
   out[0] = 'X', out[1] = 'R', out[2] = 'R', out[3] = 'T';
   out[4] = (uint8_t)XRAY_RUNTIME_VERSION_MAJOR;

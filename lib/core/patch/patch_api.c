@@ -294,9 +294,6 @@ static void registered(struct xr_object *o) {
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", o->id, o->path);
 }
 
-/* The object goes away: what patching cached for it goes too (lock held). */
-static void going(struct xr_object *o) { xr_patch_state_free(o); }
-
 size_t xr_patch_count_patched(int32_t id) {
   xr_objects_lock();
   const struct xr_object *o = xr_object_get(id);
@@ -313,4 +310,4 @@ static void after_fork(void) {
 
 const struct xr_object_events xr_patch_api_events = {.registered = registered,
                                                      .after_fork = after_fork,
-                                                     .going = going};
+                                                     .going = xr_patch_state_free};

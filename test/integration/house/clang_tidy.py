@@ -27,17 +27,14 @@ import subprocess
 import sys
 import tempfile
 
+from static_tool import required, skip_or_fail, take_jobs
+
 ROOMS = ("lib", "tools")
 # "path:line:col: warning: text [check]"; errors have no check when they
 # are the compiler's (clang-diagnostic-error is added by clang-tidy).
 FINDING = re.compile(r"^(\S.*?):(\d+):(\d+): (warning|error): (.*?)(?: \[([\w.,-]+)\])?$")
 SYSROOTS = {"aarch64": "/usr/aarch64-linux-gnu/include",
             "x86_64": "/usr/x86_64-linux-gnu/include"}
-
-
-def skip_or_fail(why):
-    print(why)
-    return 1 if os.environ.get("XRAY_STATIC_REQUIRED") == "1" else 77
 
 
 def entries(build_dir, source_dir):
@@ -210,12 +207,9 @@ def self_test(tidy):
 
 def main(argv):
     args = argv[1:]
-    require_all = "--all" in args or os.environ.get("XRAY_STATIC_REQUIRED") == "1"
+    require_all = "--all" in args or required()
     args = [a for a in args if a != "--all"]
-    jobs = 2
-    if len(args) >= 2 and args[0] == "-j":
-        jobs = int(args[1])
-        args = args[2:]
+    jobs, args = take_jobs(args)
     if len(args) == 2 and args[0] == "--self-test":
         tidy = shutil.which(args[1])
         if tidy is None:

@@ -21,14 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+from static_tool import skip_or_fail, take_jobs
+
 SHEBANG = re.compile(rb"^#!\s*(/usr)?/bin/(env\s+)?(ba)?sh\b")
 DIRECTIVE = re.compile(r"#\s*shellcheck\s+disable=")
 REASONED = re.compile(r"#\s*shellcheck\s+disable=[A-Za-z0-9,]+\s+#\s*\S")
-
-
-def skip_or_fail(why):
-    print(why)
-    return 1 if os.environ.get("XRAY_STATIC_REQUIRED") == "1" else 77
 
 
 def git(root, *args):
@@ -157,10 +154,7 @@ def self_test(tool):
 
 def main(argv):
     args = argv[1:]
-    jobs = 2
-    if len(args) >= 2 and args[0] == "-j":
-        jobs = max(1, int(args[1]))
-        args = args[2:]
+    jobs, args = take_jobs(args)
     if len(args) == 2 and args[0] == "--self-test":
         tool = shutil.which(args[1])
         if tool is None:
