@@ -1,11 +1,16 @@
 /* An executable, a linked chain of two shared objects (libfirst.so ->
  * libsecond.so) and a dlopen'd plugin.so: exact event sequences per object
  * through a user handler, packed ids through the LLVM 20 API, patching by
- * object and by packed function id, dlclose and dlopen again. Prints one line
- * per step; objects.expected holds the exact output. */
+ * object and by packed function id, dlclose and dlopen again (at another
+ * address: the old one is held, so nothing the runtime kept of the first load
+ * can be used again). Prints one line per step; objects.expected holds the
+ * exact output. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <xray/xray_interface.h>
 
@@ -75,6 +80,23 @@ NI static int round_trips(void) {
   return bad;
 }
 
+/* Where the object of base `base` is loaded: [base, base + size). */
+struct span {
+  uintptr_t base;
+  size_t size;
+};
+NI static int span_of(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  struct span *s = ctx;
+  if (info->dlpi_addr != s->base)
+    return 0;
+  for (int k = 0; k < info->dlpi_phnum; k++)
+    if (info->dlpi_phdr[k].p_type == PT_LOAD &&
+        info->dlpi_phdr[k].p_vaddr + info->dlpi_phdr[k].p_memsz > s->size)
+      s->size = info->dlpi_phdr[k].p_vaddr + info->dlpi_phdr[k].p_memsz;
+  return 1;
+}
+
 NI int main(int argc, char **argv) {
   const char *plugin_path = argv[1];
   int premain = argc > 2 && strcmp(argv[2], "premain") == 0;
@@ -122,7 +144,17 @@ NI int main(int argc, char **argv) {
   flush("two functions");
   printf("round trips bad %d\n", round_trips());
 
+  Dl_info plugin_info;
+  struct span old = {0, 0};
+  if (dladdr((void *)plugin, &plugin_info)) {
+    old.base = (uintptr_t)plugin_info.dli_fbase;
+    dl_iterate_phdr(span_of, &old);
+  }
   dlclose(h);
+  /* The plugin's old place stays taken: it loads again elsewhere. */
+  void *hold = old.size ? mmap((void *)old.base, old.size, PROT_NONE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+                        : MAP_FAILED;
   printf("dlclose: objects %zu, patch %d, patch object 3: %d, address %d\n",
          __xray_num_objects(), __xray_patch(), __xray_patch_object(3),
          __xray_function_address(__xray_pack_id(1, 3)) != 0);
@@ -130,8 +162,10 @@ NI int main(int argc, char **argv) {
   flush("after dlclose");
   h = dlopen(plugin_path, RTLD_NOW);
   plugin = (int (*)(int))dlsym(h, "plugin_fn");
-  printf("dlopen again: objects %zu, plugin_fn in object 3: %d\n", __xray_num_objects(),
-         find((void *)plugin, 3) != 0);
+  bool elsewhere = hold == (void *)old.base && dladdr((void *)plugin, &plugin_info) &&
+                   (uintptr_t)plugin_info.dli_fbase != old.base;
+  printf("dlopen again: objects %zu, plugin_fn in object 3: %d, elsewhere %d\n",
+         __xray_num_objects(), find((void *)plugin, 3) != 0, elsewhere);
   call_all(plugin);
   flush("reloaded unpatched");
   printf("patch object 3: %d\n", __xray_patch_object(3));
