@@ -74,8 +74,12 @@ size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
    * one by one as they are written, as they would have anyway. */
   if (madvise((void *)from, to - from, XR_MADV_POPULATE_WRITE) != 0)
     upto = q->buffer_size;
-  __atomic_store_n(&b->populated, upto, __ATOMIC_RELAXED);
-  return upto;
+  /* The other caller (holder or helper) may have gone further meanwhile. */
+  while (done < upto &&
+         !__atomic_compare_exchange_n(&b->populated, &done, upto, false,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return done > upto ? done : upto;
 }
 
 struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
@@ -117,6 +121,15 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
       }
       if (best->extents != 0)
         __atomic_fetch_add(&q->overwritten, 1, __ATOMIC_RELAXED);
+      if (best_seq == 0) { /* first use: the helper's lead moves on */
+        uint64_t seen = __atomic_load_n(&q->fresh_taken, __ATOMIC_RELAXED);
+        while (seen < best->index + 1u &&
+               !__atomic_compare_exchange_n(&q->fresh_taken, &seen,
+                                            best->index + 1u, false,
+                                            __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED)) {
+        }
+      }
       best->extents = 0;
       return best;
     }
@@ -144,6 +157,7 @@ void xr_fdr_queue_reset(struct xr_fdr_queue *q) {
   }
   q->release_counter = 0;
   q->overwritten = 0;
+  q->fresh_taken = 0;
 }
 
 size_t xr_fdr_queue_index_of(const struct xr_fdr_queue *q, const void *p) {

@@ -44,8 +44,9 @@ struct xr_fdr_buffer {
                                written and read only by the control path */
   uint32_t index;
   uint64_t populated;       /* atomic: bytes of data faulted in, from the
-                               start (xr_fdr_queue_populate_next); only the
-                               holder changes it */
+                               start (xr_fdr_queue_populate_next); only
+                               grows while the queue lives, by the holder
+                               or the populating helper (fdr_prefault.h) */
   uint64_t release_seq;     /* 0 = never released; larger = released later */
 } __attribute__((aligned(64)));
 
@@ -58,6 +59,9 @@ struct xr_fdr_queue {
   size_t mapping_size;
   uint64_t release_counter; /* atomic */
   uint64_t overwritten;     /* atomic: buffers re-acquired with old data */
+  uint64_t fresh_taken;     /* atomic: 1 + the highest index of a buffer
+                               taken for the first time (0: none yet);
+                               how far fdr_prefault.c's helper runs ahead */
   /* Two scratch areas for snapshots, one per slot: XR_FDR_SCRATCH_ENTRY
    * bytes per buffer and one more (the order they write buffers in, then
    * the blocks read back), then XR_FDR_SCRATCH_LOG bytes for the log
@@ -95,9 +99,11 @@ static inline struct xr_fdr_buffer *xr_fdr_queue_acquire(
  * are populated whole when first taken. Recycled buffers are populated
  * already. */
 #define XR_FDR_POPULATE_STEP ((size_t)1024 * 1024)
-/* Holder only: faults in the next step of b's data; returns how many bytes
- * from the start are populated now (buffer_size when all are, or when the
- * kernel refuses: the pages then fault in as they are written). */
+/* Faults in the next step of b's data; returns how many bytes from the
+ * start are populated now (buffer_size when all are, or when the kernel
+ * refuses: the pages then fault in as they are written). The holder and
+ * fdr_prefault.c's helper may both call it for one buffer at once: the
+ * count only grows, and faulting in a page already written keeps it. */
 XR_HIDDEN size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
                                             struct xr_fdr_buffer *b);
 /* Gives a held buffer back; its data stays until it is re-acquired. */

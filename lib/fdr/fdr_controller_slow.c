@@ -5,6 +5,7 @@
 #include "core/clock/clock_lean.h"
 #include "core/thread/thread.h"
 #include "fdr/fdr_controller_slow.h"
+#include "fdr/fdr_prefault.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_thread.h"
@@ -109,6 +110,7 @@ void xr_fdr_prepare_slow(void *arg) {
     count_drop(t);
     goto idle;
   }
+  xr_fdr_prefault_wake(); /* the helper's lead moved */
   uint8_t *end = room_end(b, cap, preamble_size() + a->need);
   struct timespec wall;
   clock_gettime(CLOCK_MONOTONIC, &wall);

@@ -20,6 +20,7 @@
 #include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
+#include "fdr/fdr_prefault.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_snapjson.h"
@@ -37,6 +38,7 @@ struct fdr_options {
   int32_t grace_period_ms;
   int32_t buffer_size;
   int32_t buffer_max;
+  int32_t populate_ahead_mb;
   bool no_file_flush;
   int32_t format_version;
   char snapshot_signal[32];
@@ -61,6 +63,9 @@ static const struct xr_option fdr_option_rows[] = {
     OPT(buffer_size, XR_OPT_INT, "16384", 128, 1 << 30,
         "bytes per buffer"),
     OPT(buffer_max, XR_OPT_INT, "100", 1, 1 << 20, "number of buffers"),
+    OPT(populate_ahead_mb, XR_OPT_INT, "32", 0, 1 << 20,
+        "MiB of fresh buffers a helper thread faults in ahead of the "
+        "writers, when the buffers hold more than 4 MiB (0: no helper)"),
     OPT(no_file_flush, XR_OPT_BOOL, "false", 0, 0,
         "flush writes no file (buffers only via __xray_log_process_buffers)"),
     OPT(format_version, XR_OPT_INT, "5", 1, 5,
@@ -198,6 +203,7 @@ static void stop_recording(void) {
 static void fork_child(void) {
   /* A snapshot being written by another thread stays the parent's. */
   __atomic_store_n(&xr_fdr_snapshots_inside, 0, __ATOMIC_RELAXED);
+  xr_fdr_prefault_fork_child();
   xr_fdr_triggers_fork_child();
   xr_fdr_snapjson_fork_child();
   xr_fdr_thread_forget_after_fork();
@@ -247,6 +253,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   /* Fresh buffers for this generation. The old ones go only if finalize saw
    * every writer leave them; otherwise they are left mapped (a straggler
    * may still be inside) and only their address is forgotten. */
+  xr_fdr_prefault_stop(); /* finalize did, unless it never ran */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (queue_quiescent &&
       __atomic_load_n(&xr_fdr_snapshots_inside, __ATOMIC_SEQ_CST) == 0)
@@ -261,6 +268,10 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
     return xr_lifecycle_end_init(&xr_fdr_lifecycle, false);
   }
   queue_quiescent = true;
+  /* Before the gate opens: the first buffers are being populated by the
+   * time the first event wants one. */
+  xr_fdr_prefault_start(&xr_fdr_queue,
+                        (size_t)options.populate_ahead_mb << 20);
 
   xr_clock_init();
   xr_quiesce_setup();
@@ -309,6 +320,7 @@ static XRayLogInitStatus fdr_finalize(void) {
     return now;
   /* Stop, then wait only for threads caught in the middle of an event. */
   stop_recording();
+  xr_fdr_prefault_stop(); /* nothing will be written any more */
   uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
