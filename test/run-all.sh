@@ -49,7 +49,7 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # nor unit.core_control_lifecycle_signal (it forks inside a signal handler;
 # under TSan the fork allocates there, in ld.so's allocate_dtv, and TSan
 # reports a signal-unsafe call. Its one other thread waits on a barrier).
-TSAN_DEFAULT='^(unit\.(fdr_queue|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready))$'
+TSAN_DEFAULT='^(unit\.(fdr_queue|fdr_prefault|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready))$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS
@@ -252,7 +252,7 @@ phase_tsan() {
        grep -q 'patch_x86_64.c' "$BUILD_ROOT/tsan.probe.log"; then
       echo "KNOWN BUG (core-patch): patching faults under TSan (instrumented stores to code);" \
            "TSan runs the unit tests only" >&2
-      tests='^unit\.(fdr_queue|core_control_registry|core_control_thread|basic_writer)$'
+      tests='^unit\.(fdr_queue|fdr_prefault|core_control_registry|core_control_thread|basic_writer)$'
       [ "${XRAY_STRESS_STRICT:-0}" != 1 ] || return 1
     else
       cat "$BUILD_ROOT/tsan.probe.log" >&2

@@ -16,12 +16,19 @@
  * harness then takes the median over processes.)
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
@@ -209,10 +216,15 @@ static int fdr_start_with(const char *cfg) {
     fail("select xray-fdr");
     return 0;
   }
-  if (__xray_log_init_mode("xray-fdr", cfg) != XRAY_LOG_INITIALIZED) {
+  double t0 = now_ns();
+  XRayLogInitStatus st = __xray_log_init_mode("xray-fdr", cfg);
+  double t1 = now_ns();
+  if (st != XRAY_LOG_INITIALIZED) {
     fail("init xray-fdr");
     return 0;
   }
+  /* How long start takes with these buffers (scenario fdr: about 20 MiB). */
+  printf("M fdr-init %.3f ms\n", (t1 - t0) / 1e6);
   if (__xray_patch() != SUCCESS)
     fail("patch");
   return 1;
@@ -233,17 +245,70 @@ static int fdr_start(long events) {
   return fdr_start_with(cfg);
 }
 
+/* The bound of a flush: one write(2) of as many bytes as the log has, from
+ * memory already faulted in, to a new file in the same directory (so the
+ * same file system), open and close included. The log is the file named
+ * <program>.<suffix> in the working directory (both runtimes' name, with
+ * run.sh's xray_logfile_base). Returns milliseconds, or -1. */
+static double one_write_of_log_ms(void) {
+  char prefix[256];
+  snprintf(prefix, sizeof prefix, "%s.", program_invocation_short_name);
+  size_t n = strlen(prefix);
+  DIR *d = opendir(".");
+  if (!d)
+    return -1;
+  off_t size = -1;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    struct stat st;
+    if (!strncmp(e->d_name, prefix, n) && stat(e->d_name, &st) == 0)
+      size = st.st_size;
+  }
+  closedir(d);
+  if (size <= 0)
+    return -1;
+  char *buf = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (buf == MAP_FAILED)
+    return -1;
+  memset(buf, 0x5a, (size_t)size);
+  double t0 = now_ns();
+  int fd = open("one-write.tmp", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ssize_t w = fd < 0 ? -1 : write(fd, buf, (size_t)size);
+  if (fd >= 0)
+    close(fd);
+  double t = now_ns() - t0;
+  unlink("one-write.tmp");
+  munmap(buf, (size_t)size);
+  return w == size ? t / 1e6 : -1;
+}
+
+static long minor_faults(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
 static void fdr_stop_as(const char *metric) {
+  long faults = minor_faults();
   double t0 = now_ns();
   int fin = __xray_log_finalize();
   int fl = __xray_log_flushLog();
   double t1 = now_ns();
+  faults = minor_faults() - faults;
   __xray_unpatch();
   if (fin != XRAY_LOG_FINALIZED)
     fail("finalize");
   if (fl != XRAY_LOG_FLUSHED)
     fail("flush");
   printf("M %s %.3f ms\n", metric, (t1 - t0) / 1e6);
+  /* Page faults the flush took in the process (the file's own pages are
+   * the kernel's, not counted here). */
+  printf("M %s-faults %ld faults\n", metric, faults);
+  double one = one_write_of_log_ms();
+  if (one > 0) {
+    printf("M %s-write1 %.3f ms\n", metric, one);
+    printf("M %s-per-write %.3f x\n", metric, (t1 - t0) / 1e6 / one);
+  }
 }
 static void fdr_stop(void) { fdr_stop_as("fdr-flush"); }
 
