@@ -60,14 +60,12 @@ void xr_fdr_queue_destroy(struct xr_fdr_queue *q) {
   *q = (struct xr_fdr_queue){0};
 }
 
-size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
-                                  struct xr_fdr_buffer *b) {
+size_t xr_fdr_queue_populate_step(struct xr_fdr_queue *q,
+                                  struct xr_fdr_buffer *b, size_t step) {
   size_t done = __atomic_load_n(&b->populated, __ATOMIC_RELAXED);
   if (done >= q->buffer_size)
     return q->buffer_size;
-  size_t upto = q->buffer_size - done > XR_FDR_POPULATE_STEP
-                    ? done + XR_FDR_POPULATE_STEP
-                    : q->buffer_size;
+  size_t upto = q->buffer_size - done > step ? done + step : q->buffer_size;
   uintptr_t from = ((uintptr_t)b->data + done) & ~(uintptr_t)(XR_PAGE_SIZE - 1);
   uintptr_t to = round_up((uintptr_t)b->data + upto, XR_PAGE_SIZE);
   /* Refused (a kernel before 5.14, no memory): the pages will fault in

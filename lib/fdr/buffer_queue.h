@@ -99,13 +99,19 @@ static inline struct xr_fdr_buffer *xr_fdr_queue_acquire(
  * are populated whole when first taken. Recycled buffers are populated
  * already. */
 #define XR_FDR_POPULATE_STEP ((size_t)1024 * 1024)
-/* Faults in the next step of b's data; returns how many bytes from the
+/* Faults in the next `step` bytes of b's data (populate_next: the holder's
+ * step, XR_FDR_POPULATE_STEP); returns how many bytes from the
  * start are populated now (buffer_size when all are, or when the kernel
  * refuses: the pages then fault in as they are written). The holder and
  * fdr_prefault.c's helper may both call it for one buffer at once: the
  * count only grows, and faulting in a page already written keeps it. */
-XR_HIDDEN size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
-                                            struct xr_fdr_buffer *b);
+XR_HIDDEN size_t xr_fdr_queue_populate_step(struct xr_fdr_queue *q,
+                                            struct xr_fdr_buffer *b,
+                                            size_t step);
+static inline size_t xr_fdr_queue_populate_next(struct xr_fdr_queue *q,
+                                                struct xr_fdr_buffer *b) {
+  return xr_fdr_queue_populate_step(q, b, XR_FDR_POPULATE_STEP);
+}
 /* Gives a held buffer back; its data stays until it is re-acquired. */
 XR_HIDDEN void xr_fdr_queue_release(struct xr_fdr_queue *q,
                                     struct xr_fdr_buffer *b);

@@ -43,6 +43,9 @@ static pthread_t helper;
 static bool running;     /* control path only: helper is joinable */
 static struct xr_fdr_queue *queue;
 static size_t lead;      /* buffers ahead of the highest taken */
+/* The helper's step: short, so that it leaves a buffer soon after a writer
+ * takes it (both faulting the same pages would wait on each other). */
+#define STEP ((size_t)64 << 10)
 
 /* The next buffer to populate at or after `next`, or q->count when the
  * lead is reached (or every buffer is done). */
@@ -64,7 +67,7 @@ static void *helper_main(void *arg) {
     size_t i = next_wanted(next);
     if (i < queue->count) {
       next = i;
-      if (xr_fdr_queue_populate_next(queue, &queue->buffers[i]) >=
+      if (xr_fdr_queue_populate_step(queue, &queue->buffers[i], STEP) >=
           queue->buffer_size)
         next++;
       continue;

@@ -27,6 +27,12 @@ scenario both medians, the ratio ours/crt, the spread and the target.
                      check event counts (plus llvm-xray and W^X checks);
                      no timing. Exit status 1 if a check of ours failed.
   --no-callgrind     skip the callgrind instruction counts
+  --slow-faults US   simulate a VM with costly page faults: every run is
+                     started with slow_faults.so preloaded, which makes each
+                     first touch of our runtime's large anonymous mappings
+                     (the FDR buffers) wait US microseconds (userfaultfd;
+                     compiler-rt maps with raw system calls and is not
+                     slowed: compare ours before/after, not ours/crt)
   --profile          also print, per scenario and side, where the timed
                      loop's instructions go (callgrind self cost per
                      function, per event)
@@ -54,6 +60,7 @@ LIB=${XRAY_LIB:-}
 CRT_DIR=
 WORK=$ROOT/build-bench
 LOGS=
+SLOW_FAULTS=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) QUICK=1; RUNS=3 ;;
@@ -61,6 +68,7 @@ while [ $# -gt 0 ]; do
     --scenario) IFS=, read -r -a more <<<"$2"; SCENARIOS+=("${more[@]}"); shift ;;
     --check-only) CHECK_ONLY=1 ;;
     --no-callgrind) CALLGRIND=0 ;;
+    --slow-faults) SLOW_FAULTS=$2; CALLGRIND=0; shift ;;
     --profile) PROFILE=1 ;;
     --lib) LIB=$2; shift ;;
     --crt-dir) CRT_DIR=$2; shift ;;
@@ -157,6 +165,10 @@ say "compiling the benchmark objects in $OBJ"
 "$CLANG" "${CFLAGS[@]}" -I"$ROOT/include" -c "$HERE/bench_patch.c" -o "$OBJ/bench_patch.o"
 "$CLANG" -O2 -o "$OBJ/xray_count" "$HERE/xray_count.c"
 "$CLANG" -O2 -o "$OBJ/bench_floor" "$HERE/bench_floor.c"
+if [ -n "$SLOW_FAULTS" ]; then
+  "$CLANG" -O2 -shared -fPIC -o "$OBJ/slow_faults.so" "$HERE/slow_faults.c" -lpthread
+  say "simulated page faults: ${SLOW_FAULTS} us per first touch of our runtime's large mappings"
+fi
 # 20,000 functions take ~15 s to compile; the correctness check needs fewer.
 MANY=20000
 [ $CHECK_ONLY = 1 ] && MANY=2000
@@ -223,6 +235,7 @@ run_one() {
     basic) env=(XRAY_OPTIONS="xray_logfile_base=$dir/ verbosity=0 xray_mode=xray-basic"
                 XRAY_BASIC_OPTIONS="func_duration_threshold_us=0") ;;
   esac
+  [ -z "$SLOW_FAULTS" ] || env+=(LD_PRELOAD="$OBJ/slow_faults.so" SLOW_FAULT_US="$SLOW_FAULTS")
   case $sc in
     floor) prog=("$OBJ/bench_floor" "$calls") ;;
     patch) prog=("$OBJ/patch.$side") ;;
@@ -323,6 +336,7 @@ check_of() { # scenario side -> ok | FAIL | -
 echo
 echo "== XRay runtime benchmark: ours / compiler-rt ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, Linux $(uname -r)"
+[ -z "$SLOW_FAULTS" ] || echo "SIMULATED: each first touch of our runtime's large mappings waits ${SLOW_FAULTS} us (slow_faults.c); compiler-rt is not slowed"
 echo "ours: ${LIB:-not built}"
 echo "crt:  $CRT_DIR (${#CRT_ARCHIVES[@]} archives)"
 echo "runs per side: $runs, interleaved, fresh process each; figures are medians"
