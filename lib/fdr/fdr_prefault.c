@@ -38,7 +38,6 @@ static sem_t wake;
 static bool wake_ready;  /* sem_init done: once per process, never destroyed */
 static int waiting;      /* atomic: the helper may be in sem_wait */
 static int stopping;     /* atomic: the helper returns at its next look */
-static int resting;      /* atomic: the helper waits for a wake, or is done */
 static pthread_t helper;
 static bool running;     /* control path only: helper is joinable */
 static struct xr_fdr_queue *queue;
@@ -72,10 +71,8 @@ static void *helper_main(void *arg) {
         next++;
       continue;
     }
-    if (next >= queue->count) {
-      __atomic_store_n(&resting, 1, __ATOMIC_RELEASE);
+    if (next >= queue->count)
       return NULL; /* every buffer is populated or taken */
-    }
     /* Say we wait, then look again: an acquisition that moved the lead
      * after our look sees `waiting` and posts (both sequentially
      * consistent, so one of the two sees the other). */
@@ -85,10 +82,8 @@ static void *helper_main(void *arg) {
       __atomic_store_n(&waiting, 0, __ATOMIC_RELAXED);
       continue;
     }
-    __atomic_store_n(&resting, 1, __ATOMIC_RELEASE);
     while (sem_wait(&wake) != 0 && errno == EINTR) {
     }
-    __atomic_store_n(&resting, 0, __ATOMIC_RELAXED);
   }
 }
 
@@ -141,7 +136,6 @@ bool xr_fdr_prefault_start(struct xr_fdr_queue *q, size_t lead_bytes) {
   }
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&waiting, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&resting, 0, __ATOMIC_RELAXED);
   /* The thread inherits this mask: it never takes the program's signals. */
   sigset_t all, old;
   sigfillset(&all);
@@ -175,8 +169,4 @@ void xr_fdr_prefault_stop(void) {
 void xr_fdr_prefault_fork_child(void) {
   __atomic_store_n(&waiting, 0, __ATOMIC_RELAXED);
   running = false; /* the parent's thread; nothing to join here */
-}
-
-bool xr_fdr_prefault_resting(void) {
-  return __atomic_load_n(&resting, __ATOMIC_ACQUIRE) != 0;
 }

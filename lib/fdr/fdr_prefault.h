@@ -23,9 +23,6 @@ XR_HIDDEN void xr_fdr_prefault_wake(void);
 /* Control path (finalize, init): ends the helper and waits for it (at most
  * one populate step); no-op when none runs. */
 XR_HIDDEN void xr_fdr_prefault_stop(void);
-/* True while the helper waits for a wake or once it is done: it populates
- * nothing more until a buffer is taken (tests; a snapshot of a moment). */
-XR_HIDDEN bool xr_fdr_prefault_resting(void);
 /* Fork child: the helper was the parent's; nothing to join. */
 XR_HIDDEN void xr_fdr_prefault_fork_child(void);
 

@@ -6,13 +6,17 @@
  * mincore(). No timing: where the helper must have done something, the
  * test waits until it has (a helper that never does it hangs the test,
  * which ctest's timeout ends). */
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -61,11 +65,45 @@ static void wait_populated(const struct xr_fdr_queue *q, size_t i) {
     sched_yield();
 }
 
-/* Until the helper waits for a wake (or is done): what it has populated
- * then is all it populates while nothing more is taken. */
+/* Until the helper waits for a wake (in the futex call under sem_wait) or
+ * has ended: what it has populated then is all it populates while nothing
+ * more is taken. Read from /proc: the thread named xray-prefault, and the
+ * system call it is blocked in. */
 static void wait_resting(void) {
-  while (!xr_fdr_prefault_resting())
+  for (;;) {
+    bool found = false;
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      char path[300], text[64] = {0};
+      snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+      FILE *f = fopen(path, "r");
+      if (!f)
+        continue;
+      bool ours = fgets(text, sizeof text, f) && !strcmp(text, "xray-prefault\n");
+      fclose(f);
+      if (!ours)
+        continue;
+      found = true;
+      snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+      f = fopen(path, "r");
+      long nr = -1;
+      if (f) {
+        if (fscanf(f, "%ld", &nr) != 1)
+          nr = -1;
+        fclose(f);
+      }
+      if (nr == SYS_futex) {
+        closedir(d);
+        return;
+      }
+    }
+    closedir(d);
+    if (!found)
+      return; /* ended */
     sched_yield();
+  }
 }
 
 static void small_queues_get_no_helper(void **s) {
