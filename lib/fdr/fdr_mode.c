@@ -276,8 +276,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * here with the helper started before it); before the gate opens, so
    * the first buffers are being populated by the time an event wants
    * one. */
-  xr_fdr_prefault_start(&xr_fdr_queue,
-                        (size_t)options.populate_ahead_mb << 20);
+  bool ahead = xr_fdr_prefault_start(&xr_fdr_queue,
+                                     (size_t)options.populate_ahead_mb << 20);
   xr_fdr_writers_reset_counters();
   xr_fdr_detect_rseq();
   int version = options.format_version;
@@ -310,9 +310,10 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   xr_lifecycle_end_init(&xr_fdr_lifecycle, true);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
-            "xray-fdr: initialised: %d buffers of %d bytes, threshold %d us, "
-            "format version %d",
+            "xray-fdr: initialised: %d buffers of %d bytes%s, threshold %d "
+            "us, format version %d",
             (int)options.buffer_max, (int)options.buffer_size,
+            ahead ? " (faulted in ahead by a helper thread)" : "",
             (int)options.func_duration_threshold_us, version);
   return XRAY_LOG_INITIALIZED;
 }
