@@ -116,7 +116,7 @@ calls_for() {
 metrics_for() {
   case $1 in
     unpatched) echo "unpatched noxray" ;;
-    fdr) echo "fdr fdr-mean fdr-init fdr-flush fdr-flush-faults fdr-flush-write1 fdr-flush-per-write" ;;
+    fdr) echo "fdr fdr-mean fdr-mean-cpu fdr-init fdr-flush fdr-flush-faults fdr-flush-write1 fdr-flush-per-write" ;;
     fdr-default) echo "fdr-flush-default" ;;
     patch) echo "patch repatch unpatch" ;;
     noop-stack) echo "noop-stack+0 noop-stack+16 noop-stack+32 noop-stack+48" ;;
@@ -409,7 +409,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
         # A side whose timed runs failed their checks gets no count either.
         [ "$(check_of "$sc" "$side")" = ok ] || { ir[$side]=-; continue; }
         case $m in
-          fdr-flush*|fdr-mean|fdr-init) continue ;;
+          fdr-flush*|fdr-mean*|fdr-init) continue ;;
           repatch) continue ;;
           patch|unpatch) # timed_patch runs 16 times, timed_unpatch 16 times
             ir[$side]=$(callgrind_ir "$side" patch 0 "timed_$m")
@@ -428,7 +428,7 @@ if [ $CALLGRIND = 1 ] && [ $CHECK_ONLY = 0 ] && command -v valgrind >/dev/null; 
             else ir[$side]=$(awk -v a="$a" -v b="$b" -v n=$n1 -v p=$per 'BEGIN { printf "%.1f", (b - a) / (n * p) }'); fi ;;
         esac
       done
-      case $m in fdr-flush*|fdr-mean|fdr-init|repatch) continue ;; esac
+      case $m in fdr-flush*|fdr-mean*|fdr-init|repatch) continue ;; esac
       awk -v m="$m" -v o="${ir[ours]:--}" -v c="${ir[crt]:--}" 'BEGIN {
         r = (o != "-" && c != "-" && c > 0) ? sprintf("%.3f", o / c) : "-"
         printf "%-12s %10s %10s %7s%s\n", m, o, c, r, (m == "patch" || m == "unpatch" ? "   (Ir per call, 20k functions)" : "") }'
