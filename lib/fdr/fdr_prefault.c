@@ -71,7 +71,8 @@ static void *helper_main(void *arg) {
         next++;
       continue;
     }
-    if (next >= queue->count)
+    if (next >= queue->count ||
+        __atomic_load_n(&queue->fresh_taken, __ATOMIC_RELAXED) >= queue->count)
       return NULL; /* every buffer is populated or taken */
     /* Say we wait, then look again: an acquisition that moved the lead
      * after our look sees `waiting` and posts (both sequentially
