@@ -198,7 +198,7 @@ static int open_by_components(int root_fd, const char *path, int flags) {
   return dir;
 }
 
-/* struct open_how and the resolve flags (linux/openat2.h, Linux 5.6). */
+/* struct open_how and the resolve flags of openat2(2) (Linux 5.6 on). */
 struct ctl_open_how {
   uint64_t flags, mode, resolve;
 };

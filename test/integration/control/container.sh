@@ -32,8 +32,9 @@ trap cleanup EXIT
 
 # The PID (here) of unshare's child, once it has exec'd NAME.
 child_of() { # UNSHARE_PID NAME: sets CHILD
-  local c
-  for c in $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+  local c children
+  read -r -a children <"/proc/$1/task/$1/children" 2>/dev/null || true
+  for c in ${children[@]+"${children[@]}"}; do
     [ "$(cat "/proc/$c/comm" 2>/dev/null)" = "$2" ] && { CHILD=$c; return 0; }
   done
   return 1
