@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -422,6 +423,11 @@ static void note_listed(long pid) {
  * PID its own) and prints it under host_pid, with "ns-pid=<its own>"
  * appended when the two differ (a program in a PID namespace). */
 static void print_hello(int fd, long host_pid) {
+  /* A program that never answers (a hostile container's) cannot hold
+   * `list`: hello is answered at once, even while record or top waits. */
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   struct reply r;
   if (exchange(fd, XR_CTL_MAGIC " hello\n", &r) == 0 &&
       strncmp(r.text, XR_CTL_MAGIC " ok\n", 10) == 0) {
