@@ -61,7 +61,7 @@
  * flags): rsp = 0 mod 16 at the call. */
 .macro ENTRY_FULL_PATH t, how, vec, label
 \label:
-        .cfi_def_cfa_offset 8
+        ARRIVAL_CFI \t
         SAVE_CALLER_GPRS
         SAVE_FLAGS \how
         VEC_ALLOC \vec, 8
@@ -114,6 +114,7 @@
         .p2align 4
 \name:
         .cfi_startproc
+        ARRIVAL_CFI \t
         jmp *xr_trampoline_dispatch+8*\t(%rip)
 .L\name\()_none:
         ret
