@@ -50,7 +50,12 @@
  * the function's return address on top); custom/typed events unknown (compilers
  * 13-19 get it wrong in different places), so those realign dynamically.
  *
- * Every function has CFI so gdb and C++ exception unwinding walk through it.
+ * Unwinding. Every instruction has CFI, so gdb, _Unwind_Backtrace and C++
+ * exceptions thrown by a handler walk through from any path. The tail-exit
+ * trampoline's CFI skips the instrumented function, which has returned
+ * (ARRIVAL_CFI): its own CFI after the epilogue would read the registers it
+ * popped from the slots the sled's call and these pushes overwrite
+ * (docs/core.md, "Unwinding").
  * SPDX-License-Identifier: MIT */
 
 #include "trampoline_macros_x86_64.inc"
