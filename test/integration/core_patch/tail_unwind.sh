@@ -1,20 +1,40 @@
 # Unwinding through a patched tail exit, in every path of its trampoline
-# (none, lean, each copy of the full paths), with and without frame
-# pointers: backtraces (_Unwind_Backtrace from the handler and, on x86-64,
-# at every single-stepped instruction of the trampoline) name the exact
-# frames, and a C++ exception thrown by the handler lands in the caller's
-# catch with its value and the caller's callee-saved registers intact
-# (tail_unwind.cc). Then gdb's backtraces at the same places.
+# (none, lean, each copy of the full paths) and through a shared object's
+# forwarder and dense path, with and without frame pointers: backtraces
+# (_Unwind_Backtrace from the handler and, on x86-64, at every
+# single-stepped instruction of that code) name the exact frames, and a C++
+# exception thrown by the handler lands in the caller's catch with its value
+# and the caller's callee-saved registers intact (tail_unwind.cc). Then
+# gdb's backtraces at the same places.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
+{ [ -n "${XRAY_DSO_LIB:-}" ] && [ -f "$XRAY_DSO_LIB" ]; } || skip "libxray-dso.a not built"
+[ -n "${XRAY_CLANGXX:-}" ] || skip "clang++ not found"
+READELF=${XRAY_READELF:-readelf}
+if [ "$XRAY_TEST_ARCH" = aarch64 ]; then
+  object_code=(xr_dso_exit xr_dso_exit_dense)
+else
+  object_code=(xr_dso_tail_exit xr_dso_tail_exit_dense)
+fi
 for fp in omit keep; do
   flag=-fomit-frame-pointer
   [ $fp = keep ] && flag=-fno-omit-frame-pointer
+  lib=libtail_unwind_$fp.so
+  "$XRAY_CLANGXX" -g -O2 "$flag" -fPIC -shared "${XRAY_CFLAGS[@]}" "$TEST_SRC_DIR/tail_unwind_so.cc" \
+    -o "$lib" -Wl,--whole-archive "$XRAY_DSO_LIB" -Wl,--no-whole-archive \
+    ${XRAY_SANITIZE_FLAGS[@]+"${XRAY_SANITIZE_FLAGS[@]}"}
   # -rdynamic: dladdr names the program's functions and gives the size of
-  # __xray_FunctionTailExit.
+  # the trampoline, and the object finds the runtime's ABI.
   xr_cxx "tail_unwind_$fp" "$TEST_SRC_DIR/tail_unwind.cc" -O2 "$flag" -rdynamic \
-    -I"$XRAY_SRC/lib" -ldl
-  "./tail_unwind_$fp" >"out_$fp.txt" 2>"err_$fp.txt" ||
+    -I"$XRAY_SRC/lib" -L. "-ltail_unwind_$fp" -Wl,-rpath,\$ORIGIN -ldl
+  # The object's hidden forwarder and dense path: NAME=offset:size.
+  ranges=()
+  for name in "${object_code[@]}"; do
+    r=$("$READELF" -sW "$lib" | awk -v n="$name" '$8 == n && $4 == "FUNC" { print n "=" $2 ":" $3 }')
+    [ -n "$r" ] || fail "$lib has no $name"
+    ranges+=("$r")
+  done
+  "./tail_unwind_$fp" "${ranges[@]}" >"out_$fp.txt" 2>"err_$fp.txt" ||
     { exit_status=$?; cat "out_$fp.txt" "err_$fp.txt" >&2; fail "$flag: exited $exit_status"; }
   expect_file_eq "$flag" "$(xr_expected tail_unwind)" "out_$fp.txt"
 done
