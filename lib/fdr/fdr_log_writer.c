@@ -68,6 +68,7 @@ struct writer {
   size_t depth, cap;
   bool grows;
   uint64_t untracked;
+  int version; /* the header's: custom events differ in version 1 */
   struct xr_fdr_log_stats *stats;
 };
 
@@ -159,6 +160,17 @@ static void put_function(struct writer *w, int32_t fid, unsigned kind,
   gen_commit(w, xr_fdr_function(gen_room(w, XR_FDR_FN_SIZE), fid, kind, delta));
 }
 
+/* A custom event of the writer's own (sync, unwound), payload copied. */
+static void put_custom(struct writer *w, uint16_t cpu, uint64_t tsc,
+                       const char *payload, int32_t size) {
+  int32_t delta = (int32_t)stamp(w, cpu, tsc);
+  uint8_t *g = gen_room(w, XR_FDR_META_SIZE + (size_t)size);
+  g = w->version >= 5 ? xr_fdr_custom_event(g, size, delta)
+                      : xr_fdr_custom_event_v1(g, size, tsc);
+  memcpy(g, payload, (size_t)size);
+  gen_commit(w, g + size);
+}
+
 static void push(struct writer *w, int32_t fid) {
   if (w->untracked == 0 && w->depth == w->cap) {
     int32_t *s = w->grows ? xr_mmap_array_grow(w->stack, &w->cap, w->depth,
@@ -183,6 +195,12 @@ static bool fix_exit(struct writer *w, int32_t fid, uint16_t cpu,
   size_t i = w->depth;
   while (i > 0 && w->stack[i - 1] != fid)
     i--;
+  if (w->depth > i) {
+    /* Says which exits unwinding skipped (a function record has no bit
+     * for it): the next N exits of this thread (fdr_export.c reads it). */
+    char text[XR_FDR_UNWOUND_MAX];
+    put_custom(w, cpu, tsc, text, xr_fdr_unwound_text(text, w->depth - i));
+  }
   while (w->depth > i) {
     put_function(w, w->stack[--w->depth], XR_FDR_FN_EXIT, cpu, tsc);
     w->stats->closed++;
@@ -405,7 +423,8 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
                      const struct xr_fdr_span *spans, size_t n, void *scratch,
                      uint64_t limit, struct xr_fdr_log_stats *stats) {
   memset(stats, 0, sizeof *stats);
-  struct writer w = {.fd = fd, .limit = limit, .stats = stats};
+  struct writer w = {.fd = fd, .limit = limit, .stats = stats,
+                     .version = header[0] | header[1] << 8};
   uint8_t *mem = scratch;
   if (mem == NULL) {
     mem = mmap(NULL, XR_FDR_LOG_SCRATCH, PROT_READ | PROT_WRITE,
@@ -467,11 +486,7 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     uint16_t cpu;
     bool has_cpu = first_cpu_of(&spans[i], &cpu);
     if (t0 != UINT64_MAX && kept) {
-      stamp(&w, cpu, t0);
-      uint8_t *g = xr_fdr_custom_event(gen_room(&w, 2 * XR_FDR_META_SIZE),
-                                       SYNC_SIZE, 0);
-      memcpy(g, sync_payload, (size_t)SYNC_SIZE);
-      gen_commit(&w, g + SYNC_SIZE);
+      put_custom(&w, cpu, t0, sync_payload, SYNC_SIZE);
     } else if (!has_cpu) {
       stamp(&w, cpu, spans[i].first_tsc); /* a block must not end in Pid */
     }
