@@ -1,7 +1,8 @@
-/* The FDR log file (version 5) as llvm-xray's account, stack and graph
- * need it (docs/formats.md, "What llvm-xray needs"):
+/* The FDR log file (version 5, and version 1) as llvm-xray's account,
+ * stack and graph need it (docs/formats.md, "What llvm-xray needs"):
  *
- *  - one block per thread: the reader orders a thread's blocks with a
+ *  - one block per thread (version 5: BufferExtents and its records;
+ *    version 1: NewBuffer to EndOfBuffer): the reader orders a thread's blocks with a
  *    comparator that is wrong whenever a thread has more than 16 of them
  *    (it wants seconds AND microseconds of the Walltime to grow), so the
  *    thread's buffers, in time order, become the records of one block;
@@ -333,6 +334,8 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
       if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
         goto out; /* malformed: the rest cannot be framed */
       size += (size_t)bytes;
+      if (w->version < 5)
+        break; /* version 1: an absolute time, the clock stays */
       bool in_step = w->cpu == (int)cpu && w->base == tsc;
       tsc += (uint64_t)(int64_t)(int32_t)xr_fdr_get32(p + 5);
       if (in_step) {
@@ -472,10 +475,13 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     uint64_t block_start = w.offset + w.pending;
     uint8_t *p = gen_room(&w, 4 * XR_FDR_META_SIZE);
     uint8_t *extents_rec = p;
-    p = xr_fdr_buffer_extents(p, 0); /* patched below */
+    if (w.version >= 2)
+      p = xr_fdr_buffer_extents(p, 0); /* patched below */
     p = xr_fdr_new_buffer(p, spans[i].tid);
     walltime_of(&spans[i], p);
-    p = xr_fdr_pid(p + 16, spans[i].pid);
+    p += XR_FDR_META_SIZE;
+    if (w.version >= 3)
+      p = xr_fdr_pid(p, spans[i].pid);
     gen_commit(&w, p);
     w.cpu = -1;
     w.depth = 0;
@@ -493,11 +499,18 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     for (size_t k = i; k < j; k++)
       copy_span(&w, &spans[k]);
     stats->open_at_end += w.depth + w.untracked;
+    if (w.version < 2)
+      gen_commit(&w, xr_fdr_end_of_buffer(gen_room(&w, XR_FDR_META_SIZE)));
     uint64_t end = w.offset + w.pending;
-    uint64_t extents = end - block_start - XR_FDR_META_SIZE;
+    /* The block's size as the header declares it: version 1 counts the
+     * whole block, version 2+ the bytes after BufferExtents. */
+    uint64_t extents = end - block_start -
+                       (w.version >= 2 ? XR_FDR_META_SIZE : 0);
     /* Written out at every block's end, so that a failure leaves whole
      * blocks (the caller cuts the file back to whole_bytes). */
-    if (block_start >= w.offset) { /* its first record is still here */
+    if (w.version < 2) {
+      flush_out(&w);
+    } else if (block_start >= w.offset) { /* its first record is still here */
       xr_fdr_buffer_extents(extents_rec, extents);
       flush_out(&w);
     } else {
