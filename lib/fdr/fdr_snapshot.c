@@ -445,7 +445,8 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
   size_t image_size = XR_FDR_FILE_HEADER_SIZE +
                       used * (XR_FDR_META_SIZE + v->q.buffer_size) + 4096;
   uint8_t *image = mmap(NULL, image_size, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                            MAP_POPULATE, -1, 0);
   struct out o = {fd, NULL, 0, file_room};
   if (image != MAP_FAILED) {
     o.image = image;
