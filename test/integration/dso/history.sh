@@ -86,7 +86,21 @@ for commit in 1e25b58 ea82025 0125354; do
       fail "late fdr: reading the log"
     expect_eq "late fdr: only the executable" "exe_leaf enter 3 exit 3;" "$(cat counts.txt)"
     expect_eq "late fdr: $commit's plugin named as unpatched" 1 \
-      "$(grep -c "${gen0_said/object 3/object 1}" err.txt)" ;;
+      "$(grep -c "${gen0_said/object 3/object 1}" err.txt)"
+    # xrayctl status counts it while FDR records
+    XRAYCTL=$(dirname "$XRAY_LIB")/../bin/xrayctl
+    [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
+    rm -f late.in; mkfifo late.in
+    XRAY_OPTIONS="xray_control=true xray_control_dir=$PWD/ctl" \
+      XRAY_FDR_OPTIONS=func_duration_threshold_us=0 ./late_fdr "$plugin" wait <late.in >late.out 2>&1 &
+    late_pid=$!
+    exec 7>late.in
+    xr_poll grep -qx recording late.out || fail "late_fdr did not start: $(cat late.out)"
+    expect_eq "late fdr: status" "objects not traced: 1" \
+      "$(XRAYCTL_DIR=$PWD/ctl "$XRAYCTL" status "$late_pid" | grep '^objects not traced')"
+    echo go >&7
+    exec 7>&-
+    wait "$late_pid" || fail "late_fdr with control exited $?" ;;
   0125354) # dense paths: FDR traces it
     run fdr "$plugin"
     expect_file_eq "fdr, a plugin of $commit" expected.txt counts.txt ;;

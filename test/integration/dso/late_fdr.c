@@ -2,9 +2,12 @@
  * object of generation 0): loads PLUGIN, patches everything with no mode
  * running, starts FDR through the API, patches everything again, then
  * exe_leaf x3 and plugin_fn x4 (each calls plugin_leaf). Prints the status
- * of each patching call (1 SUCCESS, 3 FAILED). */
+ * of each patching call (1 SUCCESS, 3 FAILED). With "wait" after PLUGIN,
+ * prints "recording" once FDR runs and waits for a line on stdin (the test
+ * asks xrayctl meanwhile). */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 #include <xray/xray_interface.h>
 #include <xray/xray_log_interface.h>
 
@@ -28,6 +31,13 @@ NI int main(int argc, char **argv) {
   }
   printf("patch %d\n", __xray_patch());
   printf("patch object %d\n", __xray_patch_object(object));
+  if (argc > 2 && strcmp(argv[2], "wait") == 0) {
+    char line[8];
+    printf("recording\n");
+    fflush(stdout);
+    if (fgets(line, sizeof line, stdin) == NULL)
+      return 1;
+  }
   for (int i = 0; i < 3; i++)
     sink = exe_leaf(i);
   for (int i = 0; i < 4; i++)
