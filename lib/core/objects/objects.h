@@ -88,8 +88,11 @@ XR_HIDDEN int32_t xr_objects_register(const void *sleds_begin, const void *sleds
 /* A mode whose handlers take dense ids (FDR) calls this when it starts
  * (who: its name in messages) and with NULL when it stops. Objects it cannot
  * trace (no id base, or a dispatch copy without dense paths: handlers.c
- * sends their events to the none path while it runs) are said at verbosity
- * 1, now and as they register, and counted in the message. */
+ * sends their events to the none path while it runs; or none at all: they
+ * stay unpatched, xr_object_left_unpatched) are said at verbosity 1, now
+ * and as they register, and counted (xr_objects_not_dense). At a start the dense_changed subscribers have run
+ * when it returns, so those objects are unpatched before the mode installs
+ * its handlers. */
 XR_HIDDEN void xr_objects_dense_recording(const char *who);
 
 /* True when o (lock held) must stay unpatched because a dense mode records:
