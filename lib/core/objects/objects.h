@@ -28,11 +28,11 @@ struct xr_object {
   char path[PATH_MAX];      /* as the loader names it; "" unknown */
   uint8_t build_id[XR_BUILD_ID_MAX];
   uint8_t build_id_size;
+  bool forwards_packed;     /* no dispatch copy: its trampolines jump to the
+                               executable's with packed ids (generation 0) */
   uint32_t generation;      /* times this id was registered */
   uint32_t id_base;         /* dense ids (above), or XR_NO_ID_BASE */
   bool packed_dispatch;     /* a dispatch copy without dense paths */
-  bool forwards_packed;     /* no dispatch copy: its trampolines jump to the
-                               executable's with packed ids (generation 0) */
   bool used;                /* the id was handed out (stays set) */
   bool loaded;              /* registered and not yet deregistered */
   bool from_dso;
