@@ -28,6 +28,10 @@ enum { CPU_NONE = 0 };
 int xr_cpu_method = CPU_NONE;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
+#ifdef XR_TEST_POINTS
+void (*xr_clock_test_port_cpu_read)(void); /* clock.h */
+#endif
+
 
 #define NS_PER_SEC 1000000000ull
 
