@@ -72,6 +72,7 @@ need_cmd ld.lld lld
 need_file /usr/include/cmocka.h libcmocka-dev
 need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
 need_cmd python3 python3 # the tests' readers of pprof and JSON output
+need_cmd valgrind valgrind # memcheck and callgrind run traced programs (valgrind.*)
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
 case " $PHASES " in
   *" static "*) # the static phase's tools; the AArch64 port is analysed
