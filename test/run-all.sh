@@ -72,7 +72,10 @@ need_cmd ld.lld lld
 need_file /usr/include/cmocka.h libcmocka-dev
 need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
 need_cmd python3 python3 # the tests' readers of pprof and JSON output
+need_cmd strace strace # counts the bytes a snapshot writes (fdr.snapshot_writes)
+need_cmd valgrind valgrind # memcheck and callgrind run traced programs (valgrind.*)
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
+want_cmd unshare util-linux # PID and mount namespaces (control.container; it skips without)
 case " $PHASES " in
   *" static "*) # the static phase's tools; the AArch64 port is analysed
                 # against its own C library headers
@@ -216,12 +219,8 @@ phase_compilers() {
 # test/integration/lib.sh) every instrumented test program are built with the
 # same flags. UBSan findings abort, so they fail the test.
 # Not here: package.* check the install layout (their consumer programs link
-# without sanitizer flags); and, until fixed (docs/reliability.md, known
-# bugs): core_patch.exceptions (a C++ exception thrown from a handler in the
-# tail-exit trampoline restores a callee-saved register from the slot the
-# sled's call overwrote: the compiler's CFI after the epilogue is stale;
-# frame-pointer builds crash).
-ASAN_EXCLUDE=${XRAY_ASAN_EXCLUDE-'^(package\..*|core_patch\.exceptions)$'}
+# without sanitizer flags).
+ASAN_EXCLUDE=${XRAY_ASAN_EXCLUDE-'^(package\..*)$'}
 SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 phase_asan() {
   configure asan -DCMAKE_C_COMPILER=clang \
@@ -287,7 +286,7 @@ phase_fuzz() {
 # dpkg --add-architecture arm64; optional: without it aarch64.reference and
 # the side-by-side parts of other tests skip) is the reference the
 # comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection)|control\.(lifecycle|record|modes|security|top)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.deps|fuzz_corpus\.sled_map|package\.install_find_package|package\.pkg_config|package\.demo)$'
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind)|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.deps|fuzz_corpus\.sled_map|package\.install_find_package|package\.pkg_config|package\.demo)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
 AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr)$'
 phase_aarch64() {

@@ -101,6 +101,9 @@ struct xr_arch_clock_caps {
    * names as the CPU-id method ("rdpid"); set when the reader works. */
   const char *cpu_insn_name;
   const char *ticks_cpu_name;
+  /* The emulator the probe found ("valgrind"), whose CPUID the port did not
+   * take on its word for those two readers; NULL natively. */
+  const char *emulator;
   uint64_t exact_hz;        /* counter frequency the CPU states exactly, or 0 */
   const char *exact_source; /* where exact_hz came from ("cpuid") */
   uint64_t nominal_hz;      /* a nominal base frequency to check, or 0 */

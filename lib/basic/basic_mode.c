@@ -333,8 +333,9 @@ static XRayLogFlushStatus basic_flush(void) {
    * are dropped, and its _exit skips the exit flush (exit_hook.c), which
    * would wait for them. */
   uint8_t guard = xr_guard_enter();
-  xr_quiesce_fence(XR_QUIESCE_PAUSE_NS); /* the epoch was stopped at finalize */
-  uint64_t deadline = xr_quiesce_deadline(2000000000u);
+  xr_quiesce_fence(); /* the epoch was stopped at finalize */
+  uint32_t bound_ms = xr_quiesce_bound_ms(options.grace_period_ms);
+  uint64_t deadline = xr_quiesce_deadline((uint64_t)bound_ms * 1000000u);
   uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
   xr_lock_take(&threads_lock);
   for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
@@ -374,8 +375,9 @@ static XRayLogFlushStatus basic_flush(void) {
             (unsigned long long)unwound);
   say_if_all_erased(erased);
   if (stuck > 0)
-    xr_report(XR_INFO, "basic mode: %llu threads stayed inside the handler; "
-              "their buffers were not written", (unsigned long long)stuck);
+    xr_report(XR_ERROR, "basic mode: %llu thread(s) still inside the handler "
+              "after %u ms (grace_period_ms); their buffers were not written",
+              (unsigned long long)stuck, (unsigned)bound_ms);
   XRayLogFlushStatus done = xr_lifecycle_end_flush(&xr_basic_lifecycle);
   xr_guard_leave(guard);
   return done;

@@ -3,6 +3,7 @@
  * or empty, as compiler-rt does) and then from the log_init config string. */
 #include "basic/basic_options.h"
 #include "core/base/report.h"
+#include "core/thread/quiesce.h"
 #include "export/trace_formats.h"
 
 #include <stddef.h>
@@ -20,6 +21,9 @@ static const struct xr_option basic_options[] = {
         "calls nested deeper than this are not written"),
     OPT(thread_buffer_size, "1024", XR_BASIC_BUFFER_MIN, XR_BASIC_BUFFER_MAX,
         "records (32 bytes each) buffered per thread before a write"),
+    OPT(grace_period_ms, XR_QUIESCE_BOUND_DEFAULT_TEXT, 0, 3600000,
+        "longest wait at flush for threads still writing an event"
+        XR_QUIESCE_BOUND_RANGE_TEXT),
     {"trace_output", XR_OPT_STRING, offsetof(struct xr_basic_options, trace_output),
      sizeof(((struct xr_basic_options *)0)->trace_output), "xray", 0, 0,
      "files to write at flush, several joined by '+'",

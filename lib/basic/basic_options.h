@@ -11,6 +11,7 @@ struct xr_basic_options {
   int32_t func_duration_threshold_us; /* calls shorter than this are erased */
   int32_t max_stack_depth;            /* deeper calls are not written */
   int32_t thread_buffer_size;         /* records (32 bytes) per thread buffer */
+  int32_t grace_period_ms;            /* flush's wait for threads in a handler */
   char trace_output[32];              /* xray, chrome, xray+chrome */
 };
 

@@ -399,9 +399,9 @@ static void cmd_status(const struct xr_ctl_client *client,
   xr_ctl_say(r, "pid: %ld\nprogram: %s\nruntime version: %s\nmode: %s\nstate: %s\n",
              (long)getpid(), name_word(), __xray_runtime_version(),
              mode ? mode : "none", mode ? state_word(s) : "-");
-  xr_ctl_say(r, "objects: %zu\nfunctions: %zu\nfunctions patched: %zu / %zu\n"
-             "patched by control: %zu\n", objects, total, patched_now, total,
-             by_control);
+  xr_ctl_say(r, "objects: %zu\nobjects not traced: %zu\nfunctions: %zu\n"
+             "functions patched: %zu / %zu\npatched by control: %zu\n", objects,
+             xr_objects_not_dense(), total, patched_now, total, by_control);
   say_events(mode, r);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,

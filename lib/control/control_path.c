@@ -29,6 +29,18 @@ int xr_ctl_socket_path(const char *dir, long pid, char out[XR_CTL_PATH_MAX]) {
   return w > 0 && w < XR_CTL_PATH_MAX ? 0 : -1;
 }
 
+const char *xr_ctl_check_dir_stat(const struct stat *st, uid_t uid) {
+  if (S_ISLNK(st->st_mode))
+    return "the directory is a symbolic link";
+  if (!S_ISDIR(st->st_mode))
+    return "the path is not a directory";
+  if (st->st_uid != uid)
+    return "the directory belongs to another user";
+  if ((st->st_mode & 07777) != 0700)
+    return "the directory's permissions are not 0700";
+  return NULL;
+}
+
 const char *xr_ctl_check_dir(const char *dir, uid_t uid) {
   struct stat st;
   if (dir[0] != '/')
@@ -36,15 +48,7 @@ const char *xr_ctl_check_dir(const char *dir, uid_t uid) {
   if (lstat(dir, &st) != 0)
     return errno == ENOENT ? "the directory does not exist"
                            : "the directory cannot be examined";
-  if (S_ISLNK(st.st_mode))
-    return "the directory is a symbolic link";
-  if (!S_ISDIR(st.st_mode))
-    return "the path is not a directory";
-  if (st.st_uid != uid)
-    return "the directory belongs to another user";
-  if ((st.st_mode & 07777) != 0700)
-    return "the directory's permissions are not 0700";
-  return NULL;
+  return xr_ctl_check_dir_stat(&st, uid);
 }
 
 const char *xr_ctl_make_dir(const char *dir, uid_t uid) {

@@ -5,6 +5,7 @@
 #define XR_CONTROL_PATH_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* sizeof(struct sockaddr_un.sun_path) on Linux. */
@@ -24,6 +25,10 @@ int xr_ctl_socket_path(const char *dir, long pid, char out[XR_CTL_PATH_MAX]);
 /* NULL when dir is a directory (not a symlink) owned by uid with mode
  * 0700 exactly; otherwise why not, in words (static text). */
 const char *xr_ctl_check_dir(const char *dir, uid_t uid);
+
+/* The same rule for what lstat or fstat said of a directory (xrayctl
+ * checks a descriptor it opened inside a container's root). */
+const char *xr_ctl_check_dir_stat(const struct stat *st, uid_t uid);
 
 /* Creates dir with mode 0700 when missing (its parent must exist), then
  * checks it as xr_ctl_check_dir does: an existing directory is used only

@@ -286,7 +286,7 @@ void xr_fdr_writer_free(struct xr_fdr_writer *w) {
  * waiting; no busy writer needs it (claim runs before a writer exists,
  * free clears busy before taking it). */
 bool xr_fdr_writers_quiesce(uint64_t timeout_ns) {
-  xr_quiesce_fence(XR_QUIESCE_PAUSE_NS);
+  xr_quiesce_fence();
   uint64_t deadline = xr_quiesce_deadline(timeout_ns);
   bool idle = true;
   uint8_t guard = xr_thread_list_lock(&registry_lock);

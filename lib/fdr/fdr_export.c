@@ -152,59 +152,44 @@ struct to_writers {
   struct xr_trace_writers *w;
   bool joined;                    /* a log file the log writer joined */
   const struct xr_fdr_span *span; /* the span of the last record */
-  /* A joined log's exit, held back one record (below). */
-  bool held;
-  struct xr_tev held_ev;
-  const struct xr_fdr_span *held_span;
+  uint64_t unwound;               /* exits of span still to mark unwound */
 };
 
-/* The log writer's sync event (fdr_log_writer.c) opens a thread's block:
- * a custom event "xray-sync" before any other record. Not the program's. */
-static bool is_sync(struct to_writers *c, const struct xr_fdr_span *span,
-                    const struct xr_tev *e) {
+/* The log writer's own custom events (fdr_log_writer.c), not the
+ * program's: the sync event opening a thread's block ("xray-sync", before
+ * any other record), and "xray-unwound N" before the N exits it wrote for
+ * calls that unwinding skipped. */
+static bool writers_event(struct to_writers *c, const struct xr_fdr_span *span,
+                          const struct xr_tev *e) {
   bool first = c->span != span;
+  if (first)
+    c->unwound = 0;
   c->span = span;
-  return c->joined && first && e->kind == XR_TEV_CUSTOM && e->size == 9 &&
-         memcmp(e->data, "xray-sync", 9) == 0;
+  if (!c->joined || e->kind != XR_TEV_CUSTOM)
+    return false;
+  if (first && e->size == 9 && memcmp(e->data, "xray-sync", 9) == 0)
+    return true;
+  uint64_t n = xr_fdr_unwound_count(e->data, e->size);
+  c->unwound += n;
+  return n != 0;
 }
 
-static bool is_exit(const struct xr_tev *e) {
-  return e->kind == XR_TEV_EXIT || e->kind == XR_TEV_TAIL_EXIT;
-}
-
-static void release_held(struct to_writers *c) {
-  if (c->held)
-    xr_trace_writers_event(c->w, c->held_span->pid, c->held_span->tid,
-                           &c->held_ev);
-  c->held = false;
-}
-
-/* A joined log has the exits its log writer wrote for calls that unwinding
- * skipped, at the time of the exit that revealed them, and its 8-byte
- * function records have no bit to say so: an exit followed by another exit
- * of its thread at the very same tick is taken as one (the raw buffers need
- * no guess: the writers see the skipped calls on their stacks). */
+/* The joined log says which exits unwinding skipped (above); the raw
+ * buffers need no such word: the writers see the calls left open on their
+ * stacks. */
 static void to_writers(void *ctx, const struct xr_fdr_span *span,
                        const struct xr_tev *e, uint16_t cpu) {
   (void)cpu;
   struct to_writers *c = ctx;
-  if (is_sync(c, span, e))
+  if (writers_event(c, span, e))
     return;
-  if (!c->joined) {
-    xr_trace_writers_event(c->w, span->pid, span->tid, e);
-    return;
+  struct xr_tev ev = *e;
+  if (c->unwound != 0 &&
+      (e->kind == XR_TEV_EXIT || e->kind == XR_TEV_TAIL_EXIT)) {
+    ev.unwound = true;
+    c->unwound--;
   }
-  if (c->held && is_exit(e) && e->tsc == c->held_ev.tsc &&
-      span->pid == c->held_span->pid && span->tid == c->held_span->tid)
-    c->held_ev.unwound = true;
-  release_held(c);
-  if (is_exit(e)) {
-    c->held = true;
-    c->held_ev = *e;
-    c->held_span = span;
-  } else {
-    xr_trace_writers_event(c->w, span->pid, span->tid, e);
-  }
+  xr_trace_writers_event(c->w, span->pid, span->tid, &ev);
 }
 
 /* The spans through the writers of outputs, opened and closed here. */
@@ -216,10 +201,9 @@ static int write_spans(const char *log_path, unsigned outputs, bool temp,
                             XR_TRACE_IDS_DENSE, temp) == 0)
     return -1; /* reported */
   xr_fdr_spans_order(spans, n, version);
-  struct to_writers c = {&w, joined, NULL, false, {0}, NULL};
+  struct to_writers c = {&w, joined, NULL, 0};
   for (size_t i = 0; i < n; i++)
     xr_fdr_span_decode(&spans[i], version, to_writers, &c);
-  release_held(&c);
   return xr_trace_writers_close(&w);
 }
 

@@ -1,6 +1,7 @@
 /* The finalized buffers as a file: the header, the iterator
  * __xray_log_process_buffers walks, and the log flush writes (joined per
- * thread in version 5 by fdr_log_writer.c, else the buffers as they are).
+ * thread by fdr_log_writer.c, or the buffers as they are without memory
+ * to order them).
  * Control path only, after finalize. */
 #include "core/clock/clock.h"
 #include "core/base/report.h"
@@ -116,7 +117,7 @@ static struct xr_fdr_span *kept_spans(size_t *n, size_t *bytes) {
 }
 
 /* Writes the header and every buffer the iterator hands out, as they are
- * (format_version=1, or no memory to order the buffers). Returns 0, or -1
+ * (no memory to order the buffers). Returns 0, or -1
  * on failure (errno set); *whole = bytes up to the end of the last complete
  * buffer, *buffers = how many. */
 static int write_raw(int fd, uint64_t *whole, uint64_t *buffers) {
@@ -142,8 +143,8 @@ static uint64_t file_limit(void) {
   return (uint64_t)rl.rlim_cur;
 }
 
-/* Writes the log: in version 5 one block per thread, ordered and nested
- * for llvm-xray (fdr_log_writer.c); else the buffers as they are. A write
+/* Writes the log: one block per thread, ordered and nested for llvm-xray
+ * (fdr_log_writer.c, version 5 and 1); else the buffers as they are. A write
  * that fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
  * whole block, so what is there stays readable; with none it is removed.
  * Then the JSON beside it, when asked for. */
@@ -157,7 +158,7 @@ void xr_fdr_file_write(unsigned outputs) {
   uint64_t whole = 0, kept = 0;
   int rc;
   bool blocks = false;
-  if (xr_fdr_hot.version >= 5 && spans != NULL) {
+  if (spans != NULL) {
     struct xr_fdr_log_stats st;
     rc = xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(), &st);
     whole = st.whole_bytes;

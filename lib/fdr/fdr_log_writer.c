@@ -1,7 +1,8 @@
-/* The FDR log file (version 5) as llvm-xray's account, stack and graph
- * need it (docs/formats.md, "What llvm-xray needs"):
+/* The FDR log file (version 5, and version 1) as llvm-xray's account,
+ * stack and graph need it (docs/formats.md, "What llvm-xray needs"):
  *
- *  - one block per thread: the reader orders a thread's blocks with a
+ *  - one block per thread (version 5: BufferExtents and its records;
+ *    version 1: NewBuffer to EndOfBuffer): the reader orders a thread's blocks with a
  *    comparator that is wrong whenever a thread has more than 16 of them
  *    (it wants seconds AND microseconds of the Walltime to grow), so the
  *    thread's buffers, in time order, become the records of one block;
@@ -68,6 +69,7 @@ struct writer {
   size_t depth, cap;
   bool grows;
   uint64_t untracked;
+  int version; /* the header's: custom events differ in version 1 */
   struct xr_fdr_log_stats *stats;
 };
 
@@ -159,6 +161,17 @@ static void put_function(struct writer *w, int32_t fid, unsigned kind,
   gen_commit(w, xr_fdr_function(gen_room(w, XR_FDR_FN_SIZE), fid, kind, delta));
 }
 
+/* A custom event of the writer's own (sync, unwound), payload copied. */
+static void put_custom(struct writer *w, uint16_t cpu, uint64_t tsc,
+                       const char *payload, int32_t size) {
+  int32_t delta = (int32_t)stamp(w, cpu, tsc);
+  uint8_t *g = gen_room(w, XR_FDR_META_SIZE + (size_t)size);
+  g = w->version >= 5 ? xr_fdr_custom_event(g, size, delta)
+                      : xr_fdr_custom_event_v1(g, size, tsc);
+  memcpy(g, payload, (size_t)size);
+  gen_commit(w, g + size);
+}
+
 static void push(struct writer *w, int32_t fid) {
   if (w->untracked == 0 && w->depth == w->cap) {
     int32_t *s = w->grows ? xr_mmap_array_grow(w->stack, &w->cap, w->depth,
@@ -183,6 +196,12 @@ static bool fix_exit(struct writer *w, int32_t fid, uint16_t cpu,
   size_t i = w->depth;
   while (i > 0 && w->stack[i - 1] != fid)
     i--;
+  if (w->depth > i) {
+    /* Says which exits unwinding skipped (a function record has no bit
+     * for it): the next N exits of this thread (fdr_export.c reads it). */
+    char text[XR_FDR_UNWOUND_MAX];
+    put_custom(w, cpu, tsc, text, xr_fdr_unwound_text(text, w->depth - i));
+  }
   while (w->depth > i) {
     put_function(w, w->stack[--w->depth], XR_FDR_FN_EXIT, cpu, tsc);
     w->stats->closed++;
@@ -315,6 +334,8 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
       if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
         goto out; /* malformed: the rest cannot be framed */
       size += (size_t)bytes;
+      if (w->version < 5)
+        break; /* version 1: an absolute time, the clock stays */
       bool in_step = w->cpu == (int)cpu && w->base == tsc;
       tsc += (uint64_t)(int64_t)(int32_t)xr_fdr_get32(p + 5);
       if (in_step) {
@@ -405,7 +426,8 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
                      const struct xr_fdr_span *spans, size_t n, void *scratch,
                      uint64_t limit, struct xr_fdr_log_stats *stats) {
   memset(stats, 0, sizeof *stats);
-  struct writer w = {.fd = fd, .limit = limit, .stats = stats};
+  struct writer w = {.fd = fd, .limit = limit, .stats = stats,
+                     .version = header[0] | header[1] << 8};
   uint8_t *mem = scratch;
   if (mem == NULL) {
     mem = mmap(NULL, XR_FDR_LOG_SCRATCH, PROT_READ | PROT_WRITE,
@@ -453,10 +475,13 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     uint64_t block_start = w.offset + w.pending;
     uint8_t *p = gen_room(&w, 4 * XR_FDR_META_SIZE);
     uint8_t *extents_rec = p;
-    p = xr_fdr_buffer_extents(p, 0); /* patched below */
+    if (w.version >= 2)
+      p = xr_fdr_buffer_extents(p, 0); /* patched below */
     p = xr_fdr_new_buffer(p, spans[i].tid);
     walltime_of(&spans[i], p);
-    p = xr_fdr_pid(p + 16, spans[i].pid);
+    p += XR_FDR_META_SIZE;
+    if (w.version >= 3)
+      p = xr_fdr_pid(p, spans[i].pid);
     gen_commit(&w, p);
     w.cpu = -1;
     w.depth = 0;
@@ -467,22 +492,25 @@ int xr_fdr_write_log(int fd, const uint8_t header[32],
     uint16_t cpu;
     bool has_cpu = first_cpu_of(&spans[i], &cpu);
     if (t0 != UINT64_MAX && kept) {
-      stamp(&w, cpu, t0);
-      uint8_t *g = xr_fdr_custom_event(gen_room(&w, 2 * XR_FDR_META_SIZE),
-                                       SYNC_SIZE, 0);
-      memcpy(g, sync_payload, (size_t)SYNC_SIZE);
-      gen_commit(&w, g + SYNC_SIZE);
+      put_custom(&w, cpu, t0, sync_payload, SYNC_SIZE);
     } else if (!has_cpu) {
       stamp(&w, cpu, spans[i].first_tsc); /* a block must not end in Pid */
     }
     for (size_t k = i; k < j; k++)
       copy_span(&w, &spans[k]);
     stats->open_at_end += w.depth + w.untracked;
+    if (w.version < 2)
+      gen_commit(&w, xr_fdr_end_of_buffer(gen_room(&w, XR_FDR_META_SIZE)));
     uint64_t end = w.offset + w.pending;
-    uint64_t extents = end - block_start - XR_FDR_META_SIZE;
+    /* The block's size as the header declares it: version 1 counts the
+     * whole block, version 2+ the bytes after BufferExtents. */
+    uint64_t extents = end - block_start -
+                       (w.version >= 2 ? XR_FDR_META_SIZE : 0);
     /* Written out at every block's end, so that a failure leaves whole
      * blocks (the caller cuts the file back to whole_bytes). */
-    if (block_start >= w.offset) { /* its first record is still here */
+    if (w.version < 2) {
+      flush_out(&w);
+    } else if (block_start >= w.offset) { /* its first record is still here */
       xr_fdr_buffer_extents(extents_rec, extents);
       flush_out(&w);
     } else {

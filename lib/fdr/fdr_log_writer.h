@@ -1,4 +1,4 @@
-/* Writing an FDR log (version 5) from buffers: one block per thread, calls
+/* Writing an FDR log (version 5 or 1) from buffers: one block per thread, calls
  * that nest, a first record at the earliest time: what llvm-xray account,
  * stack and graph need (fdr_log_writer.c, docs/formats.md). Cold path: the
  * flush, and snapshots (async-signal-safe: system calls only, memory from
@@ -17,8 +17,9 @@ struct xr_fdr_log_stats {
   uint64_t whole_bytes;   /* file bytes up to the end of the last block
                              written whole (to cut back to on failure) */
   uint64_t whole_blocks;  /* blocks written whole */
-  uint64_t largest_block; /* the largest BufferExtents written (whole
-                             blocks), which the header declares */
+  uint64_t largest_block; /* the largest block written whole, as the
+                             header declares it (BufferExtents; version
+                             1: the whole block) */
 };
 
 /* Scratch memory of the writer when the caller provides it (snapshots:
@@ -27,7 +28,8 @@ struct xr_fdr_log_stats {
 #define XR_FDR_LOG_SCRATCH ((size_t)128 << 10)
 
 /* Writes header (32 bytes) and the spans, which xr_fdr_spans_order has
- * ordered, to fd (at offset 0) as a version 5 log, no larger than `limit`
+ * ordered, to fd (at offset 0) as a log of the header's version (5, or 1:
+ * blocks from NewBuffer to EndOfBuffer, no Pid, version 1 custom events), no larger than `limit`
  * bytes (EFBIG beyond). scratch: XR_FDR_LOG_SCRATCH bytes, or NULL to map
  * its own (and grow the call stack as needed). Bytes 16-23 of the header
  * become the largest block's size when that is larger than theirs. Returns

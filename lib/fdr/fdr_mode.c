@@ -58,8 +58,9 @@ struct fdr_options {
 static const struct xr_option fdr_option_rows[] = {
     OPT(func_duration_threshold_us, XR_OPT_INT, "5", 0, 1000000000,
         "calls shorter than this many microseconds are erased"),
-    OPT(grace_period_ms, XR_OPT_INT, "100", 0, 3600000,
-        "longest wait at finalize for threads still writing an event"),
+    OPT(grace_period_ms, XR_OPT_INT, XR_QUIESCE_BOUND_DEFAULT_TEXT, 0, 3600000,
+        "longest wait at finalize for threads still writing an event"
+        XR_QUIESCE_BOUND_RANGE_TEXT),
     OPT(buffer_size, XR_OPT_INT, "16384", 128, 1 << 30,
         "bytes per buffer"),
     OPT(buffer_max, XR_OPT_INT, "100", 1, 1 << 20, "number of buffers"),
@@ -325,7 +326,7 @@ static XRayLogInitStatus fdr_finalize(void) {
   /* Stop, then wait only for threads caught in the middle of an event. */
   stop_recording();
   xr_fdr_prefault_stop(); /* nothing will be written any more */
-  uint64_t bound_ms = options.grace_period_ms < 10 ? 10 : options.grace_period_ms;
+  uint32_t bound_ms = xr_quiesce_bound_ms(options.grace_period_ms);
   /* The caller may itself be inside a handler (a signal handler or an
    * instrumented function calling finalize): its own slot is not waited on. */
   struct xr_fdr_writer *self = xr_fdr_thread.writer;
@@ -333,16 +334,16 @@ static XRayLogInitStatus fdr_finalize(void) {
       self ? __atomic_load_n(&self->state, __ATOMIC_RELAXED) : 0;
   if (self)
     __atomic_store_n(&self->state, self_state & ~XR_FDR_BUSY, __ATOMIC_RELAXED);
-  queue_quiescent = xr_fdr_writers_quiesce(bound_ms * 1000000u);
+  queue_quiescent = xr_fdr_writers_quiesce((uint64_t)bound_ms * 1000000u);
   if (self)
     __atomic_store_n(&self->state, self_state, __ATOMIC_RELAXED);
   /* From here on no thread can take a buffer, and the file holds only
    * buffers whose writers have finished (see xr_fdr_queue_close). */
   size_t left_out = xr_fdr_queue_close(&xr_fdr_queue, self);
   if (!queue_quiescent)
-    xr_report(XR_INFO, "xray-fdr: a thread was still writing after %d ms; "
-                       "%zu buffer(s) left out of the log",
-              (int)bound_ms, left_out);
+    xr_report(XR_ERROR, "xray-fdr: a thread was still writing an event after "
+              "%u ms (grace_period_ms); %zu buffer(s) left out of the log",
+              (unsigned)bound_ms, left_out);
   xr_fdr_file_prepare((uint64_t)options.buffer_size);
   return xr_lifecycle_end_finalize(&xr_fdr_lifecycle);
 }

@@ -4,6 +4,11 @@
 #include "fdr/fdr_records.h"
 #include "core/output/output.h"
 
+#include <string.h>
+
+static const char unwound_prefix[] = "xray-unwound ";
+#define PREFIX_LEN (sizeof unwound_prefix - 1)
+
 void xr_fdr_file_header(uint8_t out[XR_FDR_FILE_HEADER_SIZE],
                         uint16_t version, bool constant_tsc, bool nonstop_tsc,
                         uint64_t frequency, uint64_t buffer_size) {
@@ -23,4 +28,29 @@ uint8_t *xr_fdr_preamble(uint8_t *p, int version, int32_t tid, int32_t pid,
   if (version >= 3)
     p = xr_fdr_pid(p, pid);
   return xr_fdr_new_cpu(p, cpu, tsc);
+}
+
+int32_t xr_fdr_unwound_text(char *out, uint64_t n) {
+  memcpy(out, unwound_prefix, PREFIX_LEN);
+  char digits[20];
+  size_t k = 0;
+  do
+    digits[k++] = (char)('0' + n % 10);
+  while ((n /= 10) != 0);
+  for (size_t i = 0; i < k; i++)
+    out[PREFIX_LEN + i] = digits[k - 1 - i];
+  return (int32_t)(PREFIX_LEN + k);
+}
+
+uint64_t xr_fdr_unwound_count(const uint8_t *data, size_t size) {
+  if (size <= PREFIX_LEN || size > PREFIX_LEN + 19 ||
+      memcmp(data, unwound_prefix, PREFIX_LEN) != 0)
+    return 0;
+  uint64_t n = 0;
+  for (size_t i = PREFIX_LEN; i < size; i++) {
+    if (data[i] < '0' || data[i] > '9')
+      return 0;
+    n = n * 10 + (uint64_t)(data[i] - '0');
+  }
+  return n;
 }

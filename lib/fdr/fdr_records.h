@@ -167,4 +167,13 @@ XR_HIDDEN uint8_t *xr_fdr_preamble(uint8_t *p, int version, int32_t tid,
                                    int32_t wall_usec, uint16_t cpu,
                                    uint64_t tsc);
 
+/* The custom event the log writer puts before the exits it writes for
+ * calls that unwinding (longjmp, exceptions) skipped: "xray-unwound N",
+ * the next N exits of the thread. The text into out (XR_FDR_UNWOUND_MAX
+ * bytes, no terminator); returns its length. */
+#define XR_FDR_UNWOUND_MAX 40
+XR_HIDDEN int32_t xr_fdr_unwound_text(char *out, uint64_t n);
+/* N of such a payload, or 0 when it is not one. */
+XR_HIDDEN uint64_t xr_fdr_unwound_count(const uint8_t *data, size_t size);
+
 #endif

@@ -1,6 +1,8 @@
-/* FDR snapshots: every thread's buffers, as they are now, written to a new
- * file while the threads go on recording; then, in version 5, that file is
- * joined per thread as the exit-time log (fdr_snapshot_log.c).
+/* FDR snapshots: every thread's buffers, as they are now, copied while the
+ * threads go on recording into memory mapped for the snapshot (its image);
+ * then written once to a new file, joined per thread as the exit-time log
+ * (fdr_snapshot_log.c). Without memory for the image, the buffers go
+ * straight to the file as they are.
  *
  * Async-signal-safe throughout, so that one code path serves the API, a
  * signal handler and a crash handler: system calls only, no allocation (the
@@ -8,14 +10,14 @@
  * the normal slot; a crash has its own), no stdio (numbers and names are
  * formatted by hand).
  *
- * What a snapshot copies, and why it is consistent. The buffers are written
- * straight from the queue to the file (no copy in between). Per buffer:
+ * What a snapshot copies, and why it is consistent. The buffers are copied
+ * straight from the queue to the image (or the file). Per buffer:
  * - free (given back, not yet taken again): its `extents` bytes are final
  *   until somebody takes it. Taking it is a CAS on `holder`, before any
  *   write to its data, and giving it back again bumps `release_seq`. So
- *   after the write(2) (a full barrier) the buffer is read again: holder
+ *   after the copy and a full barrier the buffer is read again: holder
  *   still free (or closed by finalize) and the same release_seq mean the
- *   bytes written are the ones released; otherwise the file is cut back to
+ *   bytes copied are the ones released; otherwise the image is cut back to
  *   before this buffer and the buffer counted as left out.
  * - held by another thread: its cursor (writer state) says how far records
  *   go, but the short-call erasure may still move the cursor back over the
@@ -51,6 +53,8 @@
 #include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -116,12 +120,14 @@ static int by_key(const void *a, const void *b) {
   return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* ---- the file ------------------------------------------------------------ */
+/* ---- the image, or the file --------------------------------------------- */
 
 struct out {
   int fd;
+  uint8_t *image;  /* the snapshot's image; NULL: straight to fd */
   uint64_t offset; /* bytes written and kept */
-  uint64_t room;   /* RLIMIT_FSIZE: the file may not grow past this */
+  uint64_t room;   /* the image's size, or RLIMIT_FSIZE: the file may not
+                      grow past this */
 };
 
 /* Writes all of iov, or fails with errno (EFBIG before the file size limit
@@ -133,6 +139,13 @@ static int out_write(struct out *o, struct iovec *iov, int n) {
   if (o->offset + total > o->room) {
     errno = EFBIG;
     return -1;
+  }
+  if (o->image != NULL) {
+    for (int i = 0; i < n; i++) {
+      memcpy(o->image + o->offset, iov[i].iov_base, iov[i].iov_len);
+      o->offset += iov[i].iov_len;
+    }
+    return 0;
   }
   uint64_t done = 0;
   while (done < total) {
@@ -163,6 +176,10 @@ static int out_write(struct out *o, struct iovec *iov, int n) {
 
 /* Back to `offset`: drops what was written after it. */
 static int out_cut(struct out *o, uint64_t offset) {
+  if (o->image != NULL) {
+    o->offset = offset;
+    return 0;
+  }
   if (ftruncate(o->fd, (off_t)offset) != 0 ||
       lseek(o->fd, (off_t)offset, SEEK_SET) != (off_t)offset)
     return -1;
@@ -206,6 +223,8 @@ static const char *kind_name(enum xr_fdr_snapshot_kind k) {
  * thread of its own, taken first, would raise the bar for every record. */
 static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
                           uint32_t number, struct counts *c, int version) {
+  /* The image frames every block with BufferExtents (fdr_snapshot_log.h). */
+  bool extents = version >= 2 || o->image != NULL;
   char line[384];
   struct text t = {line, 0, sizeof line};
   put_str(&t, "xray-snapshot number=");
@@ -234,7 +253,7 @@ static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
   put_u64(&t, c->in_switch);
 
   uint8_t rec[XR_FDR_PREFIX + XR_FDR_PREAMBLE_V5 + 2 * XR_FDR_META_SIZE];
-  uint8_t *start = rec + (version >= 2 ? XR_FDR_PREFIX : 0);
+  uint8_t *start = rec + (extents ? XR_FDR_PREFIX : 0);
   struct timespec wall;
   clock_gettime(CLOCK_MONOTONIC, &wall);
   uint64_t tsc = xr_now();
@@ -247,7 +266,7 @@ static int write_metadata(struct out *o, const struct xr_fdr_snapshot_why *why,
   uint8_t eob[XR_FDR_META_SIZE];
   struct iovec iov[3];
   int n = 0;
-  if (version >= 2) {
+  if (extents) {
     xr_fdr_buffer_extents(rec, (uint64_t)(p - start) + t.len);
     iov[n++] = (struct iovec){rec, (size_t)(p - rec)};
     iov[n++] = (struct iovec){line, t.len};
@@ -325,7 +344,7 @@ static int write_buffer(struct out *o, const struct view *v,
   uint64_t before = o->offset;
   uint8_t meta[XR_FDR_META_SIZE];
   struct iovec iov[2];
-  if (v->version >= 2) {
+  if (v->version >= 2 || o->image != NULL) {
     xr_fdr_buffer_extents(meta, n);
     iov[0] = (struct iovec){meta, sizeof meta};
     iov[1] = (struct iovec){data, (size_t)n};
@@ -340,8 +359,8 @@ static int write_buffer(struct out *o, const struct view *v,
     errno = err;
     return -1;
   }
-  /* write(2) is a full barrier: anything a new holder wrote that the copy
-   * saw was preceded by its CAS on holder, which this load now sees. */
+  /* After a full barrier, anything a new holder wrote that the copy saw
+   * was preceded by its CAS on holder, which this load now sees. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (!same_owner(b, e)) {
     c->left_out++;
@@ -398,23 +417,15 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     name[0] = 0;
     return XRAY_SNAPSHOT_FILE_ERROR;
   }
-  struct out o = {fd, 0, UINT64_MAX};
+  uint64_t file_room = UINT64_MAX;
   struct rlimit rl;
   if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-    o.room = rl.rlim_cur;
-
-  uint8_t header[XR_FDR_FILE_HEADER_SIZE];
-  xr_fdr_file_header(header, (uint16_t)v->version, xr_clock.constant_tsc,
-                     xr_clock.nonstop_tsc, xr_clock.frequency_hz,
-                     (uint64_t)v->q.buffer_size);
-  struct iovec hv = {header, sizeof header};
-  struct counts c = {0, 0, 0, 0, 0, false, 0};
-  int rc = out_write(&o, &hv, 1);
+    file_room = rl.rlim_cur;
 
   /* Which buffers, in which order: a scan of the holders, then the sort. */
   struct entry *e = (struct entry *)v->q.scratch[slot];
   size_t used = 0;
-  for (size_t i = 0; rc == 0 && i < v->q.count; i++) {
+  for (size_t i = 0; i < v->q.count; i++) {
     struct xr_fdr_buffer *b = &v->q.buffers[i];
     uintptr_t h = __atomic_load_n(&b->holder, __ATOMIC_ACQUIRE);
     uint64_t seq = __atomic_load_n(&b->release_seq, __ATOMIC_RELAXED);
@@ -426,29 +437,63 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                h, i};
   }
   xr_heap_sort(e, used, sizeof *e, by_key);
+
+  /* The image: room for the header, every buffer found with its
+   * BufferExtents, and the metadata block. Mapped per snapshot, so that
+   * the file is written once, joined; none costs nothing between
+   * snapshots. */
+  size_t image_size = XR_FDR_FILE_HEADER_SIZE +
+                      used * (XR_FDR_META_SIZE + v->q.buffer_size) + 4096;
+  uint8_t *image = mmap(NULL, image_size, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                            MAP_POPULATE, -1, 0);
+  struct out o = {fd, NULL, 0, file_room};
+  if (image != MAP_FAILED) {
+    o.image = image;
+    o.room = image_size;
+  } else {
+    image = NULL;
+    say_raw(XR_ERROR, "xray-fdr: snapshot '", name, "' written as the "
+            "buffers are (no memory to join them): llvm-xray convert and "
+            "fdr-dump read it, account may not", "", "");
+  }
+
+  uint8_t header[XR_FDR_FILE_HEADER_SIZE];
+  xr_fdr_file_header(header, (uint16_t)v->version, xr_clock.constant_tsc,
+                     xr_clock.nonstop_tsc, xr_clock.frequency_hz,
+                     (uint64_t)v->q.buffer_size);
+  struct iovec hv = {header, sizeof header};
+  struct counts c = {0, 0, 0, 0, 0, false, 0};
+  int rc = out_write(&o, &hv, 1);
   for (size_t i = 0; rc == 0 && i < used; i++)
     rc = write_buffer(&o, v, &e[i], &c);
   if (rc == 0)
     rc = write_metadata(&o, why, number, &c, v->version);
-  if (rc == 0 && xr_fdr_snapshot_finish(fd, o.offset, name, v->version,
-                                        c.largest, v->q.scratch[slot],
-                                        v->q.count + 1, o.room) != 0)
-    say_raw(XR_ERROR, "xray-fdr: snapshot '", name, "' kept as the buffers are (",
-            error_text(errno), "): llvm-xray convert and fdr-dump read it, "
-            "account may not");
+  uint64_t threads = 0;
+  if (rc == 0 && image != NULL)
+    rc = xr_fdr_snapshot_join(fd, image, o.offset, v->q.scratch[slot],
+                              v->q.count + 1, file_room, &threads);
+  else if (rc == 0)
+    rc = xr_fdr_snapshot_declare_largest(fd, c.largest);
+  int err_no = errno;
+  if (image != NULL)
+    munmap(image, image_size);
+  errno = err_no;
 
   XRaySnapshotStatus status = XRAY_SNAPSHOT_OK;
   if (rc != 0) {
-    /* The file ends with a whole buffer (each is written in one piece or
+    /* The file ends with a whole block (each is written in one piece or
      * cut back); with none, it is not worth keeping. */
     const char *err = error_text(errno);
-    bool removed = c.buffers == 0;
+    bool removed = image != NULL ? threads == 0 : c.buffers == 0;
     if (removed)
       unlink(name);
     say_raw(XR_ERROR, "xray-fdr: writing snapshot '", name, "' failed: ", err,
             removed ? "; removed; recording goes on"
-                    : "; it keeps the buffers written before; recording "
-                      "goes on");
+                    : image != NULL ? "; it keeps the threads written before; "
+                                      "recording goes on"
+                                    : "; it keeps the buffers written before; "
+                                      "recording goes on");
     if (removed)
       name[0] = 0;
     status = XRAY_SNAPSHOT_FILE_ERROR;

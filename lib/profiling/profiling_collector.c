@@ -8,10 +8,7 @@
 #include "core/thread/quiesce.h"
 #include "core/thread/thread.h"
 
-#include <errno.h>
-#include <sched.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 XR_TLS struct xr_prof_thread xr_prof_tls = {.gen_tag = XR_PROF_NO_GEN,
@@ -20,9 +17,6 @@ uint32_t xr_prof_active_gen;
 static struct xr_trie_config trie_config; /* fields atomic: see read_config */
 uint64_t xr_prof_lost_events;
 uint64_t xr_prof_nested_drops;
-
-/* Retries for threads found inside a handler at finalize. */
-#define XR_COLLECT_ROUNDS 45
 
 static xr_lock collector_lock;
 static struct xr_thread_list registry; /* live threads that made a trie */
@@ -98,10 +92,10 @@ void xr_prof_collector_setup(xr_trie_grow_fn grow) {
  * After it, a thread's guard read clear means its trie is not in use and
  * will not be: a later event goes to the slow path, which touches the trie
  * only through the atomic take (exactly one of the thread and the collector
- * gets it). Without membarrier the pause is the grace period. */
-void xr_prof_end_session(unsigned grace_ms) {
+ * gets it). */
+void xr_prof_end_session(void) {
   __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_SEQ_CST);
-  xr_quiesce_fence((uint64_t)grace_ms * 1000000u);
+  xr_quiesce_fence();
 }
 
 /* Every field is read and written with relaxed atomics and checked after
@@ -198,7 +192,7 @@ void xr_prof_collector_reset(void) {
     munmap(c, cb);
 }
 
-size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
+size_t xr_prof_collect(uint32_t gen, uint64_t timeout_ns, struct xr_trie ***out,
                        uint64_t *not_collected) {
   *out = NULL;
   *not_collected = 0;
@@ -213,8 +207,10 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
    * next event sees the session ended and goes to the slow path, which
    * finds the trie taken. A thread busy in a handler is retried with the
    * lock released: it is usually on its way to post the trie itself (which
-   * needs the lock). */
-  for (int round = 0;; round++) {
+   * needs the lock), until the bound passes (then one last look). */
+  uint64_t deadline = xr_quiesce_deadline(timeout_ns);
+  unsigned steps = 0;
+  for (bool waiting = true;;) {
     uint64_t busy = 0;
     for (struct xr_thread_link *l = registry.head; l != NULL; l = l->next) {
       struct xr_prof_thread *p = xr_thread_entry(l, struct xr_prof_thread, link);
@@ -229,16 +225,12 @@ size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
       if (t != NULL)
         post_locked(t);
     }
-    if (busy == 0 || round == XR_COLLECT_ROUNDS) {
+    if (busy == 0 || !waiting) {
       *not_collected = busy;
       break;
     }
     unlock(guard);
-    /* 0.1 ms doubling to 12.8 ms: about 0.5 s in all, needed only when a
-     * thread was preempted inside its handler on a loaded machine */
-    long ns = 100000L << (round < 7 ? round : 7);
-    struct timespec pause = {0, ns};
-    nanosleep(&pause, NULL);
+    waiting = xr_quiesce_wait_step(&steps, deadline);
     guard = lock();
   }
   /* oldest first: the order threads finished in */

@@ -71,15 +71,17 @@ XR_HIDDEN void xr_prof_collector_reset(void);
 /* Ends the recording session (xr_prof_active_gen := 0) and makes every
  * thread execute a full memory barrier (membarrier), so that afterwards a
  * thread whose xr_in_handler reads clear (acquire) is done with its trie for
- * good. Without membarrier: a fence and a pause of grace_ms (at least
- * 0.2 ms). The ordering argument is in core/thread/quiesce.h. */
-XR_HIDDEN void xr_prof_end_session(unsigned grace_ms);
+ * good (without membarrier: a fence and core's pause). The ordering
+ * argument is in core/thread/quiesce.h. */
+XR_HIDDEN void xr_prof_end_session(void);
 
-/* Finalize's part, after xr_prof_end_session: posts the calling thread's trie, adopts idle threads'
- * tries of generation gen, and returns the posted tries of gen in *out
- * (array owned by the collector, valid until xr_prof_collector_reset).
- * *not_collected counts threads that were busy and could not be adopted. */
-XR_HIDDEN size_t xr_prof_collect(uint32_t gen, struct xr_trie ***out,
+/* Finalize's part, after xr_prof_end_session: posts the calling thread's
+ * trie, adopts idle threads' tries of generation gen (waiting up to
+ * timeout_ns, the mode's quiesce bound, for threads inside a handler), and
+ * returns the posted tries of gen in *out (array owned by the collector,
+ * valid until xr_prof_collector_reset). *not_collected counts threads that
+ * were still busy at the bound and could not be adopted. */
+XR_HIDDEN size_t xr_prof_collect(uint32_t gen, uint64_t timeout_ns, struct xr_trie ***out,
                                  uint64_t *not_collected);
 
 #endif

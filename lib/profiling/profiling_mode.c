@@ -14,6 +14,7 @@
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
+#include "core/thread/quiesce.h"
 #include "core/thread/thread.h"
 #include "profiling/profile_blocks.h"
 #include "profiling/profile_outputs.h"
@@ -172,11 +173,12 @@ static XRayLogInitStatus prof_finalize(void) {
   uint8_t was_in = xr_guard_enter();
   /* Threads see the session end at their next event; after the fence in
    * xr_prof_end_session, a thread found outside the handler is done with its
-   * trie, and one inside is given up to about half a second to leave it
+   * trie, and one inside is given up to the quiesce bound to leave it
    * (xr_prof_collect) before it is skipped and counted. */
-  xr_prof_end_session((unsigned)flags.grace_period_ms);
+  xr_prof_end_session();
+  uint64_t bound_ns = (uint64_t)xr_quiesce_bound_ms(flags.grace_period_ms) * 1000000u;
   struct xr_trie **got;
-  trie_count = xr_prof_collect(session_gen, &got, &not_collected);
+  trie_count = xr_prof_collect(session_gen, bound_ns, &got, &not_collected);
   tries = got;
   end_ns = realtime_ns();
   /* The blocks are compiler-rt's result: built when the xray file is asked

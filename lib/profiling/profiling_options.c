@@ -5,6 +5,7 @@
 #include "profiling/profiling_options.h"
 #include "core/base/report.h"
 #include "core/options/option_words.h"
+#include "core/thread/quiesce.h"
 #include "profiling/profile_outputs.h"
 
 #include <stddef.h>
@@ -22,8 +23,9 @@ static const struct xr_option options[] = {
     {"stack_allocator_max", XR_OPT_UPTR, F(stack_allocator_max), 0, "2097152",
      4096, (int64_t)1 << 32,
      "bytes of shadow stack per thread (32 per open call)", NULL},
-    {"grace_period_ms", XR_OPT_INT, F(grace_period_ms), 0, "1", 0, 60000,
-     "only without membarrier(2): pause at finalize before idle threads' profiles are taken", NULL},
+    {"grace_period_ms", XR_OPT_INT, F(grace_period_ms), 0, XR_QUIESCE_BOUND_DEFAULT_TEXT, 0,
+     60000, "longest wait at finalize for threads still inside the handler"
+     XR_QUIESCE_BOUND_RANGE_TEXT, NULL},
     {"no_flush", XR_OPT_BOOL, F(no_flush), 0, "false", 0, 0,
      "flush writes no file (data stays reachable in memory until flush)", NULL},
     {"buffers_max", XR_OPT_INT, F(buffers_max), 0, "128", 1, 1 << 20,

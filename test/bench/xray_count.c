@@ -5,6 +5,7 @@
  * Reads the three formats by their header: basic ("naive", version 1-3),
  * FDR (version 5, BufferExtents-framed) and the profiling format. Prints
  *   basic/FDR:  E enter N / E exit N / E tail N / E args N
+ *   FDR also:   E custom N / E typed N (custom and typed event records)
  *   profiling:  E paths N / E calls N   (records, and the sum of call counts)
  * Exits 1 if the file is malformed (a record crosses its buffer or the file).
  * SPDX-License-Identifier: MIT */
@@ -28,6 +29,7 @@ static int bad(const char *why, size_t off) {
 }
 
 static long kinds[4]; /* enter, exit, tail, enter-with-arg */
+static long custom_events, typed_events;
 
 static void print_kinds(void) {
   printf("E enter %ld\nE exit %ld\nE tail %ld\nE args %ld\n",
@@ -73,6 +75,8 @@ static int count_fdr(void) {
         len = 16;
         if (kind == 5 || kind == 8)
           len += (size_t)(int32_t)rd(off + 1, 4);
+        custom_events += kind == 5;
+        typed_events += kind == 8;
       } else {
         if (off + 8 > end)
           return bad("function record crosses buffer", off);
@@ -85,6 +89,7 @@ static int count_fdr(void) {
     }
   }
   print_kinds();
+  printf("E custom %ld\nE typed %ld\n", custom_events, typed_events);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "control/control_path.h"
 #include "control/control_proto.h"
+#include "proc_target.h"
 #include "xray/xray_version.h"
 
 #include <dirent.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -31,8 +33,9 @@ static const char usage_text[] =
     "\n"
     "Steers a program started with XRAY_OPTIONS=\"xray_control=true\" (docs/control.md).\n"
     "\n"
-    "  list                        every controllable process of this user:\n"
-    "                              PID PROGRAM MODE STATE\n"
+    "  list                        every controllable process of this user (root:\n"
+    "                              also those in containers): PID PROGRAM MODE STATE\n"
+    "                              [ns-pid=PID inside its PID namespace]\n"
     "  status PID                  the program's runtime version, mode, state,\n"
     "                              objects, functions, requests, files\n"
     "  patch PID PATTERNS          patch the functions whose names match (';'-separated\n"
@@ -42,12 +45,14 @@ static const char usage_text[] =
     "                              fdr, profiling) with that mode's option string\n"
     "  stop PID                    finalize and flush: prints each file written\n"
     "  flush PID                   write without stopping (FDR: a snapshot)\n"
-    "  snapshot PID                FDR snapshot: prints its path\n"
+    "  snapshot PID [-o FILE]      FDR snapshot: prints its path; -o copies it to\n"
+    "                              FILE (and its .map, when written, to FILE.map)\n"
     "  record PID --seconds S [--mode M] [--patch PATTERNS] [-o FILE]\n"
     "                              start M (default fdr), patch PATTERNS (default '*'),\n"
     "                              wait S seconds, stop, unpatch: the program is left as\n"
     "                              it was; prints the files; -o copies the trace to FILE\n"
-    "                              (FILE.json: the Chrome trace JSON)\n"
+    "                              and its .map to FILE.map (FILE.json: the Chrome\n"
+    "                              trace JSON)\n"
     "  top PID [--interval S] [--batch] [--iterations N]\n"
     "                              the functions with the most local time over each\n"
     "                              interval (default 1 s), all threads; --batch prints\n"
@@ -57,7 +62,8 @@ static const char usage_text[] =
     "                              was built with) and exit\n"
     "\n"
     "The socket is found in DIR (--dir, or XRAYCTL_DIR), else in the process's\n"
-    "$XDG_RUNTIME_DIR/xray and /tmp/xray-<uid>.\n"
+    "$XDG_RUNTIME_DIR/xray and /tmp/xray-<uid>, inside its root when it runs in\n"
+    "a container (PID is then the host's).\n"
     "Exit status: 0 done; 1 the program refused or failed; 2 usage error;\n"
     "3 no such controllable process; 4 permission denied.\n";
 
@@ -89,45 +95,6 @@ static long parse_pid(const char *s) {
   return v;
 }
 
-/* The effective uid of process pid, from /proc; -1 when it does not exist. */
-static long process_uid(long pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%ld/status", pid);
-  FILE *f = fopen(path, "re");
-  if (f == NULL)
-    return -1;
-  long uid = -1, real, eff;
-  while (fgets(line, sizeof line, f))
-    /* NOLINTNEXTLINE(cert-err34-c): the kernel's own uids, in range */
-    if (sscanf(line, "Uid: %ld %ld", &real, &eff) == 2) {
-      uid = eff;
-      break;
-    }
-  fclose(f);
-  return uid;
-}
-
-/* The process's XDG_RUNTIME_DIR (readable by its owner and root), or NULL. */
-static const char *process_xdg(long pid, char *out, size_t cap) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  static char env[1 << 16];
-  ssize_t n = read(fd, env, sizeof env - 1);
-  close(fd);
-  if (n <= 0)
-    return NULL;
-  env[n] = '\0';
-  for (char *p = env; p < env + n; p += strlen(p) + 1)
-    if (strncmp(p, "XDG_RUNTIME_DIR=", 16) == 0) {
-      snprintf(out, cap, "%s", p + 16);
-      return out;
-    }
-  return NULL;
-}
-
 /* Directories to look in for uid's sockets, into dirs; returns how many. */
 static int candidate_dirs(long uid, const char *xdg, char dirs[4][XR_CTL_PATH_MAX]) {
   if (forced_dir) {
@@ -152,6 +119,20 @@ static int candidate_dirs(long uid, const char *xdg, char dirs[4][XR_CTL_PATH_MA
   return n;
 }
 
+/* The same inside a process's own root (a container): "<xdg>/xray" when
+ * its XDG_RUNTIME_DIR is absolute, "/run/user/<uid>/xray", "/tmp/xray-<uid>",
+ * uid as the process knows it. The directory's checks come when it is
+ * opened (dial_in_root). */
+static int dirs_in_root(long ns_uid, const char *xdg, char dirs[3][XR_CTL_PATH_MAX]) {
+  int n = 0;
+  if (xdg != NULL && xdg[0] == '/' &&
+      snprintf(dirs[n], XR_CTL_PATH_MAX, "%s/xray", xdg) < XR_CTL_PATH_MAX - 24)
+    n++;
+  snprintf(dirs[n++], XR_CTL_PATH_MAX, "/run/user/%ld/xray", ns_uid);
+  snprintf(dirs[n++], XR_CTL_PATH_MAX, "/tmp/xray-%ld", ns_uid);
+  return n;
+}
+
 /* Connects to path; returns the fd or -errno. */
 static int dial(const char *path) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -167,43 +148,125 @@ static int dial(const char *path) {
   return fd;
 }
 
+/* The process that listens at the far end of fd, as seen here (the kernel
+ * notes it at listen()); 0 when it is in a PID namespace we cannot see. */
+static long listener_pid(int fd) {
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return -1;
+  return cred.pid;
+}
+
+/* Connects to "<dir>/<its pid>.sock" inside t's root. Nothing there is
+ * trusted: the directory is opened resolved inside the root (a symlink,
+ * absolute or not, never leads to one of this host's paths) and checked
+ * as on the host (a directory of the process's uid, 0700, not a symlink);
+ * the socket is opened without following a symlink and must be a socket
+ * of that uid; the connection goes to that very file through
+ * /proc/self/fd/N, which also fits sun_path however deep the root lies.
+ * Returns the fd or -errno; *why says what was refused (else NULL). */
+static int dial_in_root(const struct ctl_target *t, const char *dir, const char **why) {
+  *why = NULL;
+  int d = ctl_open_in_root(t->root_fd, dir, O_PATH | O_DIRECTORY);
+  if (d < 0) {
+    int e = errno;
+    if (e == ELOOP || e == ENOTDIR || e == EXDEV)
+      *why = "a symbolic link (or '..') on the way, not followed";
+    return -e;
+  }
+  struct stat st;
+  if (fstat(d, &st) != 0 || (*why = xr_ctl_check_dir_stat(&st, (uid_t)t->uid)) != NULL) {
+    close(d);
+    return -EPERM;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "%ld.sock", t->ns_pid);
+  int s = openat(d, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  int e = errno;
+  close(d);
+  if (s < 0)
+    return -e;
+  if (fstat(s, &st) != 0 || !S_ISSOCK(st.st_mode) || (long)st.st_uid != t->uid) {
+    close(s);
+    *why = "its socket is not a socket of the process's uid";
+    return -EPERM;
+  }
+  char via[48];
+  snprintf(via, sizeof via, "/proc/self/fd/%d", s);
+  int fd = dial(via);
+  close(s);
+  return fd;
+}
+
 /* A socket whose process is gone: removed, as its process could not. */
 static void remove_if_stale(const char *path, long pid) {
   if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
     unlink(path);
 }
 
+/* The process of the command (its ids and root), read once. */
+static struct ctl_target target;
+
+/* A connection only to target.pid itself: a socket served by any other
+ * process (one in another PID namespace that shares the directory, a
+ * symlink swapped in at the last moment) is closed before a byte is sent. */
+static bool served_by_target(int fd, const char *where) {
+  long by = listener_pid(fd);
+  if (by == target.pid)
+    return true;
+  fprintf(stderr, "xrayctl: skipping '%s': served by process %ld, not %ld\n", where,
+          by, target.pid);
+  close(fd);
+  return false;
+}
+
 static int connect_pid(long pid) {
-  long uid = process_uid(pid);
-  if (uid < 0)
+  if (target.pid != pid && ctl_target_open(pid, &target) != 0)
     die(EXIT_NO_PROCESS, "no process %ld", pid);
+  long uid = target.uid;
   char xdg_buf[XR_CTL_PATH_MAX];
-  const char *xdg = process_xdg(pid, xdg_buf, sizeof xdg_buf);
-  if (xdg == NULL && (uid_t)uid == geteuid())
-    xdg = getenv("XDG_RUNTIME_DIR");
-  char dirs[4][XR_CTL_PATH_MAX];
-  int n = candidate_dirs(uid, xdg, dirs);
+  const char *xdg = ctl_process_xdg(pid, xdg_buf, sizeof xdg_buf);
   bool denied = false;
-  for (int i = 0; i < n; i++) {
-    char path[XR_CTL_PATH_MAX];
-    if (xr_ctl_socket_path(dirs[i], pid, path) != 0)
-      continue;
-    /* A socket only in a directory private to the process's user (or
-     * the one given): anything else could be someone else's impostor. */
-    const char *why = forced_dir ? NULL : xr_ctl_check_dir(dirs[i], (uid_t)uid);
-    if (why != NULL) {
-      struct stat st;
-      if (lstat(dirs[i], &st) == 0)
-        fprintf(stderr, "xrayctl: skipping '%s': %s\n", dirs[i], why);
-      continue;
+  if (target.root_fd >= 0 && !forced_dir) {
+    char dirs[3][XR_CTL_PATH_MAX];
+    int n = dirs_in_root(target.ns_uid, xdg, dirs);
+    for (int i = 0; i < n; i++) {
+      const char *why;
+      int fd = dial_in_root(&target, dirs[i], &why);
+      if (why != NULL)
+        fprintf(stderr, "xrayctl: skipping '%s' in the root of process %ld: %s\n",
+                dirs[i], pid, why);
+      if (fd >= 0 && served_by_target(fd, dirs[i]))
+        return fd;
+      denied |= fd == -EACCES;
     }
-    int fd = dial(path);
-    if (fd >= 0)
-      return fd;
-    if (fd == -EACCES || fd == -EPERM)
-      denied = true;
-    else if (fd == -ECONNREFUSED)
-      remove_if_stale(path, pid);
+  } else {
+    if (xdg == NULL && (uid_t)uid == geteuid())
+      xdg = getenv("XDG_RUNTIME_DIR");
+    char dirs[4][XR_CTL_PATH_MAX];
+    int n = candidate_dirs(target.ns_uid, xdg, dirs);
+    for (int i = 0; i < n; i++) {
+      char path[XR_CTL_PATH_MAX];
+      if (xr_ctl_socket_path(dirs[i], target.ns_pid, path) != 0)
+        continue;
+      /* A socket only in a directory private to the process's user (or
+       * the one given): anything else could be someone else's impostor. */
+      const char *why = forced_dir ? NULL : xr_ctl_check_dir(dirs[i], (uid_t)uid);
+      if (why != NULL) {
+        struct stat st;
+        if (lstat(dirs[i], &st) == 0)
+          fprintf(stderr, "xrayctl: skipping '%s': %s\n", dirs[i], why);
+        continue;
+      }
+      int fd = dial(path);
+      if (fd >= 0 && served_by_target(fd, path))
+        return fd;
+      if (fd == -EACCES || fd == -EPERM)
+        denied = true;
+      else if (fd == -ECONNREFUSED && target.ns_pid == pid)
+        remove_if_stale(path, pid);
+    }
   }
   if (denied)
     die(EXIT_DENIED, "permission denied: process %ld belongs to uid %ld", pid, uid);
@@ -334,6 +397,59 @@ static void check_text(const char *what, const char *s) {
       die(EXIT_USAGE, "%s may hold printable ASCII only", what);
 }
 
+/* The host PIDs `list` has printed: a program is listed once, however
+ * many ways lead to its socket. */
+static long *listed;
+static size_t n_listed, cap_listed;
+static bool was_listed(long pid) {
+  for (size_t i = 0; i < n_listed; i++)
+    if (listed[i] == pid)
+      return true;
+  return false;
+}
+static void note_listed(long pid) {
+  if (n_listed == cap_listed) {
+    size_t cap = cap_listed ? 2 * cap_listed : 64;
+    long *bigger = realloc(listed, cap * sizeof *bigger);
+    if (bigger == NULL)
+      return; /* a program may then be listed twice; nothing worse */
+    listed = bigger;
+    cap_listed = cap;
+  }
+  listed[n_listed++] = pid;
+}
+
+/* Asks the program at fd for its `hello` line ("PID PROGRAM MODE STATE",
+ * PID its own) and prints it under host_pid, with "ns-pid=<its own>"
+ * appended when the two differ (a program in a PID namespace). */
+static void print_hello(int fd, long host_pid) {
+  /* A program that never answers (a hostile container's) cannot hold
+   * `list`: hello is answered at once, even while record or top waits. */
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  struct reply r;
+  if (exchange(fd, XR_CTL_MAGIC " hello\n", &r) == 0 &&
+      strncmp(r.text, XR_CTL_MAGIC " ok\n", 10) == 0) {
+    r.text[r.len - 4] = '\0';
+    char *line = r.text + 10;
+    printable(line);
+    char *end;
+    long own = strtol(line, &end, 10);
+    size_t rest = strcspn(end, "\n");
+    if (own > 0 && *end == ' ' && host_pid > 0 && own != host_pid)
+      printf("%ld%.*s ns-pid=%ld\n", host_pid, (int)rest, end, own);
+    else
+      fputs(line, stdout);
+  }
+  if (r.text != no_reply)
+    free(r.text);
+}
+
+/* The programs of this user in its own directories (as always), then
+ * those in other roots or mount namespaces (containers): every process
+ * whose root this user may open (root: all; others: their own), looked
+ * for as `status PID` would. */
 static void cmd_list(void) {
   char dirs[4][XR_CTL_PATH_MAX];
   int n = candidate_dirs((long)geteuid(), getenv("XDG_RUNTIME_DIR"), dirs);
@@ -358,31 +474,69 @@ static void cmd_list(void) {
           remove_if_stale(path, pid);
         continue;
       }
-      struct reply r;
-      if (exchange(fd, XR_CTL_MAGIC " hello\n", &r) == 0 &&
-          strncmp(r.text, XR_CTL_MAGIC " ok\n", 10) == 0) {
-        r.text[r.len - 4] = '\0';
-        printable(r.text + 10);
-        fputs(r.text + 10, stdout);
+      /* A program of another PID namespace may share the directory: its
+       * socket's name is its own PID, the kernel tells ours. */
+      long by = listener_pid(fd);
+      if (by <= 0 || !was_listed(by)) {
+        print_hello(fd, by > 0 ? by : pid);
+        note_listed(by > 0 ? by : pid);
       }
-      if (r.text != no_reply)
-        free(r.text);
       close(fd);
     }
     closedir(d);
   }
+  if (forced_dir)
+    return;
+  DIR *proc = opendir("/proc");
+  if (proc == NULL)
+    return;
+  struct dirent *e;
+  while ((e = readdir(proc)) != NULL) {
+    char *end;
+    long pid = strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end || was_listed(pid))
+      continue;
+    struct ctl_target t;
+    if (ctl_target_open(pid, &t) != 0)
+      continue;
+    if (t.root_fd >= 0 && (geteuid() == 0 || (uid_t)t.uid == geteuid())) {
+      char xdg_buf[XR_CTL_PATH_MAX], in_root[3][XR_CTL_PATH_MAX];
+      const char *xdg = ctl_process_xdg(pid, xdg_buf, sizeof xdg_buf);
+      int m = dirs_in_root(t.ns_uid, xdg, in_root);
+      for (int i = 0; i < m; i++) {
+        const char *why;
+        int fd = dial_in_root(&t, in_root[i], &why);
+        if (fd < 0)
+          continue;
+        if (listener_pid(fd) == pid) {
+          print_hello(fd, pid);
+          note_listed(pid);
+          close(fd);
+          break;
+        }
+        close(fd);
+      }
+    }
+    ctl_target_close(&t);
+  }
+  closedir(proc);
 }
 
-/* Copies src, a file the program named, to dst (the user's own file:
- * created or truncated). The program is trusted no further than its uid:
- * src must be a regular file that uid owns, not a symlink, so a program of
- * another user cannot make root's xrayctl copy out a file it could not
- * read itself. */
-static void copy_file(const char *src, const char *dst, long uid) {
-  int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+/* Opens src, a file the program named, for reading: never through a
+ * symlink at its end; in a container, resolved inside the program's root
+ * (the path is the program's). -1 with errno. */
+static int open_program_file(const char *src) {
+  if (target.root_fd >= 0)
+    return ctl_open_in_root(target.root_fd, src, O_RDONLY | O_NONBLOCK);
+  return open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+}
+
+/* Copies src to dst (the user's own file: created or truncated). The
+ * program is trusted no further than its uid: src must be a regular file
+ * that uid owns, not a symlink, so a program of another user cannot make
+ * root's xrayctl copy out a file it could not read itself. in: src opened. */
+static void copy_open_file(int in, const char *src, const char *dst, long uid) {
   struct stat st;
-  if (in < 0)
-    die(EXIT_REFUSED, "cannot read '%s': %s", src, strerror(errno));
   if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || (long)st.st_uid != uid)
     die(EXIT_REFUSED, "'%s' is not a regular file of uid %ld: not copied", src, uid);
   int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -396,6 +550,37 @@ static void copy_file(const char *src, const char *dst, long uid) {
   close(in);
   if (close(out) != 0 || n < 0)
     die(EXIT_REFUSED, "writing '%s' failed", dst);
+}
+
+static void copy_file(const char *src, const char *dst, long uid) {
+  int in = open_program_file(src);
+  if (in < 0)
+    die(EXIT_REFUSED, "cannot read '%s': %s", src, strerror(errno));
+  copy_open_file(in, src, dst, uid);
+}
+
+/* A trace and its object map: src to dst, then "<src>.map" (written beside
+ * a basic or FDR log or snapshot when shared objects registered: it names
+ * their ids) to "<dst>.map". Without a map, a "<dst>.map" left from an
+ * earlier copy is removed, as it would name another trace's ids. Prints
+ * what it wrote, dst last. */
+static void copy_trace(const char *src, const char *dst, long uid) {
+  char src_map[4096 + 8], dst_map[4096 + 8];
+  if (snprintf(src_map, sizeof src_map, "%s.map", src) >= (int)sizeof src_map ||
+      snprintf(dst_map, sizeof dst_map, "%s.map", dst) >= (int)sizeof dst_map)
+    die(EXIT_REFUSED, "a file name too long to copy (%zu bytes)",
+        strlen(src) > strlen(dst) ? strlen(src) : strlen(dst));
+  copy_file(src, dst, uid);
+  int map = open_program_file(src_map);
+  if (map >= 0) {
+    copy_open_file(map, src_map, dst_map, uid);
+    printf("%s\n", dst_map);
+  } else if (errno != ENOENT) {
+    die(EXIT_REFUSED, "cannot read '%s': %s", src_map, strerror(errno));
+  } else if (unlink(dst_map) == 0) {
+    fprintf(stderr, "xrayctl: removed '%s': the trace has no object map\n", dst_map);
+  }
+  printf("%s\n", dst);
 }
 
 static bool ends_with(const char *s, const char *tail) {
@@ -444,8 +629,26 @@ static void cmd_record(long pid, int argc, char **argv) {
       die(EXIT_REFUSED, "the program named a file too long to copy (%zu bytes)", n);
     memcpy(first + n, ".json", sizeof ".json");
   }
-  copy_file(first, output, process_uid(pid));
-  printf("%s\n", output);
+  if (chrome) { /* the JSON names its functions itself */
+    copy_file(first, output, target.uid);
+    printf("%s\n", output);
+  } else {
+    copy_trace(first, output, target.uid);
+  }
+}
+
+/* snapshot PID [-o FILE]: FILE (and FILE.map) a copy of the snapshot. */
+static void cmd_snapshot(long pid, int argc, char **argv) {
+  if (argc != 0 && (argc != 2 || strcmp(argv[0], "-o") != 0))
+    usage("snapshot takes PID [-o FILE]");
+  char *path = call(pid, "snapshot");
+  fputs(path, stdout);
+  if (argc == 0)
+    return;
+  path[strcspn(path, "\n")] = '\0';
+  if (path[0] == '\0')
+    die(EXIT_REFUSED, "the program named no snapshot");
+  copy_trace(path, argv[1], target.uid);
 }
 
 static void show_top(const char *rows, bool batch, int iteration, long pid,
@@ -549,6 +752,10 @@ int main(int argc, char **argv) {
     cmd_top(pid, rest, args);
     return 0;
   }
+  if (strcmp(cmd, "snapshot") == 0) {
+    cmd_snapshot(pid, rest, args);
+    return 0;
+  }
   if (strcmp(cmd, "patch") == 0 || strcmp(cmd, "unpatch") == 0) {
     if (rest != 1)
       usage("patch and unpatch take PID PATTERNS");
@@ -570,6 +777,9 @@ int main(int argc, char **argv) {
   }
   if (rest != 0)
     usage("too many arguments");
-  fputs(call(pid, "%s", cmd), stdout);
+  const char *body = call(pid, "%s", cmd);
+  if (strcmp(cmd, "status") == 0 && target.ns_pid != pid)
+    printf("host pid: %ld\n", pid); /* the body's "pid:" is the program's own */
+  fputs(body, stdout);
   return 0;
 }

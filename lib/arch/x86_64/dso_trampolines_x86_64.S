@@ -42,6 +42,7 @@
 /* Slot t of xr_dso_dispatch_slots is trampoline t's (XR_T_*, dso_abi.h). */
 .macro FORWARD name, t
         FN_BEGIN \name
+        ARRIVAL_CFI \t
         jmp *xr_dso_dispatch_slots+8*\t(%rip)
         FN_END \name
 .endm

@@ -50,7 +50,12 @@
  * the function's return address on top); custom/typed events unknown (compilers
  * 13-19 get it wrong in different places), so those realign dynamically.
  *
- * Every function has CFI so gdb and C++ exception unwinding walk through it.
+ * Unwinding. Every instruction has CFI, so gdb, _Unwind_Backtrace and C++
+ * exceptions thrown by a handler walk through from any path. The tail-exit
+ * trampoline's CFI skips the instrumented function, which has returned
+ * (ARRIVAL_CFI): its own CFI after the epilogue would read the registers it
+ * popped from the slots the sled's call and these pushes overwrite
+ * (docs/core.md, "Unwinding").
  * SPDX-License-Identifier: MIT */
 
 #include "trampoline_macros_x86_64.inc"
@@ -61,7 +66,7 @@
  * flags): rsp = 0 mod 16 at the call. */
 .macro ENTRY_FULL_PATH t, how, vec, label
 \label:
-        .cfi_def_cfa_offset 8
+        ARRIVAL_CFI \t
         SAVE_CALLER_GPRS
         SAVE_FLAGS \how
         VEC_ALLOC \vec, 8
@@ -114,6 +119,7 @@
         .p2align 4
 \name:
         .cfi_startproc
+        ARRIVAL_CFI \t
         jmp *xr_trampoline_dispatch+8*\t(%rip)
 .L\name\()_none:
         ret

@@ -28,6 +28,10 @@ enum { CPU_NONE = 0 };
 int xr_cpu_method = CPU_NONE;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
+#ifdef XR_TEST_POINTS
+void (*xr_clock_test_port_cpu_read)(void); /* clock.h */
+#endif
+
 
 #define NS_PER_SEC 1000000000ull
 
@@ -191,8 +195,12 @@ static void clock_init_once(void) {
   }
   /* xr_now(), read here (its fallback lives in clock_lean.c) */
   xr_clock.start_ticks = xr_clock.using_ticks ? xr_read_ticks() : monotonic_ns();
-  xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s", xr_clock.source,
-            (unsigned long long)xr_clock.frequency_hz, method_name(&caps));
+  /* Under an emulator the port checked its CPUID against the host's. */
+  bool emulated = caps.emulator != NULL;
+  xr_report(XR_DEBUG, "clock: %s, %llu Hz, cpu id via %s%s%s%s",
+            xr_clock.source, (unsigned long long)xr_clock.frequency_hz,
+            method_name(&caps), emulated ? " (under " : "",
+            emulated ? caps.emulator : "", emulated ? ")" : "");
 }
 
 void xr_clock_init(void) { pthread_once(&clock_once, clock_init_once); }

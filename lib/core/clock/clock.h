@@ -17,6 +17,7 @@
 #define XR_CLOCK_H
 
 #include "core/base/common.h"
+#include "core/base/test_points.h"
 #include "arch/arch.h"
 #include <time.h>
 
@@ -53,9 +54,18 @@ XR_HIDDEN void xr_clock_behind_save(void *request);
  * this directly). */
 static XR_ALWAYS_INLINE uint64_t xr_read_ticks(void) { return xr_arch_ticks(); }
 
+#ifdef XR_TEST_POINTS
+/* Unit tests only (clock.c defines it when compiled again with
+ * XR_TEST_POINTS): run before each read of the CPU id by one of the port's
+ * instructions, so a test can count them. These two wrappers are the only
+ * way from core and the modes to those instructions. */
+XR_HIDDEN extern void (*xr_clock_test_port_cpu_read)(void);
+#endif
+
 /* The tick counter and, in *cpu, the CPU id, from the port's one
  * instruction that reads both (XR_CPU_ID_WITH_TICKS). */
 static XR_ALWAYS_INLINE uint64_t xr_read_ticks_and_cpu(uint32_t *cpu) {
+  XR_TEST_POINT(xr_clock_test_port_cpu_read, ());
   return xr_arch_ticks_cpu(cpu);
 }
 
@@ -89,6 +99,7 @@ static XR_ALWAYS_INLINE int32_t xr_cpu_by_rseq(void) {
 }
 /* The CPU id alone, by the port's instruction for it (XR_CPU_ID_INSN). */
 static XR_ALWAYS_INLINE uint32_t xr_cpu_by_insn(void) {
+  XR_TEST_POINT(xr_clock_test_port_cpu_read, ());
   return xr_arch_cpu_insn();
 }
 /* The CPU id from the tick-and-CPU read, ticks unused

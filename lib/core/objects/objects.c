@@ -23,6 +23,7 @@
 #include "core/dispatch/dso_abi.h"
 #include "core/dispatch/handlers.h"
 #include "core/dispatch/hot_tables.h"
+#include "core/objects/dynamic_names.h"
 #include "core/thread/fork_locks.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
@@ -123,6 +124,14 @@ static int find_module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   for (size_t i = 0; i < info->dlpi_phnum && q->o->build_id_size == 0; i++)
     if (info->dlpi_phdr[i].p_type == PT_NOTE)
       copy_build_id(q->o, info, &info->dlpi_phdr[i]);
+  /* The runtime calls its libxray-dso.a may make are weak references, so
+   * their names say its generation (docs/core.md, "The shared-object ABI"):
+   * one that jumps to the executable's trampolines and asks for no dispatch
+   * copy is of generation 0. LLVM 20's objects name neither (their
+   * trampolines read the exported handler variables). */
+  q->o->forwards_packed = xr_module_has_dynamic_name(info, "__xray_FunctionEntry") &&
+                          !xr_module_has_dynamic_name(info, "__xray_dso_dispatch") &&
+                          !xr_module_has_dynamic_name(info, "__xray_dso_dense_dispatch");
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   if (name[0] == '\0' && q->o->id == 0) { /* the executable: the loader has no name */
     ssize_t n = readlink("/proc/self/exe", q->o->path, sizeof q->o->path - 1);
@@ -195,11 +204,22 @@ static int32_t pick_id(const struct xr_object *fresh) {
 
 static struct xr_sled_map dso_sled_maps[XR_MAX_OBJECTS]; /* shared objects' */
 
+/* Whether the running dense mode cannot trace object o (lock held). */
+static bool not_dense(const struct xr_object *o) {
+  return o->loaded && o->map->function_count != 0 &&
+         (o->id_base == XR_NO_ID_BASE || o->packed_dispatch || o->forwards_packed);
+}
+
 /* Why object o (lock held) is not traced by the dense mode, at verbosity 1. */
 static void say_not_dense(const struct xr_object *o) {
-  if (o->map->function_count == 0)
+  if (!not_dense(o))
     return;
-  if (o->id_base == XR_NO_ID_BASE)
+  if (o->forwards_packed)
+    xr_report(XR_INFO, "%s: object %d ('%s') is not traced and stays unpatched: it was "
+              "built with a libxray-dso.a whose trampolines pass packed ids (generation 0), "
+              "which %s cannot record (link it with this one)", dense_by, o->id, o->path,
+              dense_by);
+  else if (o->id_base == XR_NO_ID_BASE)
     xr_report(XR_INFO, "%s: object %d ('%s') is not traced: its %zu functions do not "
               "fit in the %u dense ids (objects without ids so far: %u)", dense_by, o->id,
               o->path, o->map->function_count, XR_DENSE_ID_LIMIT - 1, objects_without_base);
@@ -298,7 +318,7 @@ int32_t xr_objects_register(const void *sleds_begin, const void *sleds_end,
   registrations++;
   xr_report(XR_DEBUG, "registered object %d: '%s' at %#lx, %zu functions", id,
             objects[id].path, (unsigned long)objects[id].base, map.function_count);
-  if (dense_by != NULL && objects[id].id_base == XR_NO_ID_BASE)
+  if (dense_by != NULL && (objects[id].id_base == XR_NO_ID_BASE || objects[id].forwards_packed))
     say_not_dense(&objects[id]);
   TELL(registered, (&objects[id]));
   bool dense = dense_by != NULL;
@@ -360,13 +380,23 @@ uint32_t xr_objects_registrations(void) { return registrations; }
 void xr_objects_dense_recording(const char *who) {
   xr_objects_lock();
   dense_by = who;
-  for (uint32_t i = 1; who != NULL && i < object_count; i++) {
-    const struct xr_object *o = &objects[i];
-    if (o->loaded && (o->id_base == XR_NO_ID_BASE || o->packed_dispatch))
-      say_not_dense(o);
-  }
+  for (uint32_t i = 1; who != NULL && i < object_count; i++)
+    say_not_dense(&objects[i]);
   xr_objects_unlock();
   tell_dense_changed(who != NULL);
+}
+
+bool xr_object_left_unpatched(const struct xr_object *o) {
+  return o->forwards_packed && dense_by != NULL;
+}
+
+size_t xr_objects_not_dense(void) {
+  size_t n = 0;
+  xr_objects_lock();
+  for (uint32_t i = 1; dense_by != NULL && i < object_count; i++)
+    n += not_dense(&objects[i]);
+  xr_objects_unlock();
+  return n;
 }
 
 int32_t xr_objects_packed_of_dense(int32_t dense) {

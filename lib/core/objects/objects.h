@@ -28,6 +28,8 @@ struct xr_object {
   char path[PATH_MAX];      /* as the loader names it; "" unknown */
   uint8_t build_id[XR_BUILD_ID_MAX];
   uint8_t build_id_size;
+  bool forwards_packed;     /* no dispatch copy: its trampolines jump to the
+                               executable's with packed ids (generation 0) */
   uint32_t generation;      /* times this id was registered */
   uint32_t id_base;         /* dense ids (above), or XR_NO_ID_BASE */
   bool packed_dispatch;     /* a dispatch copy without dense paths */
@@ -86,9 +88,23 @@ XR_HIDDEN int32_t xr_objects_register(const void *sleds_begin, const void *sleds
 /* A mode whose handlers take dense ids (FDR) calls this when it starts
  * (who: its name in messages) and with NULL when it stops. Objects it cannot
  * trace (no id base, or a dispatch copy without dense paths: handlers.c
- * sends their events to the none path while it runs) are said at verbosity
- * 1, now and as they register, and counted in the message. */
+ * sends their events to the none path while it runs; or none at all: they
+ * stay unpatched, xr_object_left_unpatched) are said at verbosity 1, now
+ * and as they register, and counted (xr_objects_not_dense). At a start the dense_changed subscribers have run
+ * when it returns, so those objects are unpatched before the mode installs
+ * its handlers. */
 XR_HIDDEN void xr_objects_dense_recording(const char *who);
+
+/* True when o (lock held) must stay unpatched because a dense mode records:
+ * its trampolines forward packed ids to the executable's (a libxray-dso.a of
+ * generation 0), whose dense path would record them as dense ids that no
+ * map names. The patching API leaves such sleds alone and unpatches them
+ * when a dense mode starts (patch_api.c). */
+XR_HIDDEN bool xr_object_left_unpatched(const struct xr_object *o);
+
+/* Loaded objects the running dense mode cannot trace (each said at
+ * verbosity 1); 0 when no dense mode runs. */
+XR_HIDDEN size_t xr_objects_not_dense(void);
 
 /* The packed id of dense id `dense`, or -1 when no object has it. */
 XR_HIDDEN int32_t xr_objects_packed_of_dense(int32_t dense);

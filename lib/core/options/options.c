@@ -9,6 +9,7 @@
  * verbosity >= 1). Cold path: no malloc, strings go into fixed fields. */
 #include "core/options/options.h"
 #include "core/base/report.h"
+#include "core/thread/quiesce.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -538,9 +539,9 @@ static const struct xr_option flag_rows[] = {
             "XRAY_FDR_OPTIONS is unset"),
     INT_ROW(xray_fdr_log_grace_period_us, "0", 0, INT32_MAX,
             "legacy: unused (kept so old settings parse)"),
-    INT_ROW(xray_fdr_log_grace_period_ms, "100", 0, INT32_MAX,
-            "legacy: FDR flush grace period (ms), when XRAY_FDR_OPTIONS is "
-            "unset"),
+    INT_ROW(xray_fdr_log_grace_period_ms, XR_QUIESCE_BOUND_DEFAULT_TEXT, 0, INT32_MAX,
+            "legacy: FDR's grace_period_ms, when XRAY_FDR_OPTIONS is unset"
+            XR_QUIESCE_BOUND_RANGE_TEXT),
     INT_ROW(verbosity, "0", 0, 100,
             "0: quiet (errors only); 1: information; 2: debugging"),
     ROW(xray_patch, XR_OPT_STRING, sizeof xr_flags.xray_patch, "", 0, 0,

@@ -91,6 +91,18 @@ static struct xr_object *loaded_object(int32_t id) {
   return o;
 }
 
+/* Every sled write of the API goes through here (lock held). Patching an
+ * object that must stay unpatched while a dense mode records (objects.h,
+ * xr_object_left_unpatched) is FAILED when its functions are asked for by
+ * id or name; __xray_patch and patch_premain skip it instead (it was said
+ * once, when the mode started or the object registered). */
+static XRayPatchingStatus rewrite(struct xr_object *o, int32_t first, int32_t last,
+                                  const uint8_t *selected, bool enable) {
+  if (enable && xr_object_left_unpatched(o))
+    return FAILED;
+  return (XRayPatchingStatus)xr_patch_object_functions(o, first, last, selected, enable);
+}
+
 static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
@@ -98,7 +110,7 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   struct xr_object *o = loaded_object(obj);
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
-                                     : xr_patch_object_functions(o, first, last, NULL, enable);
+                                     : rewrite(o, first, last, NULL, enable);
   close_call();
   return s;
 }
@@ -117,8 +129,7 @@ static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
       return FAILED;
     }
   }
-  return (XRayPatchingStatus)xr_patch_object_functions(o, 1, (int32_t)o->map->function_count,
-                                                       selected, enable);
+  return rewrite(o, 1, (int32_t)o->map->function_count, selected, enable);
 }
 
 /* Every loaded object; FAILED if one failed (the others are still done),
@@ -135,6 +146,8 @@ static XRayPatchingStatus patch_all(bool enable) {
     if (o == NULL || !o->loaded || o->map->function_count == 0)
       continue;
     any = true;
+    if (enable && xr_object_left_unpatched(o))
+      continue;
     if (patch_whole(o, enable) != SUCCESS)
       s = FAILED;
   }
@@ -180,7 +193,7 @@ static int patch_selected(int32_t object, const uint8_t *selected, bool enable) 
     return s;
   struct xr_object *o2 = loaded_object(object); /* still there, lock held */
   s = o2 != NULL && o2->map->function_count >= (size_t)last
-          ? (XRayPatchingStatus)xr_patch_object_functions(o2, first, last, selected, enable)
+          ? rewrite(o2, first, last, selected, enable)
           : FAILED;
   close_call();
   return s;
@@ -282,15 +295,14 @@ XR_API int __xray_unpatch_matching(const char *patterns) {
 /* patch_premain reaches objects loaded later, narrowed by xray_patch /
  * xray_skip like the executable (lock held). */
 static void registered(struct xr_object *o) {
-  if (!xr_flags.patch_premain)
+  if (!xr_flags.patch_premain || xr_object_left_unpatched(o))
     return;
   int status;
   const uint8_t *selected = option_selection(o, &status);
   if (status != XR_NAMES_OK)
     xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
               "it is not patched", o->id, o->path, status);
-  else if (xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, selected,
-                                     true) != SUCCESS)
+  else if (rewrite(o, 1, (int32_t)o->map->function_count, selected, true) != SUCCESS)
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", o->id, o->path);
 }
 
@@ -302,6 +314,22 @@ size_t xr_patch_count_patched(int32_t id) {
   return n;
 }
 
+/* A dense mode started (or an object came or went while it records): the
+ * objects that must stay unpatched meanwhile lose the sleds patched before,
+ * before the mode installs its handlers (xr_objects_dense_recording tells
+ * this first). Takes the lock as registration does, not the busy flag. */
+static void dense_changed(void) {
+  xr_objects_lock();
+  for (int32_t i = 1; i < XR_MAX_OBJECTS; i++) {
+    struct xr_object *o = xr_object_get(i);
+    if (o != NULL && o->loaded && xr_object_left_unpatched(o) && xr_patched_functions(o) > 0 &&
+        xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, false) != SUCCESS)
+      xr_report(XR_ERROR, "object %d ('%s') could not be unpatched: its events reach the "
+                "dense mode with ids no map names", o->id, o->path);
+  }
+  xr_objects_unlock();
+}
+
 /* Fork child (see the top of this file). */
 static void after_fork(void) {
   if (!patching_here)
@@ -310,4 +338,5 @@ static void after_fork(void) {
 
 const struct xr_object_events xr_patch_api_events = {.registered = registered,
                                                      .after_fork = after_fork,
-                                                     .going = xr_patch_state_free};
+                                                     .going = xr_patch_state_free,
+                                                     .dense_changed = dense_changed};

@@ -27,17 +27,22 @@ void xr_quiesce_setup(void) {
   __atomic_store_n(&membarrier_cmd, cmd, __ATOMIC_RELEASE);
 }
 
-void xr_quiesce_fence(uint64_t pause_ns) {
+void xr_quiesce_fence(void) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   int cmd = __atomic_load_n(&membarrier_cmd, __ATOMIC_ACQUIRE);
   if (cmd != 0 && syscall(SYS_membarrier, cmd, 0, 0) == 0)
     return;
-  if (pause_ns < XR_QUIESCE_MIN_PAUSE_NS)
-    pause_ns = XR_QUIESCE_MIN_PAUSE_NS;
-  struct timespec ts = {(time_t)(pause_ns / 1000000000u),
-                        (long)(pause_ns % 1000000000u)};
+  struct timespec ts = {0, XR_QUIESCE_PAUSE_NS};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
+}
+
+uint32_t xr_quiesce_bound_ms(int32_t grace_period_ms) {
+  if (grace_period_ms < XR_QUIESCE_BOUND_MIN_MS)
+    return XR_QUIESCE_BOUND_MIN_MS;
+  if (grace_period_ms > XR_QUIESCE_BOUND_MAX_MS)
+    return XR_QUIESCE_BOUND_MAX_MS;
+  return (uint32_t)grace_period_ms;
 }
 
 static uint64_t monotonic_ns(void) {

@@ -29,25 +29,46 @@
 
 #include "core/base/common.h"
 
-/* The pause standing in for membarrier: the default, and the least a mode
- * may ask for. */
+/* The pause standing in for membarrier, the same for every mode. */
 #define XR_QUIESCE_PAUSE_NS 1000000u
-#define XR_QUIESCE_MIN_PAUSE_NS 200000u
+
+/* The quiesce bound, one rule for every mode (docs/reliability.md, "When
+ * a mode stops"): how long step c. waits for threads still inside a
+ * handler before giving up on them (each mode counts and reports those).
+ * It comes from the mode's grace_period_ms option, whose default is
+ * XR_QUIESCE_BOUND_DEFAULT_TEXT; the wait ends as soon as no thread is
+ * inside, so the bound costs nothing when none is. */
+#define XR_QUIESCE_BOUND_DEFAULT_MS 100
+#define XR_QUIESCE_BOUND_MIN_MS 10    /* a thread preempted mid-event */
+#define XR_QUIESCE_BOUND_MAX_MS 10000 /* a stopped thread never delays more */
+#define XR_QUIESCE_TEXT_(n) #n
+#define XR_QUIESCE_TEXT(n) XR_QUIESCE_TEXT_(n)
+/* The default as an option table writes it ("100"), and the range its help
+ * text ends with. */
+#define XR_QUIESCE_BOUND_DEFAULT_TEXT XR_QUIESCE_TEXT(XR_QUIESCE_BOUND_DEFAULT_MS)
+#define XR_QUIESCE_BOUND_RANGE_TEXT                                            \
+  " (held to " XR_QUIESCE_TEXT(XR_QUIESCE_BOUND_MIN_MS) " .. "                 \
+      XR_QUIESCE_TEXT(XR_QUIESCE_BOUND_MAX_MS) ")"
+
+/* The bound in milliseconds for a grace_period_ms option value: the value
+ * held to [XR_QUIESCE_BOUND_MIN_MS, XR_QUIESCE_BOUND_MAX_MS]. */
+XR_HIDDEN uint32_t xr_quiesce_bound_ms(int32_t grace_period_ms);
 
 /* Chooses the membarrier flavour once (private expedited, registered here,
  * else global, else none); idempotent and thread-safe. Call at mode init,
  * before the first xr_quiesce_fence. */
 XR_HIDDEN void xr_quiesce_setup(void);
 
-/* Step b.: membarrier, or a seq_cst fence and a pause of pause_ns (at least
- * XR_QUIESCE_MIN_PAUSE_NS) where membarrier is unavailable. */
-XR_HIDDEN void xr_quiesce_fence(uint64_t pause_ns);
+/* Step b.: membarrier, or a seq_cst fence and a pause of
+ * XR_QUIESCE_PAUSE_NS where membarrier is unavailable. */
+XR_HIDDEN void xr_quiesce_fence(void);
 
 /* Step c., one iteration: `while (guard set) if (!xr_quiesce_wait_step(&steps,
  * deadline)) give up;` spins with the CPU's pause for 64 steps, then yields
  * the CPU; false once CLOCK_MONOTONIC passes deadline_ns. */
 XR_HIDDEN bool xr_quiesce_wait_step(unsigned *steps, uint64_t deadline_ns);
-/* CLOCK_MONOTONIC now + timeout_ns, for xr_quiesce_wait_step. */
+/* CLOCK_MONOTONIC now + timeout_ns, for xr_quiesce_wait_step. The modes
+ * pass their bound (xr_quiesce_bound_ms) in nanoseconds. */
 XR_HIDDEN uint64_t xr_quiesce_deadline(uint64_t timeout_ns);
 
 #endif

@@ -9,7 +9,9 @@ expect_file_eq "exceptions" "$(xr_expected exceptions)" out.txt
 command -v gdb >/dev/null || { note "gdb not found: backtrace part skipped"; exit 0; }
 [ -z "${XRAY_TEST_EMULATOR:-}" ] || { note "under emulation: backtrace part skipped (gdb debugs the host's programs)"; exit 0; }
 # Stop in the handler when it runs inside each trampoline; the backtrace
-# must name the trampoline and then the right caller.
+# must name the trampoline and then the right caller: at an entry the
+# function, at an exit or tail exit the function's caller (the function has
+# returned: docs/core.md, "Unwinding").
 # In "gdb" mode the program runs middle(0) (which calls thrower),
 # tail_to_leaf(1) (tail call to leaf) and with_event(). One gdb session stops
 # at every handler call and prints the first 4 frames of each backtrace.
@@ -26,7 +28,7 @@ gdb_stop __xray_FunctionEntry thrower middle
 gdb_stop __xray_FunctionExit middle main
 gdb_stop __xray_FunctionExit main
 gdb_stop __xray_FunctionEntry tail_to_leaf main
-gdb_stop __xray_FunctionTailExit tail_to_leaf main
+gdb_stop __xray_FunctionTailExit main
 gdb_stop __xray_FunctionEntry leaf main
 gdb_stop __xray_FunctionExit main
 gdb_stop __xray_FunctionEntry with_event main

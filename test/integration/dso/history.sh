@@ -5,6 +5,7 @@
 # in a program linked with an older libxray.a (basic mode). One commit per
 # generation of dso_abi.h (XR_DSO_ABI_VERSION), its last or first commit:
 #   1e25b58 generation 0: trampolines jump to the executable's, no dispatch
+#     (FDR leaves it unpatched: packed ids would reach its dense path)
 #   ea82025 generation 1: __xray_dso_dispatch (no dense paths)
 #   0125354 generation 2: __xray_dso_dense_dispatch
 # Needs the history: skipped (with the reason) outside a git clone, in a
@@ -66,6 +67,40 @@ for commit in 1e25b58 ea82025 0125354; do
   expect_file_eq "basic, a plugin of $commit" expected.txt counts.txt
   xr_modes_profile "$plugin" folded+report
   case $commit in
+  1e25b58) # trampolines that pass packed ids: FDR leaves it unpatched and
+    # says so once; every id of the log is one the map names (xr_log_counts)
+    run fdr "$plugin"
+    grep -v '^plugin_' expected.txt >expected_fdr.txt
+    expect_file_eq "fdr, a plugin of $commit" expected_fdr.txt counts.txt
+    gen0_said="object 3 ('.*plugin-$commit.so') is not traced and stays unpatched: it was built with a libxray-dso.a whose trampolines pass packed ids (generation 0)"
+    expect_eq "fdr: $commit's plugin named as unpatched" 1 "$(grep -c "$gen0_said" err.txt)"
+    # Loaded and patched before FDR starts: unpatched when it starts, left
+    # out by __xray_patch (SUCCESS), refused by id (FAILED)
+    xr_exe "$XRAY_CLANG" late_fdr "$TEST_SRC_DIR/late_fdr.c"
+    rm -f xray-log.*
+    XRAY_OPTIONS="verbosity=1" XRAY_FDR_OPTIONS=func_duration_threshold_us=0 \
+      ./late_fdr "$plugin" >out.txt 2>err.txt || { rc=$?; cat err.txt >&2; fail "late_fdr exited $rc"; }
+    expect_eq "late fdr: patching statuses" "patch before fdr 1;patch 1;patch object 3;" \
+      "$(tr '\n' ';' <out.txt)"
+    xr_log_counts "$(only_file "xray-log.late_fdr.??????")" | tr '\n' ';' >counts.txt ||
+      fail "late fdr: reading the log"
+    expect_eq "late fdr: only the executable" "exe_leaf enter 3 exit 3;" "$(cat counts.txt)"
+    expect_eq "late fdr: $commit's plugin named as unpatched" 1 \
+      "$(grep -c "${gen0_said/object 3/object 1}" err.txt)"
+    # xrayctl status counts it while FDR records
+    XRAYCTL=$(dirname "$XRAY_LIB")/../bin/xrayctl
+    [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
+    rm -f late.in; mkfifo late.in
+    XRAY_OPTIONS="xray_control=true xray_control_dir=$PWD/ctl" \
+      XRAY_FDR_OPTIONS=func_duration_threshold_us=0 ./late_fdr "$plugin" wait <late.in >late.out 2>&1 &
+    late_pid=$!
+    exec 7>late.in
+    xr_poll grep -qx recording late.out || fail "late_fdr did not start: $(cat late.out)"
+    expect_eq "late fdr: status" "objects not traced: 1" \
+      "$(XRAYCTL_DIR=$PWD/ctl "$XRAYCTL" status "$late_pid" | grep '^objects not traced')"
+    echo go >&7
+    exec 7>&-
+    wait "$late_pid" || fail "late_fdr with control exited $?" ;;
   0125354) # dense paths: FDR traces it
     run fdr "$plugin"
     expect_file_eq "fdr, a plugin of $commit" expected.txt counts.txt ;;

@@ -1,7 +1,9 @@
 # FDR mode with trace_output=xray+chrome: the JSON beside the log parses,
 # nests per thread, has exactly the calls and total times llvm-xray convert
 # and account (14 and 19) find in the log, custom events as instant events
-# with their payload escaped, and the calls longjmp skipped marked.
+# with their payload escaped, and the calls longjmp skipped marked: in the
+# JSON made from the buffers at flush, and in a snapshot's, made from the
+# joined file read back, which says which exits unwinding skipped.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/trace_lib.sh"
@@ -33,4 +35,21 @@ for x in "${LLVM_XRAY_VERSIONS[@]}"; do
 done
 expect_eq "four threads" "deep:6864 leaf:24000 marks:unwound=6864 mid:12000 worker:4" \
   "$($CHECK "$log.json" "${args[@]}" | sort | paste -sd' ' -)"
+
+# the same workload, snapshot taken when the workers are done: its JSON,
+# from the file, marks exactly the 6864 calls the longjmps skipped (each
+# of deep(3)'s 4 frames, 1716 jumps), as llvm-xray convert of the snapshot
+THREADS_SNAPSHOT=1 XRAY_OPTIONS=xray_logfile_base=snap- ./threads xray-fdr \
+  "$cfg:buffer_size=1024:buffer_max=2000" 4 3000 1 0
+snap=$(only_file "snap-threads.*.snap000001")
+[ -f "$snap.json" ] || fail "no $snap.json"
+args=()
+for x in "${LLVM_XRAY_VERSIONS[@]}"; do
+  "$x" convert -f trace_event -m threads --symbolize "$snap" -o "s-$(basename "$x").json" ||
+    fail "$x convert $snap"
+  "$x" account -m threads "$snap" >/dev/null || fail "$x account $snap"
+  args+=(--ref "s-$(basename "$x").json")
+done
+expect_eq "four threads, snapshot" "deep:6864 leaf:24000 marks:unwound=6864 mid:12000 worker:4" \
+  "$($CHECK "$snap.json" "${args[@]}" | sort | paste -sd' ' -)"
 echo "fdr: ok"

@@ -129,7 +129,8 @@ static void dropped_exit_keeps_times(void **state) {
   assert_int_equal(st.dropped_exits, 2);
 }
 
-/* longjmp: the exit of an outer call closes the inner one at its time. */
+/* longjmp: the exit of an outer call closes the inner ones at its time,
+ * after a custom event that says how many exits unwinding skipped. */
 static void unwinding_closes_calls(void **state) {
   (void)state;
   struct in *b = begin(0, 5, 0, 1000);
@@ -142,21 +143,18 @@ static void unwinding_closes_calls(void **state) {
   struct xr_fdr_log_stats st;
   run(&s, 1, NULL, 16384, &st);
   static const char *const want[] = {
-      "5 enter 1 1000", "5 enter 2 1003", "5 enter 3 1004", "5 exit 3 1008",
-      "5 exit 2 1008",  "5 exit 1 1008",  "5 enter 4 1010"};
-  expect(want, 7);
+      "5 enter 1 1000", "5 enter 2 1003", "5 enter 3 1004",
+      "5 custom xray-unwound 2 1008", "5 exit 3 1008", "5 exit 2 1008",
+      "5 exit 1 1008", "5 enter 4 1010"};
+  expect(want, 8);
   assert_int_equal(st.closed, 2);
   assert_int_equal(st.open_at_end, 1);
 }
 
-/* The joined file's Chrome JSON (a snapshot's, read back from the file):
- * its 8-byte records cannot carry basic mode's unwinding flag, so an exit
- * followed by an exit of its thread at the same tick is taken as closed by
- * unwinding: the two calls the log writer closed (3 and 2, at 1008) and not
- * the one that really returned then (1, followed by an entry). */
-static void joined_file_json_marks_closed_calls(void **state) {
-  (void)state;
-  unwinding_closes_calls(state); /* file[] holds the joined log */
+/* The Chrome JSON of a joined file (a snapshot's, read back): the calls
+ * the log writer closed are marked `unwound` from its custom event, and
+ * calls that really returned at one tick (a coarse clock) are not. */
+static void write_json_of_file(char *text, size_t cap) {
   char path[] = "/tmp/xr_log_writer_json.XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
@@ -166,24 +164,61 @@ static void joined_file_json_marks_closed_calls(void **state) {
                                              1000000000), 0);
   char json[64];
   snprintf(json, sizeof json, "%s.json", path);
-  static char text[1 << 14];
   FILE *f = fopen(json, "r");
   assert_non_null(f);
-  size_t n = fread(text, 1, sizeof text - 1, f);
+  size_t n = fread(text, 1, cap - 1, f);
   fclose(f);
   text[n] = '\0';
   unlink(path);
   unlink(json);
-  int calls = 0, unwound = 0, open = 0;
-  for (const char *p = text; (p = strstr(p, "\"ph\":\"X\"")) != NULL; p++)
-    calls++;
-  for (const char *p = text; (p = strstr(p, "\"cut\":\"unwound\"")) != NULL; p++)
-    unwound++;
-  for (const char *p = text; (p = strstr(p, "\"cut\":\"open\"")) != NULL; p++)
-    open++;
-  assert_int_equal(calls, 4);
-  assert_int_equal(unwound, 2);
-  assert_int_equal(open, 1); /* 4, entered last */
+}
+
+static int count_of(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void joined_file_json_marks_closed_calls(void **state) {
+  (void)state;
+  unwinding_closes_calls(state); /* file[] holds the joined log */
+  static char text[1 << 14];
+  write_json_of_file(text, sizeof text);
+  assert_int_equal(count_of(text, "\"ph\":\"X\""), 4);
+  assert_int_equal(count_of(text, "\"cut\":\"unwound\""), 2);
+  assert_int_equal(count_of(text, "\"cut\":\"open\""), 1); /* 4, entered last */
+  assert_int_equal(count_of(text, "xray-unwound"), 0); /* not an event */
+}
+
+/* Three calls that return at the same tick, then a longjmp whose closing
+ * exits come a tick after the last one: only the two skipped calls are
+ * marked. */
+static void same_tick_exits_are_not_unwound(void **state) {
+  (void)state;
+  struct in *b = begin(0, 5, 0, 1000);
+  fn(b, XR_FDR_FN_ENTER, 1, 0);
+  fn(b, XR_FDR_FN_ENTER, 2, 1);
+  fn(b, XR_FDR_FN_ENTER, 3, 1);
+  fn(b, XR_FDR_FN_EXIT, 3, 1);
+  fn(b, XR_FDR_FN_EXIT, 2, 0); /* same tick */
+  fn(b, XR_FDR_FN_ENTER, 6, 0);
+  fn(b, XR_FDR_FN_ENTER, 7, 0);
+  fn(b, XR_FDR_FN_EXIT, 6, 0); /* longjmp: 7 skipped */
+  fn(b, XR_FDR_FN_EXIT, 1, 0); /* same tick as the closing exit */
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  run(&s, 1, NULL, 16384, &st);
+  assert_int_equal(st.closed, 1);
+  static char text[1 << 14];
+  write_json_of_file(text, sizeof text);
+  assert_int_equal(count_of(text, "\"ph\":\"X\""), 5);
+  assert_int_equal(count_of(text, "\"cut\":\"unwound\""), 1);
+  const char *seven = strstr(text, "\"name\":\"fn7\"");
+  assert_non_null(seven);
+  const char *mark = strstr(text, "\"cut\":\"unwound\"");
+  const char *eol = strchr(seven, '\n');
+  assert_true(mark > seven && mark < eol); /* the mark is 7's */
 }
 
 /* Two buffers of one thread, the second on another CPU more than 2^31
@@ -268,6 +303,7 @@ int main(void) {
       cmocka_unit_test(dropped_exit_keeps_times),
       cmocka_unit_test(unwinding_closes_calls),
       cmocka_unit_test(joined_file_json_marks_closed_calls),
+      cmocka_unit_test(same_tick_exits_are_not_unwound),
       cmocka_unit_test(buffers_join_in_time_order),
       cmocka_unit_test(parked_thread_gets_sync),
       cmocka_unit_test(header_declares_largest_block),

@@ -6,13 +6,15 @@
  * escaping.
  * Usage: threads MODE CONFIG THREADS CALLS JUMPS EVENTS
  * (MODE xray-basic or xray-fdr, CONFIG its option string). Workers are
- * named worker-0, worker-1, ... */
+ * named worker-0, worker-1, ... With THREADS_SNAPSHOT set (FDR), one
+ * snapshot is taken once the workers are done, before finalize. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xray/xray_fdr.h>
 #include <xray/xray_interface.h>
 #include <xray/xray_log_interface.h>
 
@@ -85,6 +87,10 @@ int main(int argc, char **argv) {
     pthread_create(&t[k], NULL, worker, (void *)(long)k);
   for (int k = 0; k < threads; k++)
     pthread_join(t[k], NULL);
+  if (getenv("THREADS_SNAPSHOT") != NULL) {
+    char path[4096];
+    expect("snapshot", __xray_fdr_snapshot(path, sizeof path), XRAY_SNAPSHOT_OK);
+  }
   expect("finalize", __xray_log_finalize(), XRAY_LOG_FINALIZED);
   expect("flush", __xray_log_flushLog(), XRAY_LOG_FLUSHED);
   return 0;
