@@ -17,6 +17,7 @@
 #include "core/output/output.h"
 #include "core/patch/patch_api.h"
 #include "core/start/start.h"
+#include "core/thread/quiesce.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
 
@@ -42,6 +43,10 @@ XR_API void __xray_init(void) {
   xr_flags_load();
   xr_clock_init();
   xr_vector_state_init();
+  /* Now, while the process most likely has one thread: registering
+   * membarrier once threads exist waits for an RCU grace period
+   * (milliseconds), which a mode's init would then pay. */
+  xr_quiesce_setup();
   int self = xr_sled_map_load_self();
   if (self < 0) {
     xr_start_never(); /* a broken map: stays uninitialised */

@@ -55,8 +55,9 @@
 XR_HIDDEN uint32_t xr_quiesce_bound_ms(int32_t grace_period_ms);
 
 /* Chooses the membarrier flavour once (private expedited, registered here,
- * else global, else none); idempotent and thread-safe. Call at mode init,
- * before the first xr_quiesce_fence. */
+ * else global, else none); idempotent and thread-safe. Called at start,
+ * before the program's threads exist (registering later waits for an RCU
+ * grace period), and at mode init, before the first xr_quiesce_fence. */
 XR_HIDDEN void xr_quiesce_setup(void);
 
 /* Step b.: membarrier, or a seq_cst fence and a pause of
