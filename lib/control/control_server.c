@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,17 +321,7 @@ static void start_control(void) {
   listen_fd = make_socket();
   if (listen_fd < 0)
     return;
-  /* The thread is born with every signal blocked (it inherits the mask). */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_t t;
-  int rc = pthread_create(&t, &attr, control_thread, NULL);
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = xr_thread_start_own(control_thread, NULL);
   if (rc != 0) {
     xr_report(XR_INFO, "control: not listening: no thread (%s)", strerror(rc));
     close(listen_fd);

@@ -29,7 +29,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -137,12 +136,7 @@ bool xr_fdr_prefault_start(struct xr_fdr_queue *q, size_t lead_bytes) {
   }
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&waiting, 0, __ATOMIC_RELAXED);
-  /* The thread inherits this mask: it never takes the program's signals. */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&helper, NULL, helper_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = xr_thread_start_own(helper_main, &helper);
   if (rc != 0) {
     xr_report(XR_INFO, "xray-fdr: no buffer populating thread (%s); each "
                           "thread faults its buffers in",

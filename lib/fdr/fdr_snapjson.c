@@ -31,7 +31,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <string.h>
 
 static sem_t wake;
@@ -83,13 +82,7 @@ void xr_fdr_snapjson_start(unsigned trace_outputs) {
     wake_ready = true;
   }
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
-  /* The thread inherits this mask: it never takes the program's signals
-   * (a snapshot signal, a timer, a crash sent by kill). */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  int rc = pthread_create(&helper, NULL, helper_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  int rc = xr_thread_start_own(helper_main, &helper);
   if (rc != 0) {
     xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (%s); snapshots "
                         "get their .json at flush",

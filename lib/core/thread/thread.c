@@ -18,6 +18,7 @@
 #include "core/thread/fork_locks.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,6 +118,21 @@ int xr_thread_on_exit(void (*callback)(void)) {
 
 int xr_thread_on_fork_child(void (*callback)(void)) {
   return add_hook(fork_hooks, &fork_hook_count, callback);
+}
+
+int xr_thread_start_own(void *(*body)(void *), pthread_t *joinable) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits it */
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (joinable == NULL)
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t detached;
+  int rc = pthread_create(joinable ? joinable : &detached, &attr, body, NULL);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
 }
 
 void xr_thread_arm(void) {

@@ -6,6 +6,8 @@
 #include "core/base/common.h"
 #include "arch/arch.h"
 
+#include <pthread.h>
+
 /* Cached gettid()/getpid(); 0 until first use on the thread. Refreshed in a
  * fork child. */
 XR_HIDDEN extern XR_TLS int32_t xr_thread_tid_cache;
@@ -81,5 +83,12 @@ XR_HIDDEN void xr_thread_setup(void);
 /* Fork hooks, run in the child after the id caches are refreshed. Up to
  * XR_THREAD_HOOKS_MAX; returns 0 or -1 when full. */
 XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));
+
+/* Starts one of the runtime's own threads (control, FDR's helpers), born
+ * with every signal blocked, so that the program's signals (a snapshot
+ * signal, a timer, a crash sent by kill) never land in it; detached, or
+ * joinable through *joinable when it is not NULL. Returns pthread_create's
+ * error number (0: started). */
+XR_HIDDEN int xr_thread_start_own(void *(*body)(void *), pthread_t *joinable);
 
 #endif
