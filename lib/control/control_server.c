@@ -321,7 +321,7 @@ static void start_control(void) {
   listen_fd = make_socket();
   if (listen_fd < 0)
     return;
-  int rc = xr_thread_start_own(control_thread, NULL);
+  int rc = xr_thread_start_own(control_thread, NULL, NULL);
   if (rc != 0) {
     xr_report(XR_INFO, "control: not listening: no thread (%s)", strerror(rc));
     close(listen_fd);

@@ -6,6 +6,7 @@
 #include "core/clock/clock.h"
 #include "core/base/report.h"
 #include "core/clock/clock_lean.h"
+#include "core/modes/log_registry.h"
 #include "core/names/object_map.h"
 #include "core/objects/objects.h"
 #include "core/output/output.h"
@@ -160,7 +161,12 @@ void xr_fdr_file_write(unsigned outputs) {
   bool blocks = false;
   if (spans != NULL) {
     struct xr_fdr_log_stats st;
-    rc = xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(), &st);
+    /* From _exit, maybe in a signal handler: no I/O thread. */
+    rc = xr_registry_in_exit_call()
+             ? xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(),
+                                &st)
+             : xr_fdr_write_log_pipelined(fd, file_header, spans, n,
+                                          file_limit(), &st);
     whole = st.whole_bytes;
     kept = st.whole_blocks;
     blocks = kept > 0;

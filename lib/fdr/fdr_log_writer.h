@@ -40,4 +40,12 @@ XR_HIDDEN int xr_fdr_write_log(int fd, const uint8_t header[32],
                                void *scratch, uint64_t limit,
                                struct xr_fdr_log_stats *stats);
 
+/* The same file, for the flush (ordinary context, not async-signal-safe):
+ * an I/O thread of its own writes each piece while the next is scanned;
+ * serial when the thread cannot start. Scratch of its own. */
+XR_HIDDEN int xr_fdr_write_log_pipelined(int fd, const uint8_t header[32],
+                                         const struct xr_fdr_span *spans,
+                                         size_t n, uint64_t limit,
+                                         struct xr_fdr_log_stats *stats);
+
 #endif

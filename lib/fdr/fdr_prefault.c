@@ -136,7 +136,7 @@ bool xr_fdr_prefault_start(struct xr_fdr_queue *q, size_t lead_bytes) {
   }
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&waiting, 0, __ATOMIC_RELAXED);
-  int rc = xr_thread_start_own(helper_main, &helper);
+  int rc = xr_thread_start_own(helper_main, NULL, &helper);
   if (rc != 0) {
     xr_report(XR_INFO, "xray-fdr: no buffer populating thread (%s); each "
                           "thread faults its buffers in",

@@ -82,7 +82,7 @@ void xr_fdr_snapjson_start(unsigned trace_outputs) {
     wake_ready = true;
   }
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
-  int rc = xr_thread_start_own(helper_main, &helper);
+  int rc = xr_thread_start_own(helper_main, NULL, &helper);
   if (rc != 0) {
     xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (%s); snapshots "
                         "get their .json at flush",

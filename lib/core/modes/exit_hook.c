@@ -44,7 +44,7 @@ __attribute__((visibility("hidden"), noreturn)) void _exit(int status) {
       xr_report(XR_INFO, "_exit(%d) inside the tracer (a signal handler): "
                 "the trace is not written", status);
     else
-      xr_registry_exit_policy();
+      xr_registry_exit_policy(true);
   }
   if (__interceptor__exit)
     __interceptor__exit(status);

@@ -380,7 +380,13 @@ __xray_log_process_buffers(void (*processor)(const char *, XRayBuffer)) {
  * FINALIZED only for a session it has (running, or finalized and not yet
  * flushed), so an idle mode is left alone. */
 static void report_unknown_mode(const char *mode);
-static void flush_at_exit(void) { xr_registry_exit_policy(); }
+static void flush_at_exit(void) { xr_registry_exit_policy(false); }
+
+static bool policy_in_exit_call;
+
+bool xr_registry_in_exit_call(void) {
+  return __atomic_load_n(&policy_in_exit_call, __ATOMIC_RELAXED);
+}
 
 /* The longest the exit policy waits, in all, for other threads'
  * transitions: long enough for a flush of a large log, short enough that
@@ -412,13 +418,14 @@ static void wait_for_other_threads(unsigned *budget_ms, unsigned *told) {
   }
 }
 
-void xr_registry_exit_policy(void) {
+void xr_registry_exit_policy(bool in_exit_call) {
   /* Once per process: after exit() has run it, a static libc's exit ends in
    * our _exit, and a fork child inherits the parent's mark. */
   static pid_t ran_in;
   pid_t me = getpid();
   if (__atomic_exchange_n(&ran_in, me, __ATOMIC_ACQ_REL) == me)
     return;
+  __atomic_store_n(&policy_in_exit_call, in_exit_call, __ATOMIC_RELAXED);
   unsigned budget_ms = XR_EXIT_WAIT_MS, told = 0;
   wait_for_other_threads(&budget_ms, &told);
   /* A host's first shared object may start the mode after the runtime's

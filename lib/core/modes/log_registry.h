@@ -25,9 +25,13 @@ XR_HIDDEN extern struct xr_lifecycle xr_profiling_lifecycle XR_WEAK;
  * even when the mode starts later (a host's first shared object). */
 XR_HIDDEN void xr_registry_hook_exit(void);
 
-/* The exit policy itself, run by the exit hook and by _exit (exit_hook.c):
- * once per process (a fork child runs its own). */
-XR_HIDDEN void xr_registry_exit_policy(void);
+/* The exit policy itself, run by the exit hook and by _exit (exit_hook.c,
+ * in_exit_call): once per process (a fork child runs its own). */
+XR_HIDDEN void xr_registry_exit_policy(bool in_exit_call);
+
+/* True while the exit policy runs from _exit, which a signal handler may
+ * call: a flush then starts no thread (pthread_create allocates). */
+XR_HIDDEN bool xr_registry_in_exit_call(void);
 
 /* Called once at the first instrumentation map (lib/core/start/start.c), after
  * the flags are loaded: registers the exit hook, selects the mode named by xray_mode (or

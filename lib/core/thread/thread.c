@@ -120,7 +120,8 @@ int xr_thread_on_fork_child(void (*callback)(void)) {
   return add_hook(fork_hooks, &fork_hook_count, callback);
 }
 
-int xr_thread_start_own(void *(*body)(void *), pthread_t *joinable) {
+int xr_thread_start_own(void *(*body)(void *), void *arg,
+                        pthread_t *joinable) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits it */
@@ -129,7 +130,7 @@ int xr_thread_start_own(void *(*body)(void *), pthread_t *joinable) {
   if (joinable == NULL)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t detached;
-  int rc = pthread_create(joinable ? joinable : &detached, &attr, body, NULL);
+  int rc = pthread_create(joinable ? joinable : &detached, &attr, body, arg);
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return rc;

@@ -87,8 +87,9 @@ XR_HIDDEN int xr_thread_on_fork_child(void (*callback)(void));
 /* Starts one of the runtime's own threads (control, FDR's helpers), born
  * with every signal blocked, so that the program's signals (a snapshot
  * signal, a timer, a crash sent by kill) never land in it; detached, or
- * joinable through *joinable when it is not NULL. Returns pthread_create's
- * error number (0: started). */
-XR_HIDDEN int xr_thread_start_own(void *(*body)(void *), pthread_t *joinable);
+ * joinable through *joinable when it is not NULL; body gets arg. Returns
+ * pthread_create's error number (0: started). */
+XR_HIDDEN int xr_thread_start_own(void *(*body)(void *), void *arg,
+                                  pthread_t *joinable);
 
 #endif

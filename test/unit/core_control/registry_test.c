@@ -339,7 +339,7 @@ static int run_child(int (*body)(void)) {
  * finalizes and flushes only a mode the environment started. */
 static bool exit_policy_flushes(const struct fake *mode) {
   int finalizes = mode->finalizes, flushes = mode->flushes;
-  xr_registry_exit_policy();
+  xr_registry_exit_policy(false);
   return mode->finalizes == finalizes + 1 && mode->flushes == flushes + 1;
 }
 
@@ -363,7 +363,7 @@ static int start_fdr_select_only(void) {
   bad |= fdr.inits != 0 ? 1 : 0;
   bad |= strcmp(__xray_log_get_current_mode(), "xray-fdr") != 0 ? 4 : 0;
   bad |= __xray_log_init(0, 0, NULL, 0) != XRAY_LOG_INITIALIZED ? 8 : 0;
-  xr_registry_exit_policy();
+  xr_registry_exit_policy(false);
   bad |= fdr.finalizes != 0 || fdr.flushes != 0 ? 2 : 0;
   return bad;
 }
