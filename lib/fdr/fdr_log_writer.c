@@ -87,16 +87,27 @@ struct io {
   bool counted;         /* counts final: that block's end was reached */
 };
 
-/* The pipelined writer's hand-over: one piece in flight at a time (FIFO:
- * a patch is never written before the bytes it patches, nor a later piece
- * before an earlier one, as the file position decides where writev lands). */
+/* The pipelined writer's hand-over: one piece in flight at a time, so
+ * pieces are written in the order of the scan (writev lands at the file
+ * position; a patch comes after the bytes it patches, in its own piece or
+ * an earlier one). A piece the I/O thread has not started when the scan
+ * needs its set back is written by the scan itself, in the same order: a
+ * busy machine, where the thread waits for a CPU, costs no more than the
+ * serial writer. */
+enum pipe_state {
+  PIECE_NONE, /* nothing in flight */
+  PIECE_SENT, /* `piece` handed over, not started */
+  PIECE_BUSY, /* the I/O thread is writing it */
+  PIPE_DONE,  /* no more pieces: the I/O thread ends */
+};
+
 struct pipe {
   pthread_mutex_t lock;
   pthread_cond_t cond;
+  int state; /* enum pipe_state: set under the lock, read outside it only
+                to spin */
   struct piece piece;
-  bool full; /* `piece` handed over, not yet done */
-  bool done; /* no more pieces: the I/O thread ends */
-  struct io io;
+  struct io io; /* owned by whoever writes the piece in flight */
 };
 
 struct writer {
@@ -174,34 +185,59 @@ static void do_piece(struct io *io, struct piece *pc) {
   }
 }
 
+/* A piece takes some 30-100 us to scan or to write; waking a sleeping
+ * thread takes about as long in a VM. So each side first spins this many
+ * pauses (tens of microseconds) for the other before it sleeps. */
+#define SPINS 2048
+
+/* Spins while the state is `state`, or until the spins run out. */
+static void spin_while(const int *at, int state) {
+  for (int i = 0; i < SPINS && __atomic_load_n(at, __ATOMIC_ACQUIRE) == state;
+       i++)
+    xr_arch_pause();
+}
+
+static void set_state(struct pipe *pp, int state) {
+  pthread_mutex_lock(&pp->lock);
+  __atomic_store_n(&pp->state, state, __ATOMIC_RELEASE);
+  pthread_cond_signal(&pp->cond);
+  pthread_mutex_unlock(&pp->lock);
+}
+
 /* The I/O thread: each piece in turn, until the writer says done. */
 static void *io_main(void *arg) {
   struct pipe *pp = arg;
-  pthread_mutex_lock(&pp->lock);
   for (;;) {
-    while (!pp->full && !pp->done)
-      pthread_cond_wait(&pp->cond, &pp->lock);
-    if (!pp->full)
-      break;
-    struct piece pc = pp->piece;
-    struct io io = pp->io;
-    pthread_mutex_unlock(&pp->lock);
-    do_piece(&io, &pc); /* the scan fills the other set meanwhile */
+    spin_while(&pp->state, PIECE_NONE);
     pthread_mutex_lock(&pp->lock);
-    pp->io = io;
-    pp->full = false;
-    pthread_cond_signal(&pp->cond);
+    while (__atomic_load_n(&pp->state, __ATOMIC_RELAXED) == PIECE_NONE)
+      pthread_cond_wait(&pp->cond, &pp->lock);
+    if (__atomic_load_n(&pp->state, __ATOMIC_RELAXED) == PIPE_DONE) {
+      pthread_mutex_unlock(&pp->lock);
+      return NULL;
+    }
+    __atomic_store_n(&pp->state, PIECE_BUSY, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&pp->lock);
+    do_piece(&pp->io, &pp->piece); /* the scan fills the other set */
+    set_state(pp, PIECE_NONE);
   }
-  pthread_mutex_unlock(&pp->lock);
-  return NULL;
 }
 
-/* Pipelined: waits until the piece in flight is done. */
-static void pipe_wait(struct pipe *pp) {
+/* Pipelined: no piece in flight on return (the other set is free again):
+ * waits while the I/O thread writes one, or writes it here when the thread
+ * has not started it. Returns the I/O side's error. */
+static int reclaim(struct pipe *pp) {
+  spin_while(&pp->state, PIECE_BUSY);
   pthread_mutex_lock(&pp->lock);
-  while (pp->full)
+  while (__atomic_load_n(&pp->state, __ATOMIC_RELAXED) == PIECE_BUSY)
     pthread_cond_wait(&pp->cond, &pp->lock);
+  bool mine = __atomic_load_n(&pp->state, __ATOMIC_RELAXED) == PIECE_SENT;
+  /* The thread leaves pp->io and pp->piece alone now. */
+  __atomic_store_n(&pp->state, PIECE_NONE, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pp->lock);
+  if (mine)
+    do_piece(&pp->io, &pp->piece);
+  return pp->io.err;
 }
 
 /* Sends what the scan has built (and *end_of_block, when given): written
@@ -225,15 +261,10 @@ static void send(struct writer *w, const struct piece *end_of_block) {
     return;
   }
   struct pipe *pp = w->pipe;
-  pthread_mutex_lock(&pp->lock);
-  while (pp->full)
-    pthread_cond_wait(&pp->cond, &pp->lock);
-  w->err = pp->io.err;
-  pp->piece = pc;
-  pp->full = true;
-  pthread_cond_signal(&pp->cond);
-  pthread_mutex_unlock(&pp->lock);
-  w->set ^= 1; /* the other set: free since the previous piece is done */
+  w->err = reclaim(pp);
+  pp->piece = pc; /* no piece in flight: the thread does not read it */
+  set_state(pp, PIECE_SENT);
+  w->set ^= 1; /* the other set: free, no piece was in flight */
   w->gen = w->sets[w->set];
   w->iov = (struct iovec *)(w->gen + GEN_CAP);
 }
@@ -600,8 +631,11 @@ static void write_block(struct writer *w, const struct xr_fdr_span *spans,
   } else if (!has_cpu) {
     stamp(w, cpu, spans[i].first_tsc); /* a block must not end in Pid */
   }
-  for (size_t k = i; k < j; k++)
+  for (size_t k = i; k < j; k++) {
     copy_span(w, &spans[k]);
+    if (w->pending >= CHUNK) /* buffers smaller than CHUNK */
+      flush_out(w);
+  }
   stats->open_at_end += w->depth + w->untracked;
   stats->blocks++;
   if (w->version < 2)
@@ -677,11 +711,8 @@ static int write_log(int fd, const uint8_t header[32],
   }
   flush_out(&w);
   if (w.pipe != NULL) {
-    pipe_wait(&pp);
-    pthread_mutex_lock(&pp.lock);
-    pp.done = true;
-    pthread_cond_signal(&pp.cond);
-    pthread_mutex_unlock(&pp.lock);
+    reclaim(&pp);
+    set_state(&pp, PIPE_DONE);
     pthread_join(io_thread, NULL);
     io = pp.io; /* the I/O thread's last store is before its end */
   }
