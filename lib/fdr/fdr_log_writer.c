@@ -194,7 +194,7 @@ static void do_piece(struct io *io, struct piece *pc) {
 static void spin_while(const int *at, int state) {
   for (int i = 0; i < SPINS && __atomic_load_n(at, __ATOMIC_ACQUIRE) == state;
        i++)
-    xr_arch_pause();
+    xr_spin_pause();
 }
 
 static void set_state(struct pipe *pp, int state) {

@@ -64,6 +64,10 @@ static XR_ALWAYS_INLINE bool xr_owner_test_and_set_top_bit(uintptr_t *word) {
   return xr_arch_test_and_set_top_bit(word);
 }
 
+/* The CPU's pause, for a spin-wait on another thread (cheaper for the
+ * sibling hardware thread than a bare loop). */
+static inline void xr_spin_pause(void) { xr_arch_pause(); }
+
 /* Room for each list of hooks below: the runtime registers 7 fork hooks
  * and 3 exit hooks of its own (one per mode and per core part that keeps
  * state), with room for the next parts. */
