@@ -263,10 +263,13 @@ static cpu_set_t initial_affinity; /* as the process started, from main */
  * ends where the populated part does, and the controller populates the
  * next step when the writer reaches it (buffer_queue.h,
  * XR_FDR_POPULATE_STEP, 1 MiB). 80000 calls fill 1.28 MB of a 4 MiB
- * buffer. */
+ * buffer. The populating helper is off (populate_ahead_mb=0): 8 MiB of
+ * buffers would start it, and it may fill the buffer before the writer
+ * takes it (unit.fdr_prefault tests the helper). */
 static void records_stay_within_populated_pages(void **s) {
   (void)s;
-  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4194304 buffer_max=2");
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4194304 buffer_max=2 "
+        "populate_ahead_mb=0");
   for (int i = 0; i < 80000; i++) {
     xr_fdr_handle_arg0(7, ENTRY);
     xr_fdr_handle_arg0(7, EXIT);
