@@ -333,7 +333,8 @@ static void put_custom(struct writer *w, uint16_t cpu, uint64_t tsc,
 
 static void push(struct writer *w, int32_t fid) {
   if (w->untracked == 0 && w->depth == w->cap) {
-    int32_t *s = w->grows ? xr_mmap_array_grow(w->stack, &w->cap, w->depth,
+    size_t cap = w->cap; /* a local: the writer's other fields stay known */
+    int32_t *s = w->grows ? xr_mmap_array_grow(w->stack, &cap, w->depth,
                                                sizeof *w->stack, 1024)
                           : NULL;
     if (s == NULL) {
@@ -341,6 +342,7 @@ static void push(struct writer *w, int32_t fid) {
       return;
     }
     w->stack = s;
+    w->cap = cap;
   } else if (w->untracked != 0) {
     w->untracked++;
     return;
@@ -695,7 +697,9 @@ static int write_log(int fd, const uint8_t header[32],
     w.cap = (XR_FDR_LOG_SCRATCH - STACK_OFF) / sizeof *w.stack;
   }
   pthread_t io_thread;
-  if (pipelined && xr_thread_start_own(io_main, &pp, &io_thread) == 0)
+  bool threaded =
+      pipelined && xr_thread_start_own(io_main, &pp, &io_thread) == 0;
+  if (threaded)
     w.pipe = &pp; /* else serial: the same pieces, written here */
   uint64_t t0 = sync_time(spans, n);
   uint64_t declared = xr_fdr_get64(header + 16);
@@ -710,7 +714,7 @@ static int write_log(int fd, const uint8_t header[32],
     i = j;
   }
   flush_out(&w);
-  if (w.pipe != NULL) {
+  if (threaded) {
     reclaim(&pp);
     set_state(&pp, PIPE_DONE);
     pthread_join(io_thread, NULL);
