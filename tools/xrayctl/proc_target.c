@@ -1,6 +1,7 @@
 /* A process's ids and root, read from /proc (proc_target.h). */
 #define _GNU_SOURCE
 #include "proc_target.h"
+#include "proc_parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,78 +35,6 @@ static ssize_t read_small(const char *path, char *buf, size_t cap) {
   return (ssize_t)len;
 }
 
-/* A decimal number of 0..max and the position after it; false when p does
- * not start with one. */
-static bool parse_num(const char **p, long long max, long long *out) {
-  const char *s = *p;
-  long long v = 0;
-  if (*s < '0' || *s > '9')
-    return false;
-  for (; *s >= '0' && *s <= '9'; s++) {
-    v = v * 10 + (*s - '0');
-    if (v > max)
-      return false;
-  }
-  *out = v;
-  *p = s;
-  return true;
-}
-
-/* The fields after "<key>\t" on its line of a status file: the n-th
- * (0-based; -1 for the last) into out. */
-static bool status_field(const char *status, const char *key, int n, long long *out) {
-  size_t k = strlen(key);
-  for (const char *line = status; *line;) {
-    const char *end = strchr(line, '\n');
-    if (end == NULL)
-      end = line + strlen(line);
-    if ((size_t)(end - line) > k && strncmp(line, key, k) == 0 && line[k] == ':') {
-      const char *p = line + k + 1;
-      bool found = false;
-      for (int i = 0; p < end; i++) {
-        while (*p == '\t' || *p == ' ')
-          p++;
-        if (p >= end)
-          break;
-        long long v;
-        if (!parse_num(&p, INT_MAX, &v) || (*p != '\t' && *p != ' ' && p != end))
-          return false;
-        if (i == n || n < 0) {
-          *out = v;
-          found = true;
-        }
-      }
-      return found;
-    }
-    line = *end ? end + 1 : end;
-  }
-  return false;
-}
-
-/* uid (as seen here) in the user namespace whose uid_map this is; -1 when
- * it is not mapped there. Each line: "<inside> <outside> <count>". */
-static long inner_uid(const char *map, long uid) {
-  for (const char *p = map; *p;) {
-    long long in, out, count;
-    while (*p == ' ')
-      p++;
-    if (!parse_num(&p, UINT32_MAX, &in))
-      return -1;
-    while (*p == ' ')
-      p++;
-    if (!parse_num(&p, UINT32_MAX, &out))
-      return -1;
-    while (*p == ' ')
-      p++;
-    if (!parse_num(&p, UINT32_MAX, &count) || *p != '\n')
-      return -1;
-    p++;
-    if (uid >= out && uid - out < count)
-      return (long)(in + (uid - out));
-  }
-  return -1;
-}
-
 /* True when path names the same file in both views (st_dev and st_ino). */
 static bool same_file(const char *a, const char *b) {
   struct stat x, y;
@@ -121,12 +50,12 @@ int ctl_target_open(long pid, struct ctl_target *t) {
   snprintf(path, sizeof path, "/proc/%ld/status", pid);
   if (read_small(path, buf, sizeof buf) <= 0)
     return -1;
-  if (!status_field(buf, "Uid", 1, &v))
+  if (!ctl_status_field(buf, "Uid", 1, &v))
     return -1;
   t->uid = (long)v;
   /* NSpid: its PID in each namespace from ours down to its own; absent on
    * kernels before 4.1, where no namespace is told apart. */
-  t->ns_pid = status_field(buf, "NSpid", -1, &v) ? (long)v : pid;
+  t->ns_pid = ctl_status_field(buf, "NSpid", -1, &v) ? (long)v : pid;
   t->ns_uid = t->uid;
   char ns[64];
   snprintf(ns, sizeof ns, "/proc/%ld/ns/user", pid);
@@ -134,7 +63,7 @@ int ctl_target_open(long pid, struct ctl_target *t) {
   /* uid_map says "inside outside" as seen from here only for another
    * namespace than ours (for ours it maps ours to its parent). */
   if (!same_file(ns, "/proc/self/ns/user") && read_small(path, buf, sizeof buf) > 0) {
-    long u = inner_uid(buf, t->uid);
+    long u = ctl_uid_inside(buf, t->uid);
     if (u >= 0)
       t->ns_uid = u;
   }
@@ -231,12 +160,6 @@ const char *ctl_process_xdg(long pid, char *out, size_t cap) {
   snprintf(path, sizeof path, "/proc/%ld/environ", pid);
   static char env[1 << 16];
   ssize_t n = read_small(path, env, sizeof env);
-  /* Only whole entries: one cut at the end of a huge environment is not. */
-  for (char *p = env; n > 0 && p + strlen(p) < env + n; p += strlen(p) + 1)
-    if (strncmp(p, "XDG_RUNTIME_DIR=", 16) == 0) {
-      if (snprintf(out, cap, "%s", p + 16) >= (int)cap)
-        return NULL; /* cut: another directory than the process's */
-      return out;
-    }
-  return NULL;
+  return n > 0 ? ctl_environ_value(env, (size_t)n, "XDG_RUNTIME_DIR", out, cap)
+               : NULL;
 }
