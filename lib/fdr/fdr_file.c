@@ -161,12 +161,14 @@ void xr_fdr_file_write(unsigned outputs) {
   bool blocks = false;
   if (spans != NULL) {
     struct xr_fdr_log_stats st;
-    /* From _exit, maybe in a signal handler: no I/O thread. */
-    rc = xr_registry_in_exit_call()
-             ? xr_fdr_write_log(fd, file_header, spans, n, NULL, file_limit(),
-                                &st)
-             : xr_fdr_write_log_pipelined(fd, file_header, spans, n,
-                                          file_limit(), &st);
+    /* No I/O thread from _exit (maybe in a signal handler) nor in a fork
+     * child (until exec, only async-signal-safe calls are sure there). */
+    bool serial = xr_registry_in_exit_call() ||
+                  __atomic_load_n(&xr_process_forked, __ATOMIC_RELAXED);
+    rc = serial ? xr_fdr_write_log(fd, file_header, spans, n, NULL,
+                                   file_limit(), &st)
+                : xr_fdr_write_log_pipelined(fd, file_header, spans, n,
+                                             file_limit(), &st);
     whole = st.whole_bytes;
     kept = st.whole_blocks;
     blocks = kept > 0;

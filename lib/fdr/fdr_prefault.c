@@ -112,7 +112,9 @@ static bool huge_pages_on_request(void) {
 
 bool xr_fdr_prefault_start(struct xr_fdr_queue *q, size_t lead_bytes) {
   xr_fdr_prefault_stop();
-  if (lead_bytes == 0 ||
+  /* Not in a fork child: until exec only async-signal-safe calls are sure
+   * there (its writers fault their buffers in). */
+  if (lead_bytes == 0 || __atomic_load_n(&xr_process_forked, __ATOMIC_RELAXED) ||
       (uint64_t)q->buffer_size * q->count <= XR_FDR_PREFAULT_MIN)
     return false;
   if (!wake_ready) {
