@@ -32,6 +32,7 @@
  * (system calls only: writev, pwrite, and mmap when it maps its own); the
  * pipelined one (the flush) gives it to an I/O thread and scans the next
  * piece into a second set meanwhile. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "fdr/fdr_log_writer.h"
 #include "core/base/mmap_array.h"
 #include "core/thread/thread.h"
@@ -699,8 +700,10 @@ static int write_log(int fd, const uint8_t header[32],
   pthread_t io_thread;
   bool threaded =
       pipelined && xr_thread_start_own(io_main, &pp, &io_thread) == 0;
-  if (threaded)
-    w.pipe = &pp; /* else serial: the same pieces, written here */
+  if (threaded) {
+    pthread_setname_np(io_thread, "xray-flush"); /* for ps -L, top -H */
+    w.pipe = &pp;
+  } /* else serial: the same pieces, written here */
   uint64_t t0 = sync_time(spans, n);
   uint64_t declared = xr_fdr_get64(header + 16);
   gen_commit(&w, (uint8_t *)memcpy(gen_room(&w, XR_FDR_FILE_HEADER_SIZE),

@@ -28,10 +28,12 @@ static int chrome; /* the config asks for chrome output */
 
 /* The threads in /proc/self/task that still have a status (one being
  * reaped may be listed, then gone before its status is read); in other,
- * "NAME SIGBLK" of the runtime's JSON helper ("- -" when there is none). */
-NEVER static int scan_threads(char other[64]) {
+ * "NAME SIGBLK" of the runtime's JSON helper ("- -" when there is none);
+ * in *flushing, whether the flush's I/O thread is still listed. */
+NEVER static int scan_threads(char other[64], int *flushing) {
   int n = 0;
   strcpy(other, "- -");
+  *flushing = 0;
   DIR *d = opendir("/proc/self/task");
   for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
     if (e->d_name[0] == '.')
@@ -49,6 +51,8 @@ NEVER static int scan_threads(char other[64]) {
     fclose(f);
     if (strcmp(name, "xray-snapjson") == 0)
       snprintf(other, 64, "%s %s", name, blocked);
+    if (strcmp(name, "xray-flush") == 0)
+      *flushing = 1;
   }
   if (d)
     closedir(d);
@@ -56,15 +60,18 @@ NEVER static int scan_threads(char other[64]) {
 }
 
 /* Prints "threads WHEN N NAME SIGBLK". With gone, first waits (at most
- * 60 s) for the helper to leave /proc: pthread_join returns when the
- * thread is done, a moment before the kernel removes its entry. */
+ * 60 s) for the helper and the flush's I/O thread to leave /proc:
+ * pthread_join returns when a thread is done, a moment before the kernel
+ * removes its entry. */
 NEVER static void threads(const char *when, int gone) {
   char other[64];
-  int n = scan_threads(other);
-  for (int i = 0; gone && strcmp(other, "- -") != 0 && i < 6000; i++) {
+  int flushing;
+  int n = scan_threads(other, &flushing);
+  for (int i = 0; gone && (strcmp(other, "- -") != 0 || flushing) && i < 6000;
+       i++) {
     struct timespec ms10 = {0, 10000000};
     nanosleep(&ms10, NULL);
-    n = scan_threads(other);
+    n = scan_threads(other, &flushing);
   }
   printf("threads %s %d %s\n", when, n, other);
 }
