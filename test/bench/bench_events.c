@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_driver.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
 
@@ -29,38 +30,10 @@
 long bench_custom_loop(long n);
 long bench_typed_loop(long n);
 
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int failures;
-static void fail(const char *what) {
-  printf("F %s\n", what);
-  failures++;
-}
-
 /* The timed loops, named timed_* for callgrind's --toggle-collect. */
 #define TIMED __attribute__((noinline, aligned(64)))
 TIMED long timed_custom(long n) { return bench_custom_loop(n); }
 TIMED long timed_typed(long n) { return bench_typed_loop(n); }
-
-/* Fastest of BLOCKS blocks of n / BLOCKS events: ns per event; the events
- * made in *events. */
-static double fastest_block(long (*loop)(long), long n, long *events) {
-  long per = n / BLOCKS;
-  double best = 1e300;
-  for (int b = 0; b < BLOCKS; b++) {
-    double t0 = now_ns();
-    loop(per);
-    double t = now_ns() - t0;
-    if (t < best)
-      best = t;
-  }
-  *events = per * BLOCKS;
-  return best / (double)per;
-}
 
 static long custom_seen, typed_seen;
 static void custom_handler(void *data, size_t size) {
@@ -93,9 +66,9 @@ static void scenario_events(long n) {
     fail("set event handlers");
   long custom, typed;
   timed_custom(WARMUP);
-  double ns_custom = fastest_block(timed_custom, n, &custom);
+  double ns_custom = fastest_block(timed_custom, n, BLOCKS, &custom);
   timed_typed(WARMUP);
-  double ns_typed = fastest_block(timed_typed, n, &typed);
+  double ns_typed = fastest_block(timed_typed, n, BLOCKS, &typed);
   __xray_remove_customevent_handler();
   __xray_remove_typedevent_handler();
   __xray_unpatch();
@@ -123,7 +96,7 @@ static void scenario_fdr_events(long n) {
     fail("patch");
   long events;
   timed_custom(WARMUP);
-  double ns = fastest_block(timed_custom, n, &events);
+  double ns = fastest_block(timed_custom, n, BLOCKS, &events);
   if (__xray_log_finalize() != XRAY_LOG_FINALIZED)
     fail("finalize");
   if (__xray_log_flushLog() != XRAY_LOG_FLUSHED)

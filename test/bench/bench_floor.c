@@ -33,11 +33,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+#include "bench_time.h"
 
 __attribute__((noinline)) int empty_fn(int x) { return x; }
 

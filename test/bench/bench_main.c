@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_driver.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
 
@@ -43,18 +44,6 @@
 int bench_leaf(int);
 int bench_leaf_plain(int);
 long bench_tree(long);
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int failures;
-static void fail(const char *what) {
-  printf("F %s\n", what);
-  failures++;
-}
 
 /* The timed loops: named timed_* so callgrind can count just them
  * (--toggle-collect=timed_*). Aligned like the workload (bench_fn.c), so the
@@ -73,23 +62,6 @@ TIMED long timed_plain(long n) {
   return s;
 }
 TIMED long timed_tree(long n) { return bench_tree(n); }
-
-/* Runs loop(n / blocks) `blocks` times; returns the fastest block's ns per
- * call and stores the calls made in *calls. */
-static double fastest_block(long (*loop)(long), long n, int blocks,
-                            long *calls) {
-  long per = n / blocks;
-  double best = 1e300;
-  for (int b = 0; b < blocks; b++) {
-    double t0 = now_ns();
-    loop(per);
-    double t = now_ns() - t0;
-    if (t < best)
-      best = t;
-  }
-  *calls = per * blocks;
-  return best / (double)per;
-}
 
 /* The "no-op" user handler: one plain increment, so the run proves every
  * event reached it. */

@@ -16,18 +16,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "xray/xray_interface.h"
 
 extern int (*const many_table[])(int);
 extern const int many_count;
 
 #define REPEATS 16
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static long handler_events;
 static void counting_handler(int32_t id, XRayEntryType type) {
