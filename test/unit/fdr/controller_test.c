@@ -26,15 +26,7 @@
 #include "xray/xray_log_interface.h"
 #include "../cpu_id_methods.h"
 #include "core/dispatch/hot_tables.h"
-
-static uint8_t trace[1 << 16];
-static size_t trace_len;
-static void collect(const char *mode, XRayBuffer b) {
-  assert_string_equal(mode, "xray-fdr");
-  assert_true(trace_len + b.Size <= sizeof trace);
-  memcpy(trace + trace_len, b.Data, b.Size);
-  trace_len += b.Size;
-}
+#include "collected_trace.h"
 
 static void start(const char *config) {
   assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);

@@ -32,6 +32,7 @@
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
+#include "collected_trace.h"
 
 void xr_arch_clock_probe(struct xr_arch_clock_caps *out) {
   *out = (struct xr_arch_clock_caps){.invariant_ticks = true,
@@ -53,15 +54,6 @@ static int pin(void **state) {
   CPU_SET(cpu, &one);
   assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
   return 0;
-}
-
-static uint8_t trace[1 << 16];
-static size_t trace_len;
-static void collect(const char *mode, XRayBuffer b) {
-  assert_string_equal(mode, "xray-fdr");
-  assert_true(trace_len + b.Size <= sizeof trace);
-  memcpy(trace + trace_len, b.Data, b.Size);
-  trace_len += b.Size;
 }
 
 /* Runs E1 E2 X2 X1 in FDR mode, after checking the CPU source it chose

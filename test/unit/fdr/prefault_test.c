@@ -23,6 +23,7 @@
 
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_prefault.h"
+#include "resident_pages.h"
 
 enum { MIB = 1 << 20, COUNT = 12 };
 
@@ -33,23 +34,6 @@ static bool populate_supported(void) {
   bool ok = madvise(probe, 4096, XR_MADV_POPULATE_WRITE) == 0;
   munmap(probe, 4096);
   return ok;
-}
-
-/* Pages of [from, to) that are resident. */
-static size_t resident_pages(const uint8_t *from, const uint8_t *to) {
-  uintptr_t a = (uintptr_t)from & ~(uintptr_t)4095;
-  size_t n = ((uintptr_t)to - a + 4095) / 4096;
-  static unsigned char vec[2048];
-  assert_true(n <= sizeof vec);
-  assert_int_equal(mincore((void *)a, n * 4096, vec), 0);
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++)
-    count += vec[i] & 1;
-  return count;
-}
-
-static size_t pages_spanned(const uint8_t *from, const uint8_t *to) {
-  return ((uintptr_t)to + 4095) / 4096 - (uintptr_t)from / 4096;
 }
 
 static bool wholly_resident(const struct xr_fdr_queue *q, size_t i) {

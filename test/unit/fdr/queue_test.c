@@ -15,6 +15,7 @@
 
 #include "core/thread/quiesce.h"
 #include "fdr/buffer_queue.h"
+#include "resident_pages.h"
 
 /* Index of the first buffer at or after `from` holding data, or q->count. */
 static size_t next_used(const struct xr_fdr_queue *q, size_t from) {
@@ -298,23 +299,6 @@ static void quiesce_lets_an_exiting_writer_leave(void **s) {
   assert_true(xr_fdr_writers_quiesce(QUIESCE_BOUND_NS));
   pthread_join(t, NULL);
   assert_false(xr_fdr_writer_busy(exiting_writer));
-}
-
-/* Pages of [from, to) resident in memory (mincore). */
-static size_t resident_pages(const uint8_t *from, const uint8_t *to) {
-  uintptr_t a = (uintptr_t)from & ~(uintptr_t)4095;
-  size_t n = ((uintptr_t)to - a + 4095) / 4096;
-  unsigned char vec[1024];
-  assert_true(n <= sizeof vec);
-  assert_int_equal(mincore((void *)a, n * 4096, vec), 0);
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++)
-    count += vec[i] & 1;
-  return count;
-}
-
-static size_t pages_spanned(const uint8_t *from, const uint8_t *to) {
-  return ((uintptr_t)to + 4095) / 4096 - (uintptr_t)from / 4096;
 }
 
 /* A buffer's pages are faulted in by its holder a step at a time, ahead of

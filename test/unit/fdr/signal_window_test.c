@@ -29,21 +29,13 @@
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_thread.h"
 #include "xray/xray_log_interface.h"
+#include "collected_trace.h"
 
 extern void (*xr_fdr_test_bail_window)(void);
 extern void (*xr_fdr_test_full_head)(void);
 extern void (*xr_fdr_test_full_tail)(void);
 extern void (*xr_fdr_test_watch_head)(void);
 extern void (*xr_fdr_test_watch_tail)(void);
-
-static uint8_t trace[1 << 16];
-static size_t trace_len;
-static void collect(const char *mode, XRayBuffer b) {
-  (void)mode;
-  assert_true(trace_len + b.Size <= sizeof trace);
-  memcpy(trace + trace_len, b.Data, b.Size);
-  trace_len += b.Size;
-}
 
 /* What a signal handler calling an instrumented function does. */
 static void signal_handler_events(void) {
