@@ -208,17 +208,39 @@ static void remove_if_stale(const char *path, long pid) {
 /* The process of the command (its ids and root), read once. */
 static struct ctl_target target;
 
-/* A connection only to target.pid itself: a socket served by any other
- * process (one in another PID namespace that shares the directory, a
- * symlink swapped in at the last moment) is closed before a byte is sent. */
-static bool served_by_target(int fd, const char *where) {
+/* A connection only to pid itself: a socket served by any other process
+ * (one in another PID namespace that shares the directory, a symlink
+ * swapped in at the last moment) is closed before a byte is sent, and
+ * named on stderr when `say`. */
+static bool served_by(int fd, long pid, const char *where, bool say) {
   long by = listener_pid(fd);
-  if (by == target.pid)
+  if (by == pid)
     return true;
-  fprintf(stderr, "xrayctl: skipping '%s': served by process %ld, not %ld\n", where,
-          by, target.pid);
+  if (say)
+    fprintf(stderr, "xrayctl: skipping '%s': served by process %ld, not %ld\n",
+            where, by, pid);
   close(fd);
   return false;
+}
+
+/* A connection to t's socket inside its root (a container), tried in each
+ * directory the program may use (dirs_in_root), or -1. `say`: what was
+ * refused goes to stderr. *denied: some directory refused this user. */
+static int dial_target_in_root(const struct ctl_target *t, const char *xdg,
+                               bool say, bool *denied) {
+  char dirs[3][XR_CTL_PATH_MAX];
+  int n = dirs_in_root(t->ns_uid, xdg, dirs);
+  for (int i = 0; i < n; i++) {
+    const char *why;
+    int fd = dial_in_root(t, dirs[i], &why);
+    if (say && why != NULL)
+      fprintf(stderr, "xrayctl: skipping '%s' in the root of process %ld: %s\n",
+              dirs[i], t->pid, why);
+    if (fd >= 0 && served_by(fd, t->pid, dirs[i], say))
+      return fd;
+    *denied |= fd == -EACCES;
+  }
+  return -1;
 }
 
 static int connect_pid(long pid) {
@@ -229,18 +251,9 @@ static int connect_pid(long pid) {
   const char *xdg = ctl_process_xdg(pid, xdg_buf, sizeof xdg_buf);
   bool denied = false;
   if (target.root_fd >= 0 && !forced_dir) {
-    char dirs[3][XR_CTL_PATH_MAX];
-    int n = dirs_in_root(target.ns_uid, xdg, dirs);
-    for (int i = 0; i < n; i++) {
-      const char *why;
-      int fd = dial_in_root(&target, dirs[i], &why);
-      if (why != NULL)
-        fprintf(stderr, "xrayctl: skipping '%s' in the root of process %ld: %s\n",
-                dirs[i], pid, why);
-      if (fd >= 0 && served_by_target(fd, dirs[i]))
-        return fd;
-      denied |= fd == -EACCES;
-    }
+    int fd = dial_target_in_root(&target, xdg, true, &denied);
+    if (fd >= 0)
+      return fd;
   } else {
     if (xdg == NULL && (uid_t)uid == geteuid())
       xdg = getenv("XDG_RUNTIME_DIR");
@@ -260,7 +273,7 @@ static int connect_pid(long pid) {
         continue;
       }
       int fd = dial(path);
-      if (fd >= 0 && served_by_target(fd, path))
+      if (fd >= 0 && served_by(fd, target.pid, path, true))
         return fd;
       if (fd == -EACCES || fd == -EPERM)
         denied = true;
@@ -500,20 +513,13 @@ static void cmd_list(void) {
     if (ctl_target_open(pid, &t) != 0)
       continue;
     if (t.root_fd >= 0 && (geteuid() == 0 || (uid_t)t.uid == geteuid())) {
-      char xdg_buf[XR_CTL_PATH_MAX], in_root[3][XR_CTL_PATH_MAX];
+      char xdg_buf[XR_CTL_PATH_MAX];
       const char *xdg = ctl_process_xdg(pid, xdg_buf, sizeof xdg_buf);
-      int m = dirs_in_root(t.ns_uid, xdg, in_root);
-      for (int i = 0; i < m; i++) {
-        const char *why;
-        int fd = dial_in_root(&t, in_root[i], &why);
-        if (fd < 0)
-          continue;
-        if (listener_pid(fd) == pid) {
-          print_hello(fd, pid);
-          note_listed(pid);
-          close(fd);
-          break;
-        }
+      bool denied = false; /* list names no refusal */
+      int fd = dial_target_in_root(&t, xdg, false, &denied);
+      if (fd >= 0) {
+        print_hello(fd, pid);
+        note_listed(pid);
         close(fd);
       }
     }
