@@ -272,11 +272,9 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
 
   xr_clock_init();
   xr_quiesce_setup();
-  /* After the quiesce's membarrier registration, which waits for an RCU
-   * grace period once the process has a second thread (5-17 ms of init on
-   * a 2-vCPU VM with the helper started before it); before the gate
-   * opens, so the first buffers are being populated by the time an event
-   * wants one. */
+  /* Before the gate opens, so the first buffers are being populated by the
+   * time an event wants one. (The membarrier registration above is done
+   * at start, before the program's threads: here it costs nothing.) */
   bool ahead = xr_fdr_prefault_start(&xr_fdr_queue,
                                      (size_t)options.populate_ahead_mb << 20);
   xr_fdr_writers_reset_counters();
