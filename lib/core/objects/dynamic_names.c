@@ -5,14 +5,14 @@
 #include <link.h>
 #include <string.h>
 
-bool xr_module_has_dynamic_name(const struct dl_phdr_info *info,
-                                const char *name) {
+uint32_t xr_module_dynamic_names(const struct dl_phdr_info *info,
+                                 const char *const *names, unsigned count) {
   const ElfW(Dyn) *dyn = NULL;
   for (size_t i = 0; i < info->dlpi_phnum && dyn == NULL; i++)
     if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
       dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
   if (dyn == NULL)
-    return false;
+    return 0;
   uintptr_t table = 0;
   size_t size = 0;
   for (; dyn->d_tag != DT_NULL; dyn++) {
@@ -22,17 +22,20 @@ bool xr_module_has_dynamic_name(const struct dl_phdr_info *info,
       size = (size_t)dyn->d_un.d_val;
   }
   if (table == 0 || size == 0)
-    return false;
+    return 0;
   /* glibc relocates the address in place (x86-64, AArch64); a loader that
    * leaves the file's value leaves one below the load address. */
   if (table < info->dlpi_addr)
     table += info->dlpi_addr;
   const char *s = (const char *)table, *end = s + size;
-  size_t n = strlen(name);
+  uint32_t found = 0;
   /* Whole strings only: a name the linker stored as the tail of a longer
    * one is not seen, which no runtime call's name is in practice. */
   for (const char *p = s; p < end; p += strnlen(p, (size_t)(end - p)) + 1)
-    if ((size_t)(end - p) > n && memcmp(p, name, n + 1) == 0)
-      return true;
-  return false;
+    for (unsigned i = 0; i < count && i < 32; i++) {
+      size_t n = strlen(names[i]);
+      if ((size_t)(end - p) > n && memcmp(p, names[i], n + 1) == 0)
+        found |= 1u << i;
+    }
+  return found;
 }

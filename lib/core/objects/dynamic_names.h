@@ -8,10 +8,12 @@
 
 struct dl_phdr_info;
 
-/* True when the module's dynamic string table holds `name` as a whole
- * string (as dl_iterate_phdr describes the module; cold path). False when
- * the module has no dynamic section. */
-XR_HIDDEN bool xr_module_has_dynamic_name(const struct dl_phdr_info *info,
-                                          const char *name);
+/* Which of names[0 .. count) (count <= 32) the module's dynamic string
+ * table holds as whole strings, as dl_iterate_phdr describes the module:
+ * bit i for names[i], from one pass over the table (cold path). 0 when the
+ * module has no dynamic section. */
+XR_HIDDEN uint32_t xr_module_dynamic_names(const struct dl_phdr_info *info,
+                                           const char *const *names,
+                                           unsigned count);
 
 #endif

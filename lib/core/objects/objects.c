@@ -129,9 +129,9 @@ static int find_module_cb(struct dl_phdr_info *info, size_t size, void *arg) {
    * one that jumps to the executable's trampolines and asks for no dispatch
    * copy is of generation 0. LLVM 20's objects name neither (their
    * trampolines read the exported handler variables). */
-  q->o->forwards_packed = xr_module_has_dynamic_name(info, "__xray_FunctionEntry") &&
-                          !xr_module_has_dynamic_name(info, "__xray_dso_dispatch") &&
-                          !xr_module_has_dynamic_name(info, "__xray_dso_dense_dispatch");
+  static const char *const calls[] = {"__xray_FunctionEntry", "__xray_dso_dispatch",
+                                      "__xray_dso_dense_dispatch"};
+  q->o->forwards_packed = xr_module_dynamic_names(info, calls, 3) == 1; /* the first only */
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   if (name[0] == '\0' && q->o->id == 0) { /* the executable: the loader has no name */
     ssize_t n = readlink("/proc/self/exe", q->o->path, sizeof q->o->path - 1);
