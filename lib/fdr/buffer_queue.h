@@ -143,8 +143,10 @@ struct xr_fdr_writer {
                              (also the FDR fast path's re-entrancy guard).
                              One word, so that the hot path ends an event
                              with one store: cursor and idle together. */
-  uint64_t unused;        /* keeps the offsets below, which the lean
-                             handlers' code was measured with */
+  struct xr_fdr_frame *frames; /* the owner's shadow stack (fdr_thread.h),
+                             XR_FDR_FRAMES of them, mapped at the slot's
+                             first claim and kept with the slot; NULL when
+                             the mapping failed */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already
                              inside the tracer (a signal handler); written

@@ -10,6 +10,19 @@
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_records.h"
 
+/* One open call of the thread: the sled's stack pointer of its entry
+ * (core/base/call_frames.h) and its id. The shadow stack of these tells
+ * which calls an exception or longjmp left: their exits are written when
+ * the next event finds them gone ("xray-unwound N" and N exits). frames[0]
+ * is a sentinel (sp UINTPTR_MAX: never gone, never an exit's), so the top
+ * is always readable. */
+struct xr_fdr_frame {
+  uintptr_t sp;
+  int32_t id;
+  uint32_t pad;
+};
+enum { XR_FDR_FRAMES = 4096 }; /* per writer slot, sentinel included */
+
 /* Per thread, in initial-exec TLS. Valid only while `epoch` equals
  * xr_fdr_hot.epoch; pointers into a buffer are never followed otherwise. */
 struct xr_fdr_thread {
@@ -23,6 +36,11 @@ struct xr_fdr_thread {
   struct xr_fdr_buffer *buffer; /* held buffer, NULL when none */
   uint32_t cpu;       /* CPU of the last NewCPUId */
   uint64_t nested_pending; /* nested drops before the thread had a slot */
+  /* The shadow stack, set with the writer: the top open call (the
+   * sentinel when none) and the last frame there is room for. */
+  struct xr_fdr_frame *top;
+  struct xr_fdr_frame *frames_last;
+  uint32_t untracked; /* open calls deeper than frames_last */
 };
 
 /* Read on every event, written only by the control path. */

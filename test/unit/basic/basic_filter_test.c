@@ -51,10 +51,10 @@ static size_t all(void) {
 }
 
 static void enter(int32_t fid, uint64_t tsc) {
-  xr_basic_on_entry(&th, fid, XR_BASIC_ENTRY, tsc, 0, 0);
+  xr_basic_on_entry(&th, fid, XR_BASIC_ENTRY, tsc, 0, 0, xr_basic_implied_sp(&th, fid, false));
 }
 static void leave(int32_t fid, uint64_t tsc) {
-  xr_basic_on_exit(&th, fid, XR_BASIC_EXIT, tsc, 0);
+  xr_basic_on_exit(&th, fid, XR_BASIC_EXIT, tsc, 0, xr_basic_implied_sp(&th, fid, true));
 }
 
 static unsigned kind(size_t i) { return (unsigned)(out[i].w[0] >> 24) & 0xff; }
@@ -143,10 +143,10 @@ static void parent_with_kept_child_is_kept(void **state) {
 static void other_cpu_or_backwards_clock_is_kept(void **state) {
   (void)state;
   start(CAP, 64, 1000);
-  xr_basic_on_entry(&th, 1, XR_BASIC_ENTRY, 100, 3, 0);
-  xr_basic_on_exit(&th, 1, XR_BASIC_EXIT, 110, 4); /* migrated */
-  xr_basic_on_entry(&th, 2, XR_BASIC_ENTRY, 500, 3, 0);
-  xr_basic_on_exit(&th, 2, XR_BASIC_EXIT, 400, 3); /* TSC went back */
+  xr_basic_on_entry(&th, 1, XR_BASIC_ENTRY, 100, 3, 0, xr_basic_implied_sp(&th, 1, false));
+  xr_basic_on_exit(&th, 1, XR_BASIC_EXIT, 110, 4, xr_basic_implied_sp(&th, 1, true)); /* migrated */
+  xr_basic_on_entry(&th, 2, XR_BASIC_ENTRY, 500, 3, 0, xr_basic_implied_sp(&th, 2, false));
+  xr_basic_on_exit(&th, 2, XR_BASIC_EXIT, 400, 3, xr_basic_implied_sp(&th, 2, true)); /* TSC went back */
   assert_int_equal(all(), 4);
   expect(1, XR_BASIC_EXIT, 1, 110);
   assert_int_equal((out[1].w[0] >> 16) & 0xff, 4);
@@ -157,7 +157,7 @@ static void tail_exit_closes_like_exit(void **state) {
   (void)state;
   start(CAP, 64, 0);
   enter(1, 1);
-  xr_basic_on_exit(&th, 1, XR_BASIC_TAIL, 2, 0);
+  xr_basic_on_exit(&th, 1, XR_BASIC_TAIL, 2, 0, xr_basic_implied_sp(&th, 1, true));
   enter(2, 3);
   leave(2, 4);
   assert_int_equal(all(), 4);
@@ -168,10 +168,10 @@ static void tail_exit_closes_like_exit(void **state) {
 static void arg_payload_written_and_rewound_together(void **state) {
   (void)state;
   start(CAP, 64, 50);
-  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 100, 0, 42);
+  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 100, 0, 42, xr_basic_implied_sp(&th, 7, false));
   leave(7, 120); /* short: entry and payload go */
   assert_int_equal(th.used, 0);
-  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 200, 0, 43);
+  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 200, 0, 43, xr_basic_implied_sp(&th, 7, false));
   leave(7, 300);
   assert_int_equal(all(), 3);
   expect(0, XR_BASIC_ENTRY_ARGS, 7, 200);
@@ -320,7 +320,7 @@ static void spills_keep_pairs_and_stop_rewinds(void **state) {
   start(3, 64, 1000);
   enter(1, 10);
   enter(2, 20);
-  xr_basic_on_entry(&th, 3, XR_BASIC_ENTRY_ARGS, 30, 0, 99); /* needs 2 */
+  xr_basic_on_entry(&th, 3, XR_BASIC_ENTRY_ARGS, 30, 0, 99, xr_basic_implied_sp(&th, 3, false)); /* needs 2 */
   assert_int_equal(out_n, 2); /* spilled 1 and 2 first */
   assert_int_equal(th.used, 2);
   leave(3, 31);               /* rewound: still in the buffer */

@@ -131,16 +131,16 @@ static int pin(void **state) {
 static void every_kind_and_a_tsc_wrap(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
-  xr_fdr_handle_arg0(5, ENTRY);
+  xr_fdr_handle_arg0_no_sp(5, ENTRY);
   xr_fdr_thread.last_tsc -= 1ull << 33; /* the next delta does not fit */
-  xr_fdr_handle_arg0(5, EXIT);
-  xr_fdr_handle_arg1(6, LOG_ARGS_ENTRY, 0xABCDEF);
-  xr_fdr_handle_arg0(7, LOG_ARGS_ENTRY); /* no argument: a plain enter */
-  xr_fdr_handle_arg0(7, TAIL);
+  xr_fdr_handle_arg0_no_sp(5, EXIT);
+  xr_fdr_handle_arg1_no_sp(6, LOG_ARGS_ENTRY, 0xABCDEF);
+  xr_fdr_handle_arg0_no_sp(7, LOG_ARGS_ENTRY); /* no argument: a plain enter */
+  xr_fdr_handle_arg0_no_sp(7, TAIL);
   xr_fdr_handle_custom("abc", 3);
   xr_fdr_handle_custom("never", 0); /* empty: never written */
   xr_fdr_handle_typed(3, "xyz12", 5);
-  xr_fdr_handle_arg0(6, EXIT);
+  xr_fdr_handle_arg0_no_sp(6, EXIT);
   stop();
   assert_string_equal(records(5), "E5 W X5 A6 C=abcdef E7 T7 U:abc Y3:xyz12 X6");
 }
@@ -149,32 +149,32 @@ static void short_calls_are_erased(void **s) {
   (void)s;
   start("func_duration_threshold_us=1000000 no_file_flush=true buffer_size=4096 buffer_max=2");
   /* nested */
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_handle_arg0(2, ENTRY);
-  xr_fdr_handle_arg0(2, EXIT);
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   /* a tail chain 3 -> 4 -> 5 */
-  xr_fdr_handle_arg0(3, ENTRY);
-  xr_fdr_handle_arg0(3, TAIL);
-  xr_fdr_handle_arg0(4, ENTRY);
-  xr_fdr_handle_arg0(4, TAIL);
-  xr_fdr_handle_arg0(5, ENTRY);
-  xr_fdr_handle_arg0(5, EXIT);
+  xr_fdr_handle_arg0_no_sp(3, ENTRY);
+  xr_fdr_handle_arg0_no_sp(3, TAIL);
+  xr_fdr_handle_arg0_no_sp(4, ENTRY);
+  xr_fdr_handle_arg0_no_sp(4, TAIL);
+  xr_fdr_handle_arg0_no_sp(5, ENTRY);
+  xr_fdr_handle_arg0_no_sp(5, EXIT);
   /* skipped exits: 7 and 8 left by longjmp, 6 exits */
-  xr_fdr_handle_arg0(6, ENTRY);
-  xr_fdr_handle_arg0(7, ENTRY);
-  xr_fdr_handle_arg0(8, ENTRY);
-  xr_fdr_handle_arg0(6, EXIT);
+  xr_fdr_handle_arg0_no_sp(6, ENTRY);
+  xr_fdr_handle_arg0_no_sp(7, ENTRY);
+  xr_fdr_handle_arg0_no_sp(8, ENTRY);
+  xr_fdr_handle_arg0_no_sp(6, EXIT);
   /* never erased: enter with argument, custom events */
-  xr_fdr_handle_arg1(9, LOG_ARGS_ENTRY, 1);
-  xr_fdr_handle_arg0(9, EXIT);
-  xr_fdr_handle_arg0(10, ENTRY);
+  xr_fdr_handle_arg1_no_sp(9, LOG_ARGS_ENTRY, 1);
+  xr_fdr_handle_arg0_no_sp(9, EXIT);
+  xr_fdr_handle_arg0_no_sp(10, ENTRY);
   xr_fdr_handle_custom("k", 1);
-  xr_fdr_handle_arg0(10, EXIT);
+  xr_fdr_handle_arg0_no_sp(10, EXIT);
   /* an exit of a function not entered here, then erasure still works */
-  xr_fdr_handle_arg0(11, EXIT);
-  xr_fdr_handle_arg0(12, ENTRY);
-  xr_fdr_handle_arg0(12, EXIT);
+  xr_fdr_handle_arg0_no_sp(11, EXIT);
+  xr_fdr_handle_arg0_no_sp(12, ENTRY);
+  xr_fdr_handle_arg0_no_sp(12, EXIT);
   stop();
   assert_string_equal(records(5), "A9 C=1 X9 E10 U:k X10 X11");
 }
@@ -182,10 +182,10 @@ static void short_calls_are_erased(void **s) {
 static void threshold_zero_keeps_everything(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_handle_arg0(1, EXIT);
-  xr_fdr_handle_arg0(3, ENTRY);
-  xr_fdr_handle_arg0(3, TAIL);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(3, ENTRY);
+  xr_fdr_handle_arg0_no_sp(3, TAIL);
   stop();
   assert_string_equal(records(5), "E1 X1 E3 T3");
 }
@@ -193,10 +193,10 @@ static void threshold_zero_keeps_everything(void **s) {
 static void version_1(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2 format_version=1");
-  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
   xr_fdr_handle_custom("v1", 2);
   xr_fdr_handle_typed(2, "dropped", 7); /* no typed events in version 1 */
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   stop();
   assert_string_equal(records(1), "E1 U:v1 X1 EOB");
   /* the v1 custom marker: size, then the absolute TSC (not a delta) */
@@ -215,8 +215,8 @@ static void buffers_switch_and_never_overflow(void **s) {
    * its extents. The 180-byte custom event fits no buffer and is dropped. */
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=256 buffer_max=4");
   for (int i = 0; i < 100; i++) {
-    xr_fdr_handle_arg0(1, ENTRY);
-    xr_fdr_handle_arg0(1, EXIT);
+    xr_fdr_handle_arg0_no_sp(1, ENTRY);
+    xr_fdr_handle_arg0_no_sp(1, EXIT);
   }
   xr_fdr_handle_custom("too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
                        "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
@@ -263,8 +263,8 @@ static void records_stay_within_populated_pages(void **s) {
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4194304 buffer_max=2 "
         "populate_ahead_mb=0");
   for (int i = 0; i < 80000; i++) {
-    xr_fdr_handle_arg0(7, ENTRY);
-    xr_fdr_handle_arg0(7, EXIT);
+    xr_fdr_handle_arg0_no_sp(7, ENTRY);
+    xr_fdr_handle_arg0_no_sp(7, EXIT);
   }
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
   struct xr_fdr_buffer *b = &xr_fdr_queue.buffers[0];
@@ -321,14 +321,14 @@ static void cpu_sources_follow_a_migration(void **s) {
     xr_fdr_hot.cpu_source = sources[i].source;
     xr_fdr_hot.fast_epoch =
         sources[i].source == XR_FDR_CPU_SLOW ? XR_FDR_NO_FAST : xr_fdr_hot.epoch;
-    xr_fdr_handle_arg0(1, ENTRY); /* full path: the buffer, the preamble */
-    xr_fdr_handle_arg0(2, ENTRY); /* fast path where allowed */
+    xr_fdr_handle_arg0_no_sp(1, ENTRY); /* full path: the buffer, the preamble */
+    xr_fdr_handle_arg0_no_sp(2, ENTRY); /* fast path where allowed */
     move_to(b);
-    xr_fdr_handle_arg0(2, EXIT);
-    xr_fdr_handle_arg0(1, EXIT);
+    xr_fdr_handle_arg0_no_sp(2, EXIT);
+    xr_fdr_handle_arg0_no_sp(1, EXIT);
     move_to(a);
-    xr_fdr_handle_arg0(3, ENTRY);
-    xr_fdr_handle_arg0(3, EXIT);
+    xr_fdr_handle_arg0_no_sp(3, ENTRY);
+    xr_fdr_handle_arg0_no_sp(3, EXIT);
     stop();
     show_cpu = true;
     char want[128];
