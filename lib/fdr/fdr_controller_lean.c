@@ -228,13 +228,30 @@ static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool a
   uint64_t n = 0; /* the sentinel is never gone */
   for (const struct xr_fdr_frame *f = t->top; gone(f->sp, sp, at_exit); f--)
     n++;
+  /* With a threshold, short calls go as a plain exit's would: rewound
+   * over, newest first, while their entries are the last records. */
+  uint64_t threshold = xr_fdr_hot.threshold_ticks;
+  uint8_t *cur;
+  if (threshold != 0 && n != 0 && (cur = begin_write(t, tsc, 0)) != NULL) {
+    uint64_t last = t->last_tsc;
+    uint8_t *back;
+    while (n != 0 && (back = xr_fdr_rewind(xr_fdr_run_start(t->writer), cur, t->top->id, tsc,
+                                           threshold, &last)) != NULL) {
+      cur = back;
+      t->last_tsc = last;
+      uint64_t *erased = &t->writer->erased;
+      __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+      t->top--;
+      n--;
+    }
+    __atomic_store_n(&t->writer->state, (uintptr_t)cur | XR_FDR_BUSY, __ATOMIC_RELAXED);
+  }
   while (n != 0) {
     uint64_t k = n < UNWOUND_PIECE ? n : UNWOUND_PIECE;
     char text[XR_FDR_UNWOUND_MAX];
     int32_t size = xr_fdr_unwound_text(text, k);
     /* room for a NewCPUId or TSCWrap, the event, its text, the exits */
-    uint8_t *cur =
-        begin_write(t, tsc, 2 * XR_FDR_META_SIZE + (size_t)size + k * XR_FDR_FN_SIZE);
+    cur = begin_write(t, tsc, 2 * XR_FDR_META_SIZE + (size_t)size + k * XR_FDR_FN_SIZE);
     if (cur == NULL) {
       t->top -= k; /* begin_write counted the drop */
       n -= k;
@@ -267,10 +284,12 @@ static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool a
  * when the stack is full), an exit pops its own call when it is on top
  * (one deeper than the stack: an untracked one). An exit whose call is not
  * on the stack (entered before this generation, or on another stack)
- * leaves it as it is. */
-static XR_ALWAYS_INLINE void track(struct xr_fdr_thread *t, int32_t id, bool exit,
+ * leaves it as it is. Returns whether calls were closed (records written
+ * or rewound). */
+static XR_ALWAYS_INLINE bool track(struct xr_fdr_thread *t, int32_t id, bool exit,
                                    uintptr_t sp, uint64_t tsc) {
-  if (gone(t->top->sp, sp, exit))
+  bool closed = gone(t->top->sp, sp, exit);
+  if (closed)
     close_left(t, sp, exit, tsc);
   if (!exit) {
     if (t->untracked != 0 || t->top == t->frames_last) {
@@ -285,6 +304,7 @@ static XR_ALWAYS_INLINE void track(struct xr_fdr_thread *t, int32_t id, bool exi
   } else if (t->top->sp == sp) {
     t->top--;
   }
+  return closed;
 }
 
 /* Every case of a function event: first event of a thread, buffer switch,
@@ -304,15 +324,15 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   struct xr_fdr_thread *t = &xr_fdr_thread;
   if (tsc == 0 || XR_UNLIKELY(tsc < t->last_tsc))
     tsc = xr_now();
-  /* A thread without a writer has no shadow stack yet: begin_write claims
-   * one (and empties it at a new generation), so the stack is looked at
-   * after that, and the event's own room is asked for again. */
-  if (begin_write(t, tsc, 0) != NULL)
-    track(t, id, type == EXIT || type == TAIL, sp, tsc);
   /* room for a NewCPUId or TSCWrap, the record, and a CallArgument */
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
                 (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
   uint8_t *cur = begin_write(t, tsc, need), *done = NULL;
+  /* The shadow stack after begin_write, which gives a new thread its stack
+   * and empties it at a new generation; when calls left were closed, their
+   * records took room: ask for the event's again. */
+  if (XR_LIKELY(cur != NULL) && track(t, id, type == EXIT || type == TAIL, sp, tsc))
+    cur = begin_write(t, tsc, need);
   if (XR_LIKELY(cur != NULL)) {
     uint32_t delta;
     uint8_t *p = stamp(t, cur, tsc, &delta);

@@ -260,11 +260,14 @@ static void fold_keeps_totals_random(void **state) {
         xr_trie_enter(t, stack[depth], now, 100000 - 100 * (uintptr_t)depth);
         depth++;
       } else {
-        xr_trie_exit(t, stack[--depth], now, xr_trie_implied_sp(t, stack[--depth], true));
+        int32_t fid = stack[--depth];
+        xr_trie_exit(t, fid, now, xr_trie_implied_sp(t, fid, true));
       }
     }
-    while (depth > 0)
-      xr_trie_exit(t, stack[--depth], now += 3, xr_trie_implied_sp(t, stack[--depth], true));
+    while (depth > 0) {
+      int32_t fid = stack[--depth];
+      xr_trie_exit(t, fid, now += 3, xr_trie_implied_sp(t, fid, true));
+    }
     struct xr_trie *m = new_trie();
     assert_int_equal(xr_trie_fold_merge(m, t), 0);
     uint64_t calls_t[6] = {0}, local_t[6] = {0}, calls_m[6] = {0}, local_m[6] = {0};
