@@ -282,6 +282,33 @@ static void histogram_buckets(void **state) {
   assert_int_equal(xr_hist_percentile(h, 100), 1024);
 }
 
+/* Exits matched by the stack pointer: f at 1000 -> 900 -> 800 throws,
+ * caught at 900, which returns; its exit closes 800 first. By id alone it
+ * would have closed 800 as its own and left 900 to 1000's exit. */
+static void recursive_exit_by_stack_pointer(void **state) {
+  (void)state;
+  struct xr_trie *t = new_trie();
+  xr_trie_enter(t, 5, 0, 1000);
+  xr_trie_enter(t, 5, 10, 900);
+  xr_trie_enter(t, 5, 20, 800);
+  xr_trie_exit(t, 5, 50, 900);
+  assert_int_equal(t->depth, 1);
+  xr_trie_exit(t, 5, 100, 1000);
+  assert_int_equal(t->depth, 0);
+  assert_int_equal(at(t, 3, 5, 5, 5)->count, 1);
+  assert_int_equal(at(t, 3, 5, 5, 5)->total_time, 30);
+  assert_int_equal(at(t, 2, 5, 5)->total_time, 40);
+  assert_int_equal(at(t, 1, 5)->total_time, 100);
+  /* an exit below every open call (entered before recording) pops nothing */
+  xr_trie_enter(t, 6, 200, 1000);
+  xr_trie_exit(t, 7, 210, 500);
+  assert_int_equal(t->depth, 1);
+  assert_int_equal(t->lost.unmatched_exit, 1);
+  xr_trie_exit(t, 6, 220, 1000);
+  assert_int_equal(at(t, 1, 6)->count, 1);
+  xr_trie_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(nested_calls),
@@ -289,6 +316,7 @@ int main(void) {
       cmocka_unit_test(tail_call_pops_caller),
       cmocka_unit_test(unmatched_exit_pops_to_its_frame),
       cmocka_unit_test(abandoned_frames_dropped_at_entry),
+      cmocka_unit_test(recursive_exit_by_stack_pointer),
       cmocka_unit_test(recursion_and_depth_limit),
       cmocka_unit_test(arena_limit_counts_losses),
       cmocka_unit_test(close_all_counts_open_calls),
