@@ -135,6 +135,20 @@ XR_HIDDEN size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
 XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
                                            size_t from);
 
+/* One open call of a thread: the sled's stack pointer of its entry
+ * (core/base/call_frames.h) and its id. A writer slot keeps XR_FDR_FRAMES
+ * of them, its owner's shadow stack (fdr_thread.h), which tells which
+ * calls an exception or longjmp left: their exits are written when the
+ * next event finds them gone ("xray-unwound N" and N exits). frames[0] is
+ * a sentinel (sp UINTPTR_MAX: never gone, never an exit's), so the top is
+ * always readable. */
+struct xr_fdr_frame {
+  uintptr_t sp;
+  int32_t id;
+  uint32_t pad;
+};
+enum { XR_FDR_FRAMES = 4096 }; /* per writer slot, sentinel included */
+
 struct xr_fdr_writer {
   uintptr_t state;        /* atomic: the owner's cursor in the buffer it
                              holds (its extents, as xr_fdr_queue_close reads

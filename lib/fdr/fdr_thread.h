@@ -10,19 +10,6 @@
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_records.h"
 
-/* One open call of the thread: the sled's stack pointer of its entry
- * (core/base/call_frames.h) and its id. The shadow stack of these tells
- * which calls an exception or longjmp left: their exits are written when
- * the next event finds them gone ("xray-unwound N" and N exits). frames[0]
- * is a sentinel (sp UINTPTR_MAX: never gone, never an exit's), so the top
- * is always readable. */
-struct xr_fdr_frame {
-  uintptr_t sp;
-  int32_t id;
-  uint32_t pad;
-};
-enum { XR_FDR_FRAMES = 4096 }; /* per writer slot, sentinel included */
-
 /* Per thread, in initial-exec TLS. Valid only while `epoch` equals
  * xr_fdr_hot.epoch; pointers into a buffer are never followed otherwise. */
 struct xr_fdr_thread {
