@@ -1,5 +1,6 @@
-/* libFuzzer target: the pattern parser and matcher (lib/core/names/glob.c) and
- * the pattern pass over a name table (xr_names_mark in lib/core/names/names.c).
+/* libFuzzer target: the pattern parser and matcher (lib/core/match/glob.c),
+ * the demanglers' canonical spelling (lib/core/match/spelling.c) and the
+ * pattern pass over a name table (xr_names_mark in lib/core/names/names.c).
  *
  * Input: the pattern list up to the first '\n' (any bytes but NUL: the
  * runtime's pattern strings are C strings), then names, one per line.
@@ -9,9 +10,14 @@
  *   and has no blank at either end; xr_pattern_count agrees;
  * - "*" matches every name, a name without metacharacters matches itself;
  * - where only a b c * ? occur, the answer is fnmatch(3)'s;
+ * - the canonical spelling of a name or a pattern is no longer than it and
+ *   rewriting it again changes nothing;
+ * - a name matches its own canonical spelling as a pattern, through the
+ *   table (when it holds no metacharacter);
  * - xr_names_mark selects exactly the names some pattern matches and its
  *   per-pattern hit counts add up. */
-#include "core/names/glob.h"
+#include "core/match/glob.h"
+#include "core/match/spelling.h"
 #include "core/names/names.h"
 
 #include <assert.h>
@@ -29,6 +35,17 @@ static bool plain(const char *s, size_t n, const char *allowed) {
   return true;
 }
 
+/* The canonical spelling of text[0, len), checked: never longer, and
+ * rewriting it again changes nothing. Freed by the caller. */
+static char *respelled(const char *text, size_t len) {
+  char *out = malloc(len + 1), *again = malloc(len + 1);
+  size_t n = xr_spelling_canonical(text, len, out);
+  assert(n <= len && out[n] == '\0');
+  assert(xr_spelling_canonical(out, n, again) == n && memcmp(again, out, n + 1) == 0);
+  free(again);
+  return out;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = malloc(size + 1);
   memcpy(text, data, size);
@@ -42,12 +59,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     *rest++ = '\0';
 
   struct xr_name_entry entries[MAX_NAMES];
+  char *canonical[MAX_NAMES];
   size_t count = 0;
   while (rest != NULL && count < MAX_NAMES) {
     char *nl = strchr(rest, '\n');
     if (nl != NULL)
       *nl++ = '\0';
-    entries[count++] = (struct xr_name_entry){rest, rest, 0};
+    canonical[count] = respelled(rest, strlen(rest));
+    entries[count] = (struct xr_name_entry){rest, rest, 0, canonical[count]};
+    count++;
     rest = nl;
   }
 
@@ -61,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     assert(memchr(p.text, ';', p.len) == NULL);
     assert(p.text[0] != ' ' && p.text[0] != '\t');
     assert(p.text[p.len - 1] != ' ' && p.text[p.len - 1] != '\t');
+    free(respelled(p.text, p.len));
     for (size_t i = 0; i < count; i++) {
       bool got = xr_glob_match(p.text, p.len, entries[i].name);
       if (plain(p.text, p.len, "abc*?") &&
@@ -93,6 +114,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   assert(any == marked && most <= any && hit_sum >= any && any <= count);
   assert(patterns > 0 || any == 0);
+  /* a name without metacharacters, blanks at its ends or ';' selects
+   * itself in its canonical spelling */
+  for (size_t i = 0; i < count; i++) {
+    const char *c = canonical[i];
+    size_t n = strlen(c);
+    if (n == 0 || strpbrk(c, "*?[\\;") || c[0] == ' ' || c[0] == '\t' ||
+        c[n - 1] == ' ' || c[n - 1] == '\t')
+      continue;
+    uint8_t one[MAX_NAMES] = {0};
+    xr_names_mark(&table, c, one, 1, NULL);
+    assert(one[i] == 1);
+  }
+  for (size_t i = 0; i < count; i++)
+    free(canonical[i]);
   free(hits);
   free(text);
   return 0;
