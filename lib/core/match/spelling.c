@@ -16,6 +16,9 @@ enum { MAX_OPEN_LAMBDAS = 16 };
 struct writer {
   const char *text;
   size_t len, i; /* the input and the next byte to read */
+  /* where the rules stop reading: the innermost open lambda's ")#N}", so
+   * that none consumes it (its rewriting is what keeps the output short) */
+  size_t end;
   char *out;
   size_t o; /* bytes written */
   size_t closing[MAX_OPEN_LAMBDAS]; /* where each open lambda's ")#N}" starts */
@@ -25,7 +28,7 @@ struct writer {
 
 static bool starts(const struct writer *w, size_t at, const char *word) {
   size_t n = strlen(word);
-  return at <= w->len && w->len - at >= n && memcmp(w->text + at, word, n) == 0;
+  return at <= w->end && w->end - at >= n && memcmp(w->text + at, word, n) == 0;
 }
 
 static bool digit(char c) { return c >= '0' && c <= '9'; }
@@ -45,13 +48,13 @@ static void put(struct writer *w, const char *s) {
 /* Reads GNU's "#N}" at `at`: N (1 for the first), or 0 when it is not there;
  * *end receives the position after the '}'. */
 static unsigned long gnu_ordinal(const struct writer *w, size_t at, size_t *end) {
-  if (!starts(w, at, "#") || at + 1 >= w->len || !digit(w->text[at + 1]))
+  if (!starts(w, at, "#") || at + 1 >= w->end || !digit(w->text[at + 1]))
     return 0;
   unsigned long n = 0;
   size_t k = at + 1;
-  for (; k < w->len && digit(w->text[k]) && n < 100000000; k++)
+  for (; k < w->end && digit(w->text[k]) && n < 100000000; k++)
     n = n * 10 + (unsigned long)(w->text[k] - '0');
-  if (k >= w->len || w->text[k] != '}')
+  if (k >= w->end || w->text[k] != '}')
     return 0;
   *end = k + 1;
   return n;
@@ -84,12 +87,12 @@ static size_t brace_entity(struct writer *w) {
   if (!starts(w, i, "{lambda(") || w->open == MAX_OPEN_LAMBDAS)
     return 0;
   size_t k = i + 7, depth = 0;
-  for (; k < w->len; k++) {
+  for (; k < w->end; k++) {
     depth += w->text[k] == '(';
     if (w->text[k] == ')' && --depth == 0)
       break;
   }
-  if (k >= w->len || (n = gnu_ordinal(w, k + 1, &end)) == 0)
+  if (k >= w->end || (n = gnu_ordinal(w, k + 1, &end)) == 0)
     return 0;
   put_llvm_ordinal(w, "'lambda", n);
   w->out[w->o++] = '(';
@@ -105,25 +108,32 @@ static size_t keyword(struct writer *w) {
   size_t i = w->i;
   if (ident(last(w)))
     return 0;
-  if (starts(w, i, "decltype(nullptr)")) {
+  if (starts(w, i, "decltype(nullptr)") || starts(w, i, "decltype (nullptr)")) {
     put(w, "std::nullptr_t");
-    return 17;
+    return w->text[i + 8] == ' ' ? 18 : 17;
   }
-  if (starts(w, i, "decltype (")) {
-    put(w, "decltype(");
-    return 10;
+  if (starts(w, i, "decltype (")) { /* the parenthesis is read next */
+    put(w, "decltype");
+    return 9;
   }
   static const char *const null_values[] = {"(decltype(nullptr))0", "(std::nullptr_t)0"};
-  for (size_t k = 0; k < 2; k++) {
+  for (size_t k = 0; k < 2 && (last(w) == 0 || strchr("<( ,", last(w)) != NULL); k++) {
     size_t n = strlen(null_values[k]);
-    if (starts(w, i, null_values[k]) && (i + n == w->len || !digit(w->text[i + n]))) {
-      put(w, "nullptr");
-      return n;
+    if (!starts(w, i, null_values[k]) || (i + n < w->end && digit(w->text[i + n])))
+      continue;
+    /* "decltype(" written, ")" next: the type of the value, as above */
+    if (w->o >= 9 && memcmp(w->out + w->o - 9, "decltype(", 9) == 0 &&
+        (w->o == 9 || !ident(w->out[w->o - 10])) && starts(w, i + n, ")")) {
+      w->o -= 9;
+      put(w, "std::nullptr_t");
+      return n + 1;
     }
+    put(w, "nullptr");
+    return n;
   }
-  if (starts(w, i, "auto:") && i + 5 < w->len && digit(w->text[i + 5])) {
+  if (starts(w, i, "auto:") && i + 5 < w->end && digit(w->text[i + 5])) {
     size_t k = i + 5;
-    while (k < w->len && digit(w->text[k]))
+    while (k < w->end && digit(w->text[k]))
       k++;
     put(w, "auto");
     return k - i;
@@ -139,9 +149,9 @@ static size_t address_of(struct writer *w) {
   size_t i = w->i, k = i + 2;
   if (!starts(w, i, "&(") || (last(w) != '<' && last(w) != ' '))
     return 0;
-  while (k < w->len && (ident(w->text[k]) || w->text[k] == ':'))
+  while (k < w->end && (ident(w->text[k]) || w->text[k] == ':'))
     k++;
-  if (k == i + 2 || k + 1 >= w->len || w->text[k] != ')' ||
+  if (k == i + 2 || k + 1 >= w->end || w->text[k] != ')' ||
       (w->text[k + 1] != '>' && w->text[k + 1] != ','))
     return 0;
   w->out[w->o++] = '&';
@@ -156,7 +166,7 @@ static size_t address_of(struct writer *w) {
  * bound member pointer, GNU "(T::*(A))(B)". */
 static size_t space(struct writer *w) {
   size_t i = w->i;
-  if (w->text[i] != ' ' || i + 1 >= w->len)
+  if (w->text[i] != ' ' || i + 1 >= w->end)
     return 0;
   char next = w->text[i + 1], before = last(w);
   bool pointer_to_member = w->o >= 3 && memcmp(w->out + w->o - 3, "::*", 3) == 0;
@@ -169,13 +179,17 @@ static size_t space(struct writer *w) {
  * "<" of "operator<" and "operator<<" opens no list. */
 static size_t empty_element(struct writer *w) {
   size_t i = w->i;
-  if (!starts(w, i, ", ") || i + 2 >= w->len)
+  if (!starts(w, i, ", "))
     return 0;
   char before = last(w);
   bool opens = before == '(' ||
                (before == '<' && !(w->o >= 9 && memcmp(w->out + w->o - 9, "operator", 8) == 0) &&
                 !(w->o >= 10 && memcmp(w->out + w->o - 10, "operator<", 9) == 0));
-  return (opens || w->text[i + 2] == ',') ? 2 : 0;
+  return (opens || starts(w, i + 2, ",")) ? 2 : 0;
+}
+
+static bool may_start_rule(char c) {
+  return c == '{' || c == 'd' || c == 'a' || c == '(' || c == '&' || c == ' ' || c == ',';
 }
 
 /* Thread-local variables' init and wrapper functions: GNU's words. */
@@ -184,7 +198,7 @@ static const char *const special[][2] = {
     {"thread-local wrapper routine for ", "TLS wrapper function for "}};
 
 size_t xr_spelling_canonical(const char *text, size_t len, char *out) {
-  struct writer w = {.text = text, .len = len, .out = out};
+  struct writer w = {.text = text, .len = len, .end = len, .out = out};
   for (size_t k = 0; k < XR_ARRAY_SIZE(special); k++)
     if (starts(&w, 0, special[k][0])) {
       put(&w, special[k][1]);
@@ -196,10 +210,20 @@ size_t xr_spelling_canonical(const char *text, size_t len, char *out) {
       w.i += w.closing_len[--w.open];
       continue;
     }
+    w.end = w.open > 0 ? w.closing[w.open - 1] : len;
+    /* most bytes start no rule: copied in a tight loop */
+    size_t i = w.i, o = w.o;
+    while (i < w.end && !may_start_rule(text[i]))
+      out[o++] = text[i++];
+    w.i = i, w.o = o;
+    if (i == w.end)
+      continue;
     size_t used = 0;
     switch (text[w.i]) {
     case '{': used = brace_entity(&w); break;
-    case 'd': case 'a': case '(': used = keyword(&w); break;
+    case 'd': case 'a': case '(': /* only at a word's start */
+      used = ident(last(&w)) ? 0 : keyword(&w);
+      break;
     case '&': used = address_of(&w); break;
     case ' ': used = space(&w); break;
     case ',': used = empty_element(&w); break;

@@ -20,8 +20,9 @@
 
 /* Writes the canonical spelling of text[0, len) (any bytes, no NUL needed)
  * to out and a NUL after it; returns its length. It is never longer than
- * the text: out needs room for len + 1 bytes. Rewriting a canonical
- * spelling again changes nothing. */
+ * the text: out needs room for len + 1 bytes. Rewriting the canonical
+ * spelling of a demangler's output again changes nothing (of arbitrary
+ * bytes, a second pass may still rewrite what the first one joined). */
 XR_HIDDEN size_t xr_spelling_canonical(const char *text, size_t len, char *out);
 
 #endif
