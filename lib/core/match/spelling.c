@@ -37,7 +37,11 @@ static bool ident(char c) {
 }
 
 /* The byte written last (0 when none): rules apply only at a word's start. */
-static char last(const struct writer *w) { return w->o > 0 ? w->out[w->o - 1] : 0; }
+static char last(const struct writer *w) {
+  if (w->o == 0)
+    return '\0';
+  return w->out[w->o - 1];
+}
 
 static void put(struct writer *w, const char *s) {
   size_t n = strlen(s);

@@ -17,8 +17,14 @@ for v in 13 14 16 19; do
   [ -z "$t" ] || [ "$(readlink -f "$t")" = "$(readlink -f "$LLVM_XRAY")" ] || xray_tools+=("$t")
 done
 
-# glob_escape NAME: a pattern that matches exactly NAME
-glob_escape() { sed 's/[][*?\\]/\\&/g' <<<"$1"; }
+# glob_escape NAME: a pattern that matches exactly NAME (\ before \ * ? [ ])
+glob_escape() {
+  local s=${1//\\/\\\\}
+  s=${s//\*/\\*}
+  s=${s//\?/\\?}
+  s=${s//\[/\\[}
+  printf '%s\n' "${s//\]/\\]}"
+}
 
 # patched PATTERN: the ids xray_patch=PATTERN patches ("ids: 3 4")
 patched() {
@@ -39,8 +45,8 @@ differing() {
 # __xray_function_ids, and for spelling.cc's own functions (work() calls
 # them: the patched ones have events) through xray_patch.
 check_pairs() {
-  local whose=$1 id table other want
-  while IFS=$'\t' read -r id table other; do
+  local whose=$1 table other want
+  while IFS=$'\t' read -r _ table other; do
     want="ids:$(NAME=$table awk -F'\t' '$2 == ENVIRON["NAME"] { printf " %s", $1 }' names.txt)"
     [ "$want" != "ids:" ] || fail "no id is named [$table]"
     expect_eq "__xray_function_ids, $whose spelling [$other]" "$want" "$(./prog ids "$other")"
