@@ -273,10 +273,10 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   /* As compiler-rt: basic mode records no custom or typed events. */
   xr_handler_install(XR_SLOT_CUSTOM, NULL, 0);
   xr_handler_install(XR_SLOT_TYPED, NULL, 0);
-  xr_handler_install(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1,
-                     XR_HANDLER_LEAN);
-  xr_handler_install(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
-                     XR_HANDLER_LEAN);
+  xr_handler_install_lean(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1,
+                          (void *)xr_basic_handle_arg1_no_sp, 0);
+  xr_handler_install_lean(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
+                          (void *)xr_basic_handle_arg0_no_sp, 0);
   /* The file now, as compiler-rt does ("Log file in" at verbosity >= 1):
    * whether a file is created never depends on how long the first calls
    * take. Removed at flush if it is left without a record. Opened before
@@ -383,8 +383,10 @@ static XRayLogFlushStatus basic_flush(void) {
   return done;
 }
 
+/* handle_arg0 for whoever calls it (the handler the mode installs is
+ * the one the trampolines pass the stack pointer to). */
 const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
-                                          xr_basic_handle_arg0, basic_flush};
+                                          xr_basic_handle_arg0_no_sp, basic_flush};
 
 /* For `xrayctl status`. Recorded: records this process wrote to the
  * current log (a thread's buffered records count once it hands them over:

@@ -107,7 +107,8 @@ ABI_HEADERS = {"core/dispatch/dso_abi.h"}
 # runtime: the registration ABI (core's dso_abi.h) and the trampolines it
 # falls back to when it cannot patch its own.
 DSO_MAY_CALL = {"__xray_register_dso", "__xray_deregister_dso", "__xray_dso_dispatch",
-                "__xray_dso_dense_dispatch", "__xray_FunctionEntry", "__xray_FunctionExit",
+                "__xray_dso_dense_dispatch", "__xray_dso_dense_dispatch_sp",
+                "__xray_FunctionEntry", "__xray_FunctionExit",
                 "__xray_FunctionTailExit", "__xray_ArgLoggerEntry"}
 
 # Unit pairs (paths under lib/ without the extension, e.g.
