@@ -73,12 +73,12 @@ ROOMS = [
     ("base",),       # compiler helpers, reports, small containers, /proc/self/maps,
                      # the runtime's initialised flag
     ("thread",),     # thread state, the thread list, locks, fork, quiescence
-    ("clock", "options"),
+    ("clock", "options", "match"),  # match: glob patterns, demanglers' spellings
     ("output",),     # files the runtime writes
     ("dispatch",),   # function ids, handler slots, the tables trampolines read,
                      # the DSO ABI
     ("objects",),    # sled maps, the registry of objects
-    ("names",),      # symbols, names, option patterns, the object map
+    ("names",),      # symbols, names, option selections, the object map
     ("patch",),      # patching and its API
     ("modes",),      # the mode registry, lifecycles, the exit hook
     ("start",),      # start-up, init, version
