@@ -326,6 +326,9 @@ uint64_t xr_fdr_writers_nested(void) {
 uint64_t xr_fdr_writers_erased(void) {
   return each_counter(offsetof(struct xr_fdr_writer, erased), false);
 }
+uint64_t xr_fdr_writers_unmatched(void) {
+  return each_counter(offsetof(struct xr_fdr_writer, unmatched), false);
+}
 
 /* Recorded: n/a (buffers hold metadata records between the events, and
  * short calls are erased in place: no exact event count without a counter
@@ -343,6 +346,7 @@ void xr_fdr_writers_reset_counters(void) {
   each_counter(offsetof(struct xr_fdr_writer, dropped), true);
   each_counter(offsetof(struct xr_fdr_writer, nested), true);
   each_counter(offsetof(struct xr_fdr_writer, erased), true);
+  each_counter(offsetof(struct xr_fdr_writer, unmatched), true);
 }
 
 void xr_fdr_writers_fork_child(struct xr_fdr_writer *self) {

@@ -175,6 +175,9 @@ struct xr_fdr_writer {
                              buffer that is being written (fdr_snapshot.c).
                              Here, not in TLS, because another thread reads
                              it; same cache line as state, so no cost. */
+  uint64_t unmatched;     /* exits the owner did not write: their calls
+                             were not on its shadow stack (they began
+                             before recording); as erased */
   /* Written by other threads when they join or leave the list: on a line
    * of its own, so that costs the owner's events nothing. */
   struct xr_thread_link link __attribute__((aligned(64))); /* live or spare */
@@ -226,12 +229,13 @@ XR_HIDDEN void xr_fdr_writer_free(struct xr_fdr_writer *w);
  * under the lock, waiting (bounded by timeout_ns in all) while a writer is
  * busy. Returns true when all were idle, false on timeout. */
 XR_HIDDEN bool xr_fdr_writers_quiesce(uint64_t timeout_ns);
-/* Sums of the dropped, nested and erased counters over every record, live
- * or spare (counts are per generation, whichever thread made them);
- * reset_counters zeroes all three (at init, in a fork child). */
+/* Sums of the dropped, nested, erased and unmatched counters over every
+ * record, live or spare (counts are per generation, whichever thread made
+ * them); reset_counters zeroes all four (at init, in a fork child). */
 XR_HIDDEN uint64_t xr_fdr_writers_dropped(void);
 XR_HIDDEN uint64_t xr_fdr_writers_nested(void);
 XR_HIDDEN uint64_t xr_fdr_writers_erased(void);
+XR_HIDDEN uint64_t xr_fdr_writers_unmatched(void);
 XR_HIDDEN void xr_fdr_writers_reset_counters(void);
 /* In a fork child: every record but `self` (NULL: none) belongs to a
  * thread that does not exist here; they become spare, and the live list

@@ -282,18 +282,26 @@ static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool a
   }
 }
 
+/* What track found: whether it closed calls (records written or rewound),
+ * and whether the event is an exit not to write. */
+enum { TRACK_CLOSED = 1, TRACK_DROP = 2 };
+
 /* The shadow stack's side of an event the full path writes: first the
  * calls gone at sp; then an entry is pushed (or counted as untracked
  * when the stack is full), an exit pops its own call when it is on top
- * (one deeper than the stack: an untracked one). An exit whose call is not
- * on the stack (entered before this generation, or on another stack)
- * leaves it as it is. Returns whether calls were closed (records written
- * or rewound). */
-static XR_ALWAYS_INLINE bool track(struct xr_fdr_thread *t, int32_t id, bool exit,
-                                   uintptr_t sp, uint64_t tsc) {
-  bool closed = gone(t->top->sp, sp, exit);
-  if (closed)
+ * (one deeper than the stack: an untracked one). An exit below the top
+ * call is of a call that began before recording (or this generation): it
+ * is not written, as the log writer would drop it, and counted; written,
+ * the writer would take it for a call older than the kept records and
+ * close the calls still running above it. An exit far above the top
+ * (another stack) is written for the writer to match by id. */
+static XR_ALWAYS_INLINE int track(struct xr_fdr_thread *t, int32_t id, bool exit,
+                                  uintptr_t sp, uint64_t tsc) {
+  int found = 0;
+  if (gone(t->top->sp, sp, exit)) {
     close_left(t, sp, exit, tsc);
+    found = TRACK_CLOSED;
+  }
   if (!exit) {
     if (t->untracked != 0 || t->top == t->frames_last) {
       t->untracked++;
@@ -306,8 +314,13 @@ static XR_ALWAYS_INLINE bool track(struct xr_fdr_thread *t, int32_t id, bool exi
     t->untracked--;
   } else if (t->top->sp == sp) {
     t->top--;
+  } else if (t->top->sp > sp) {
+    uint64_t *unmatched = &t->writer->unmatched;
+    __atomic_store_n(unmatched, __atomic_load_n(unmatched, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    found |= TRACK_DROP;
   }
-  return closed;
+  return found;
 }
 
 /* Every case of a function event: first event of a thread, buffer switch,
@@ -334,8 +347,11 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   /* The shadow stack after begin_write, which gives a new thread its stack
    * and empties it at a new generation; when calls left were closed, their
    * records took room: ask for the event's again. */
-  if (XR_LIKELY(cur != NULL) && track(t, id, type == EXIT || type == TAIL, sp, tsc))
+  int found = cur != NULL ? track(t, id, type == EXIT || type == TAIL, sp, tsc) : 0;
+  if (found & TRACK_CLOSED)
     cur = begin_write(t, tsc, need);
+  if (found & TRACK_DROP)
+    cur = NULL; /* leave_guard keeps the cursor as it is */
   if (XR_LIKELY(cur != NULL)) {
     uint32_t delta;
     uint8_t *p = stamp(t, cur, tsc, &delta);

@@ -175,9 +175,10 @@ void xr_fdr_file_write(unsigned outputs) {
     xr_report(XR_INFO,
               "xray-fdr: %llu thread(s), %llu call(s) closed that unwinding "
               "(longjmp, exceptions) skipped, %llu exit(s) dropped whose "
-              "entries the ring overwrote, %llu call(s) open at the end",
+              "entries the trace does not hold (the ring overwrote them, or "
+              "the calls began before recording), %llu call(s) open at the end",
               (unsigned long long)st.blocks, (unsigned long long)st.closed,
-              (unsigned long long)st.dropped_exits,
+              (unsigned long long)(st.dropped_exits + xr_fdr_writers_unmatched()),
               (unsigned long long)st.open_at_end);
   } else {
     rc = write_raw(fd, &whole, &kept);
