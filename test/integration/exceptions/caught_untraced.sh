@@ -6,14 +6,13 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/exc_lib.sh"
-xr_cxx caught_untraced "$PROGS/caught_untraced.cc"
-EXC_OUT="caught 100"
+xr_cxx caught_untraced "$TEST_SRC_DIR/progs/caught_untraced.cc"
 want="later calls=10 exit=10 tail=0 unwound=0 open=0
 thrower calls=100 exit=0 tail=0 unwound=100 open=0"
 folded="thrower 100
 later 10"
 for select in "" "thrower;later"; do
-  exc_check_all caught_untraced caught_untraced 1 "$select" "$want" "$folded" ./caught_untraced
+  exc_check_all caught_untraced caught_untraced 1 "$select" "caught 100" "$want" "$folded" ./caught_untraced
 done
 
 # An FDR snapshot taken at the end (the program raises SIGUSR1) holds the

@@ -6,9 +6,8 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/exc_lib.sh"
-xr_cxx deep "$PROGS/deep.cc"
-EXC_OUT="caught 100"
-exc_check_all deep deep 3 "" \
+xr_cxx deep "$TEST_SRC_DIR/progs/deep.cc"
+exc_check_all deep deep 3 "" "caught 100" \
 "later calls=10 exit=10 tail=0 unwound=0 open=0
 mid1 calls=100 exit=0 tail=0 unwound=100 open=0
 mid2 calls=100 exit=0 tail=0 unwound=100 open=0
@@ -17,7 +16,7 @@ thrower calls=100 exit=0 tail=0 unwound=100 open=0" \
 mid2;mid1 100
 mid2;mid1;thrower 100
 later 10" ./deep
-exc_check_all deep deep 1 "thrower;later" \
+exc_check_all deep deep 1 "thrower;later" "caught 100" \
 "later calls=10 exit=10 tail=0 unwound=0 open=0
 thrower calls=100 exit=0 tail=0 unwound=100 open=0" \
 "thrower 100

@@ -5,7 +5,6 @@
 #   name calls=N exit=N tail=N unwound=N open=N
 need_llvm_xray
 command -v python3 >/dev/null || skip "python3 not found"
-PROGS="$TEST_SRC_DIR/progs"
 
 # exc_calls ARGS...: calls.py (its usage says what it prints and checks).
 exc_calls() {
@@ -100,25 +99,25 @@ exc_check_profile() {
          --merge --check-times -m "$3" "$profile" | sort)"
 }
 
-# exc_check_all PROG NAMES DEPTH SELECT WANT FOLDED CMD...: CMD (running
-# PROG) prints EXC_OUT in every mode; in basic and FDR mode it gives WANT
+# exc_check_all PROG NAMES DEPTH SELECT OUT WANT FOLDED CMD...: CMD
+# (running PROG) prints OUT in every mode; in basic and FDR mode it gives WANT
 # (exc_check_trace, exc_check_said), in profiling mode FOLDED
 # (exc_check_profile). SELECT: the xray_patch patterns, or empty for every
 # function. NAMES: "map" when the ids are several objects' (the log's .map
 # names them; the binary profile is then not read back by id).
 exc_check_all() {
-  local prog=$1 names=$2 depth=$3 select=$4 want=$5 folded=$6 mode log
-  shift 6
+  local prog=$1 names=$2 depth=$3 select=$4 out=$5 want=$6 folded=$7 mode log
+  shift 7
   for mode in basic fdr; do
     exc_run "$mode" "$select" "$@"
-    expect_eq "$EXC_LABEL: program output" "$EXC_OUT" "$(cat "$mode.out")"
+    expect_eq "$EXC_LABEL: program output" "$out" "$(cat "$mode.out")"
     log=$(only_file "xray-log.$prog.??????")
     exc_check_trace "$mode" "$prog" "$log" "$([ "$names" = map ] && echo "$log.map" || echo "$names")" \
       "$depth" "$want"
     exc_check_said "$mode" "$want"
   done
   exc_run profiling "$select" "$@"
-  expect_eq "$EXC_LABEL: program output" "$EXC_OUT" "$(cat profiling.out)"
+  expect_eq "$EXC_LABEL: program output" "$out" "$(cat profiling.out)"
   if [ "$names" = map ]; then
     exc_check_profile "$prog" "$folded"
   else

@@ -7,10 +7,9 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/exc_lib.sh"
-xr_cxx recursion "$PROGS/recursion.cc"
-EXC_OUT="caught 100"
-EXC_PROFILING_MORE=fold_recursion=false # a node per depth, as the binary profile
-exc_check_all recursion recursion 3 "" \
+xr_cxx recursion "$TEST_SRC_DIR/progs/recursion.cc"
+export EXC_PROFILING_MORE=fold_recursion=false # a node per depth, as the binary profile
+exc_check_all recursion recursion 3 "" "caught 100" \
 "f calls=300 exit=100 tail=0 unwound=200 open=0
 later calls=10 exit=10 tail=0 unwound=0 open=0
 probe calls=100 exit=100 tail=0 unwound=0 open=0" \
@@ -19,7 +18,7 @@ f;f 100
 f;f;f 100
 probe 100
 later 10" ./recursion
-exc_check_all recursion recursion 3 "f;later" \
+exc_check_all recursion recursion 3 "f;later" "caught 100" \
 "f calls=300 exit=100 tail=0 unwound=200 open=0
 later calls=10 exit=10 tail=0 unwound=0 open=0" \
 "f 100

@@ -6,9 +6,8 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/exc_lib.sh"
-xr_cxx rethrow "$PROGS/rethrow.cc"
-EXC_OUT="caught 100"
-exc_check_all rethrow rethrow 2 "" \
+xr_cxx rethrow "$TEST_SRC_DIR/progs/rethrow.cc"
+exc_check_all rethrow rethrow 2 "" "caught 100" \
 "later calls=10 exit=10 tail=0 unwound=0 open=0
 note calls=100 exit=100 tail=0 unwound=0 open=0
 rethrower calls=100 exit=0 tail=0 unwound=100 open=0
@@ -17,7 +16,7 @@ thrower calls=100 exit=0 tail=0 unwound=100 open=0" \
 rethrower;thrower 100
 rethrower;note 100
 later 10" ./rethrow
-exc_check_all rethrow rethrow 1 "thrower;later" \
+exc_check_all rethrow rethrow 1 "thrower;later" "caught 100" \
 "later calls=10 exit=10 tail=0 unwound=0 open=0
 thrower calls=100 exit=0 tail=0 unwound=100 open=0" \
 "thrower 100

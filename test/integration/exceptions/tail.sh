@@ -8,7 +8,7 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/exc_lib.sh"
-xr_cxx tail "$PROGS/tail.cc" -O2
+xr_cxx tail "$TEST_SRC_DIR/progs/tail.cc" -O2
 command -v llvm-objdump >/dev/null || skip "llvm-objdump not found"
 
 # The tail calls are there: each caller ends with a jump to its callee,
@@ -32,8 +32,7 @@ done
 ended() { # "exit=0 tail=100" with a tail exit's kind of this CPU
   if [ "$tail_kind" = tail ]; then echo "exit=0 tail=$1"; else echo "exit=$1 tail=0"; fi
 }
-EXC_OUT="caught 100"
-exc_check_all tail tail 2 "" \
+exc_check_all tail tail 2 "" "caught 100" \
 "finish calls=100 exit=100 tail=0 unwound=0 open=0
 later calls=10 exit=10 tail=0 unwound=0 open=0
 tail_caller calls=100 $(ended 100) unwound=0 open=0
@@ -45,7 +44,7 @@ tail_catcher 100
 tail_catcher;thrower 100
 finish 100
 later 10" ./tail
-exc_check_all tail tail 1 "thrower;later" \
+exc_check_all tail tail 1 "thrower;later" "caught 100" \
 "later calls=10 exit=10 tail=0 unwound=0 open=0
 thrower calls=200 exit=0 tail=0 unwound=200 open=0" \
 "thrower 200
