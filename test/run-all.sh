@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh Debian machine:
 #   1. installs what is missing (cmake, compilers, llvm tools, compiler-rt's
 #      sanitizer and libFuzzer runtimes, also those of clang-13/16/19, cmocka,
-#      go, python3) with apt-get;
+#      go, python3, libc++) with apt-get;
 #   2. static:   shellcheck on every shell script, clang-tidy-14 with the
 #                checks of .clang-tidy over lib/ and tools/ (no build: a
 #                configure with clang writes the compilation database); any
@@ -60,6 +60,7 @@ missing=() optional=() apt_updated=0
 need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
 want_cmd() { command -v "$1" >/dev/null 2>&1 || optional+=("$2"); }
 need_file() { [ -e "$1" ] || missing+=("$2"); }
+want_file() { [ -e "$1" ] || optional+=("$2"); }
 
 need_cmd cmake cmake
 need_cmd make make
@@ -76,6 +77,9 @@ need_cmd strace strace # counts the bytes a snapshot writes (fdr.snapshot_writes
 need_cmd valgrind valgrind # memcheck and callgrind run traced programs (valgrind.*)
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)
 want_cmd unshare util-linux # PID and mount namespaces (control.container; it skips without)
+# libc++, whose __cxa_demangle is LLVM's (names.spelling's second half; left out without)
+want_file "/usr/lib/$(uname -m)-linux-gnu/libc++.so" libc++-dev
+want_file "/usr/lib/$(uname -m)-linux-gnu/libc++abi.so" libc++abi-dev
 case " $PHASES " in
   *" static "*) # the static phase's tools; the AArch64 port is analysed
                 # against its own C library headers

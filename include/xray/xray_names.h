@@ -60,8 +60,9 @@ typedef enum XRayNamesStatus XRayNamesStatus;
 int __xray_load_names(void);
 
 /* Patches every function whose name matches one of the ';'-separated
- * patterns (the xray_patch/xray_skip options do not apply: this call does
- * what it says). Returns the number of functions matched, each of which is
+ * patterns, written in either demangler's spelling (docs/names.md). The
+ * xray_patch/xray_skip options do not apply: this call does what it
+ * says. Returns the number of functions matched, each of which is
  * now patched (0: no name matched, nothing changed), or NOT_INITIALIZED,
  * BUSY, INVALID (NULL or no pattern), FAILED, NO_MEMORY. */
 int __xray_patch_matching(const char *patterns);
@@ -70,8 +71,10 @@ int __xray_patch_matching(const char *patterns);
  * as __xray_patch_matching (the count is of the functions now unpatched). */
 int __xray_unpatch_matching(const char *patterns);
 
-/* Ids of the functions named exactly `name` (the readable name, or the ELF
- * symbol: "ns::f(int)" and "_ZN2ns1fEi" both work), in increasing order:
+/* Ids of the functions named exactly `name` (the readable name in either
+ * demangler's spelling, or the ELF symbol: "ns::f(int)" and "_ZN2ns1fEi"
+ * both work, and so do "S& operator<< <int>(S&, int)" and
+ * "S& operator<<<int>(S&, int)"; docs/names.md), in increasing order:
  * up to `capacity` are stored in ids (which may be NULL when capacity is
  * 0). Returns how many functions have that name (more than capacity: call
  * again with a larger array; several static functions may share a name),

@@ -21,12 +21,13 @@
  *  - an exit whose call is the last thing in the buffer, ran on the same CPU
  *    and took less than threshold_ticks rewinds the buffer over the call's
  *    entry record (and its argument payload) instead of writing an exit;
- *  - an exit for a call below the top of the stack (longjmp or an exception
- *    skipped the exits above it) first closes the skipped calls with exit
- *    records at the same time, flagged in byte 24 (XR_BASIC_FLAG_UNWOUND),
- *    so the file stays well nested and the stack never grows for ever;
+ *  - calls a longjmp or an exception left (an event at or above their
+ *    sled's stack pointer, core/base/call_frames.h) are closed first, with
+ *    exit records at the event's time flagged in byte 24
+ *    (XR_BASIC_FLAG_UNWOUND), so the file stays well nested and the stack
+ *    never grows for ever;
  *  - an exit for a call that is not on the stack at all began before
- *    recording did: every tracked call is closed and the exit dropped. */
+ *    recording did: it is dropped (counted), nothing else closes. */
 #include "core/base/lean.h"
 #include "basic/basic_log_lean.h"
 #include "basic/basic_records.h"
@@ -71,7 +72,8 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
  * flusher stores a stopped epoch, then runs membarrier() (or waits for store
  * buffers to drain), then waits for busy == 0. So either this thread sees
  * the stopped epoch, or the flusher sees busy == 1 and waits. */
-static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
+static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg, uintptr_t sp,
+                                    bool have_sp) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED))) {
     /* A signal handler inside our handler, say. Relaxed atomics (plain
@@ -89,30 +91,48 @@ static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg) {
   if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
-    if (type == XR_BASIC_EXIT || type == XR_BASIC_TAIL)
-      xr_basic_on_exit(t, fid, type, tsc, cpu);
+    bool exit = type == XR_BASIC_EXIT || type == XR_BASIC_TAIL;
+    if (!have_sp)
+      sp = xr_basic_implied_sp(t, fid, exit);
+    if (exit)
+      xr_basic_on_exit(t, fid, type, tsc, cpu, sp);
     else
-      xr_basic_on_entry(t, fid, type, tsc, cpu, arg);
+      xr_basic_on_entry(t, fid, type, tsc, cpu, arg, sp);
   }
   __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
   compiler_barrier();
   __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
 }
 
-void xr_basic_handle_arg0(int32_t fid, XRayEntryType type) {
-  /* A log-args entry reaching the arg0 slot carries no argument: record it
-   * as a plain entry. Custom and typed events never come here. */
+/* A log-args entry reaching the arg0 slot carries no argument: recorded as
+ * a plain entry. Custom and typed events never come here. */
+static XR_ALWAYS_INLINE void arg0(int32_t fid, XRayEntryType type, uintptr_t sp, bool have_sp) {
   unsigned t = (unsigned)type;
   if (t == XR_BASIC_ENTRY_ARGS)
     t = XR_BASIC_ENTRY;
   if (XR_UNLIKELY(t > XR_BASIC_TAIL))
     return;
-  handle(fid, t, 0);
+  handle(fid, t, 0, sp, have_sp);
 }
 
-void xr_basic_handle_arg1(int32_t fid, XRayEntryType type, uint64_t arg) {
+static XR_ALWAYS_INLINE void arg1(int32_t fid, XRayEntryType type, uint64_t arg, uintptr_t sp,
+                                  bool have_sp) {
   unsigned t = (unsigned)type;
   if (XR_UNLIKELY(t > XR_BASIC_ENTRY_ARGS))
     return;
-  handle(fid, t, arg);
+  handle(fid, t, arg, sp, have_sp);
+}
+
+void xr_basic_handle_arg0(int32_t fid, XRayEntryType type, uintptr_t sp) {
+  arg0(fid, type, sp, true);
+}
+
+void xr_basic_handle_arg1(int32_t fid, XRayEntryType type, uint64_t arg, uintptr_t sp) {
+  arg1(fid, type, arg, sp, true);
+}
+
+void xr_basic_handle_arg0_no_sp(int32_t fid, XRayEntryType type) { arg0(fid, type, 0, false); }
+
+void xr_basic_handle_arg1_no_sp(int32_t fid, XRayEntryType type, uint64_t arg) {
+  arg1(fid, type, arg, 0, false);
 }

@@ -11,9 +11,13 @@
 /* This thread's state (initial-exec TLS, zero at thread start). */
 XR_HIDDEN extern XR_TLS struct xr_basic_thread xr_basic_tls;
 
-XR_HIDDEN void xr_basic_handle_arg0(int32_t fid, XRayEntryType type);
-XR_HIDDEN void xr_basic_handle_arg1(int32_t fid, XRayEntryType type,
-                                    uint64_t arg);
+/* The handlers, with the sled's stack pointer and without it
+ * (core/dispatch/handlers.h). */
+XR_HIDDEN void xr_basic_handle_arg0(int32_t fid, XRayEntryType type, uintptr_t sp);
+XR_HIDDEN void xr_basic_handle_arg1(int32_t fid, XRayEntryType type, uint64_t arg,
+                                    uintptr_t sp);
+XR_HIDDEN void xr_basic_handle_arg0_no_sp(int32_t fid, XRayEntryType type);
+XR_HIDDEN void xr_basic_handle_arg1_no_sp(int32_t fid, XRayEntryType type, uint64_t arg);
 
 /* Makes room in t->buf by handing it to the writer: the production value of
  * t->spill. Lean: goes through

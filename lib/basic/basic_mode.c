@@ -55,7 +55,7 @@ static bool hooks_registered;
 
 /* Statistics of threads that exited since init, under threads_lock. */
 static struct {
-  uint64_t dropped_nested, unmatched_exits, unwound, erased;
+  uint64_t dropped_nested, unmatched_exits, unwound, erased, open_at_end;
 } gone;
 /* Events the last finalize counted as dropped (the counters above are
  * zeroed there), for xr_basic_stats; under threads_lock. */
@@ -149,6 +149,15 @@ static void spill_cb(void *arg) {
   t->used = 0;
 }
 
+/* Calls of t whose entries are in the log and whose exits are not (yet). */
+static uint64_t open_calls(const struct xr_basic_thread *t) {
+  uint32_t tracked = t->depth < t->frame_capacity ? t->depth : t->frame_capacity;
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < tracked; i++)
+    n += t->frames[i].recorded;
+  return n;
+}
+
 /* Thread exit (run by core with xr_in_handler set): write what is left. */
 static void on_thread_exit(void) {
   struct xr_basic_thread *t = &xr_basic_tls;
@@ -164,6 +173,7 @@ static void on_thread_exit(void) {
   gone.unmatched_exits += t->unmatched_exits;
   gone.unwound += t->unwound;
   gone.erased += t->erased;
+  gone.open_at_end += open_calls(t);
   xr_thread_list_remove(&threads, &t->link);
   xr_lock_release(&threads_lock);
   unmap_buffers(t);
@@ -197,6 +207,7 @@ static void on_fork_child(void) {
   }
   xr_thread_names_after_fork(); /* an exiting thread may have held it */
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
+  gone.open_at_end = 0;
   struct xr_basic_thread *t = &xr_basic_tls;
   xr_thread_list_after_fork(&threads, &t->link);
   if (!t->link.registered)
@@ -273,10 +284,10 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
   /* As compiler-rt: basic mode records no custom or typed events. */
   xr_handler_install(XR_SLOT_CUSTOM, NULL, 0);
   xr_handler_install(XR_SLOT_TYPED, NULL, 0);
-  xr_handler_install(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1,
-                     XR_HANDLER_LEAN);
-  xr_handler_install(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
-                     XR_HANDLER_LEAN);
+  xr_handler_install_lean(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1,
+                          (void *)xr_basic_handle_arg1_no_sp, 0);
+  xr_handler_install_lean(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
+                          (void *)xr_basic_handle_arg0_no_sp, 0);
   /* The file now, as compiler-rt does ("Log file in" at verbosity >= 1):
    * whether a file is created never depends on how long the first calls
    * take. Removed at flush if it is left without a record. Opened before
@@ -336,7 +347,7 @@ static XRayLogFlushStatus basic_flush(void) {
   xr_quiesce_fence(); /* the epoch was stopped at finalize */
   uint32_t bound_ms = xr_quiesce_bound_ms(options.grace_period_ms);
   uint64_t deadline = xr_quiesce_deadline((uint64_t)bound_ms * 1000000u);
-  uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, stuck = 0;
+  uint64_t dropped = 0, unmatched = 0, unwound = 0, erased = 0, open = 0, stuck = 0;
   xr_lock_take(&threads_lock);
   for (struct xr_thread_link *l = threads.head; l != NULL; l = l->next) {
     struct xr_basic_thread *t = xr_thread_entry(l, struct xr_basic_thread, link);
@@ -349,13 +360,16 @@ static XRayLogFlushStatus basic_flush(void) {
     unmatched += t->unmatched_exits;
     unwound += t->unwound;
     erased += t->erased;
+    open += open_calls(t);
     t->unmatched_exits = t->unwound = t->erased = 0;
   }
   dropped += gone.dropped_nested;
   unmatched += gone.unmatched_exits;
   unwound += gone.unwound;
   erased += gone.erased;
+  open += gone.open_at_end;
   gone.dropped_nested = gone.unmatched_exits = gone.unwound = gone.erased = 0;
+  gone.open_at_end = 0;
   dropped_at_finalize = dropped;
   xr_lock_release(&threads_lock);
   xr_basic_writer_close();
@@ -370,9 +384,10 @@ static XRayLogFlushStatus basic_flush(void) {
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the JSON was asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
-            "without entries, %llu calls closed by unwinding",
+            "without entries, %llu calls closed by unwinding, %llu calls open "
+            "at the end",
             (unsigned long long)dropped, (unsigned long long)unmatched,
-            (unsigned long long)unwound);
+            (unsigned long long)unwound, (unsigned long long)open);
   say_if_all_erased(erased);
   if (stuck > 0)
     xr_report(XR_ERROR, "basic mode: %llu thread(s) still inside the handler "
@@ -383,8 +398,10 @@ static XRayLogFlushStatus basic_flush(void) {
   return done;
 }
 
+/* handle_arg0 for whoever calls it (the handler the mode installs is
+ * the one the trampolines pass the stack pointer to). */
 const struct XRayLogImpl xr_basic_impl = {basic_init, basic_finalize,
-                                          xr_basic_handle_arg0, basic_flush};
+                                          xr_basic_handle_arg0_no_sp, basic_flush};
 
 /* For `xrayctl status`. Recorded: records this process wrote to the
  * current log (a thread's buffered records count once it hands them over:

@@ -7,35 +7,8 @@
 
 #include "basic/basic_records.h"
 #include "basic/basic_thread.h"
+#include "core/base/call_frames.h"
 #include "core/base/common.h"
-
-static XR_ALWAYS_INLINE void xr_basic_on_entry(struct xr_basic_thread *t,
-                                               int32_t fid, unsigned type,
-                                               uint64_t tsc, uint8_t cpu,
-                                               uint64_t arg) {
-  uint32_t d = t->depth++;
-  if (XR_UNLIKELY(d >= t->frame_capacity))
-    return; /* deeper than we track: counted only */
-  struct xr_basic_frame *f = &t->frames[d];
-  f->fid = fid;
-  f->type = (uint8_t)type;
-  f->cpu = cpu;
-  f->tsc = tsc;
-  if (XR_UNLIKELY(d >= t->max_depth)) {
-    f->recorded = 0;
-    return;
-  }
-  unsigned n = type == XR_BASIC_ENTRY_ARGS ? 2 : 1;
-  if (XR_UNLIKELY(t->used + n > t->capacity))
-    t->spill(t); /* an entry and its payload never straddle a spill */
-  struct xr_basic_record *r = t->buf + t->used;
-  xr_basic_put_normal(r, fid, type, cpu, tsc, t->ids);
-  if (n == 2)
-    xr_basic_put_arg(r + 1, fid, t->ids, arg);
-  t->used += n;
-  f->recorded = 1;
-  f->end_pos = t->spilled + t->used;
-}
 
 /* Ends the call of frame f: rewinds it when it is short and nothing was
  * written after it, else writes an exit record of `type`, flagged
@@ -64,14 +37,74 @@ static XR_ALWAYS_INLINE void close_call(struct xr_basic_thread *t,
   t->used++;
 }
 
-/* The exit is not for the top frame: find its frame and close the calls
- * above it (skipped by longjmp or an exception), or, when it is not on the
- * stack, close everything (its call began before recording did). */
-static XR_NOINLINE void exit_below_top(struct xr_basic_thread *t, int32_t fid,
-                                       unsigned type, uint64_t tsc,
-                                       uint8_t cpu) {
+/* Closes, as unwound, the tracked calls on top that are gone at `sp`
+ * (core/base/call_frames.h; `at_exit`: an exit's rule); returns the new
+ * depth. Calls deeper than the tracked frames (never written: they are
+ * below max_depth) go first, when the deepest tracked one is gone. */
+static XR_NOINLINE uint32_t close_left(struct xr_basic_thread *t, uintptr_t sp, bool at_exit,
+                                       uint64_t tsc, uint8_t cpu) {
+  uint32_t d = t->depth, cap = t->frame_capacity;
+  if (d > cap) {
+    if (cap == 0)
+      return d;
+    uintptr_t deepest = t->frames[cap - 1].sp;
+    if (!(at_exit ? xr_frame_gone_at_exit(deepest, sp) : xr_frame_gone_at_entry(deepest, sp)))
+      return d;
+    t->unwound += d - cap;
+    d = cap;
+  }
+  while (d > 0 && (at_exit ? xr_frame_gone_at_exit(t->frames[d - 1].sp, sp)
+                           : xr_frame_gone_at_entry(t->frames[d - 1].sp, sp))) {
+    d--;
+    close_call(t, &t->frames[d], XR_BASIC_EXIT, tsc, cpu, true);
+    t->unwound++;
+  }
+  t->depth = d;
+  return d;
+}
+
+static XR_ALWAYS_INLINE void xr_basic_on_entry(struct xr_basic_thread *t,
+                                               int32_t fid, unsigned type,
+                                               uint64_t tsc, uint8_t cpu,
+                                               uint64_t arg, uintptr_t sp) {
+  uint32_t d = t->depth;
+  /* The top call is gone (d - 1 wraps for an empty stack), or the top is
+   * deeper than we track: the slow path looks. */
+  if (XR_UNLIKELY(d - 1u < t->frame_capacity ? t->frames[d - 1].sp <= sp : d != 0))
+    d = close_left(t, sp, false, tsc, cpu);
+  t->depth = d + 1;
+  if (XR_UNLIKELY(d >= t->frame_capacity))
+    return; /* deeper than we track: counted only */
+  struct xr_basic_frame *f = &t->frames[d];
+  f->fid = fid;
+  f->type = (uint8_t)type;
+  f->cpu = cpu;
+  f->tsc = tsc;
+  f->sp = sp;
+  if (XR_UNLIKELY(d >= t->max_depth)) {
+    f->recorded = 0;
+    return;
+  }
+  unsigned n = type == XR_BASIC_ENTRY_ARGS ? 2 : 1;
+  if (XR_UNLIKELY(t->used + n > t->capacity))
+    t->spill(t); /* an entry and its payload never straddle a spill */
+  struct xr_basic_record *r = t->buf + t->used;
+  xr_basic_put_normal(r, fid, type, cpu, tsc, t->ids);
+  if (n == 2)
+    xr_basic_put_arg(r + 1, fid, t->ids, arg);
+  t->used += n;
+  f->recorded = 1;
+  f->end_pos = t->spilled + t->used;
+}
+
+/* The exit's call by function id alone (the exit came from another stack,
+ * beyond the window): find its frame and close the calls above it, or,
+ * when it is not on the stack, close everything (its call began before
+ * recording did). */
+static XR_NOINLINE void exit_by_id(struct xr_basic_thread *t, int32_t fid, unsigned type,
+                                   uint64_t tsc, uint8_t cpu) {
   uint32_t d = t->depth; /* 1 .. frame_capacity */
-  uint32_t i = d - 1;
+  uint32_t i = d;
   while (i > 0) {
     --i;
     if (t->frames[i].fid == fid) {
@@ -90,25 +123,66 @@ static XR_NOINLINE void exit_below_top(struct xr_basic_thread *t, int32_t fid,
   t->unmatched_exits++;
 }
 
+/* The exit is not the top call's: first the calls left above its own
+ * (close_left); then its call is on top, or deeper than we track (assumed
+ * to match), or not on the stack at all (entered before recording or
+ * patching: dropped and counted, nothing closed), or the exit came from
+ * another stack (exit_by_id). */
+static XR_NOINLINE void exit_not_top(struct xr_basic_thread *t, int32_t fid, unsigned type,
+                                     uint64_t tsc, uint8_t cpu, uintptr_t sp) {
+  uint32_t d = close_left(t, sp, true, tsc, cpu);
+  if (d > t->frame_capacity) {
+    t->depth = d - 1;
+    return;
+  }
+  const struct xr_basic_frame *top = d > 0 ? &t->frames[d - 1] : NULL;
+  if (top != NULL && top->sp == sp && top->fid == fid) {
+    t->depth = d - 1;
+    close_call(t, top, type, tsc, cpu, false);
+  } else if (top == NULL || top->sp > sp) {
+    t->unmatched_exits++;
+  } else {
+    exit_by_id(t, fid, type, tsc, cpu);
+  }
+}
+
 static XR_ALWAYS_INLINE void xr_basic_on_exit(struct xr_basic_thread *t,
                                               int32_t fid, unsigned type,
-                                              uint64_t tsc, uint8_t cpu) {
+                                              uint64_t tsc, uint8_t cpu, uintptr_t sp) {
   uint32_t d = t->depth;
   if (XR_UNLIKELY(d == 0)) {
     t->unmatched_exits++; /* entered before recording started */
     return;
   }
   if (XR_UNLIKELY(d > t->frame_capacity)) {
-    t->depth = d - 1; /* untracked depth: assume it matches */
+    exit_not_top(t, fid, type, tsc, cpu, sp);
     return;
   }
   const struct xr_basic_frame *top = &t->frames[d - 1];
-  if (XR_UNLIKELY(top->fid != fid)) {
-    exit_below_top(t, fid, type, tsc, cpu);
+  if (XR_UNLIKELY(top->sp != sp || top->fid != fid)) {
+    exit_not_top(t, fid, type, tsc, cpu, sp);
     return;
   }
   t->depth = d - 1;
   close_call(t, top, type, tsc, cpu, false);
+}
+
+/* The stack pointer an event without one stands for (a caller that cannot
+ * pass it, core/dispatch/handlers.h), so that the rules above do what they
+ * did by function id: an entry nests in the top call (just below it), an
+ * exit is the newest open call of its function (or, not on the stack,
+ * below everything: dropped). */
+static XR_ALWAYS_INLINE uintptr_t xr_basic_implied_sp(const struct xr_basic_thread *t,
+                                                      int32_t fid, bool exit) {
+  uint32_t d = t->depth, cap = t->frame_capacity;
+  if (d > cap)
+    return cap == 0 ? UINTPTR_MAX : t->frames[cap - 1].sp - 1; /* untracked: nests */
+  if (!exit)
+    return d == 0 ? UINTPTR_MAX : t->frames[d - 1].sp - 1;
+  for (uint32_t i = d; i > 0; i--)
+    if (t->frames[i - 1].fid == fid)
+      return t->frames[i - 1].sp;
+  return 0;
 }
 
 #endif

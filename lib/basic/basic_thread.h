@@ -21,6 +21,7 @@ struct xr_basic_frame {
   uint8_t recorded; /* its entry record(s) were written to the buffer */
   uint64_t tsc;
   uint64_t end_pos; /* stream position just after its entry record(s) */
+  uintptr_t sp;     /* the sled's stack pointer (core/base/call_frames.h) */
 };
 
 struct xr_basic_thread {

@@ -32,6 +32,7 @@ extern void __xray_ArgLoggerEntry(void) __attribute__((weak));
 #pragma weak __xray_deregister_dso
 #pragma weak __xray_dso_dispatch
 #pragma weak __xray_dso_dense_dispatch
+#pragma weak __xray_dso_dense_dispatch_sp
 
 /* This object's copies of the lean paths for modes that take dense ids
  * (same file as its trampolines). */
@@ -63,7 +64,7 @@ xr_dso_register(void) {
    * meanwhile a runtime with dense paths finds them here with no handler
    * (events dropped, never a packed id to a mode that wants dense ones);
    * any other runtime, its own trampolines. */
-  bool dense = __xray_dso_dense_dispatch != 0;
+  bool dense = __xray_dso_dense_dispatch_sp != 0 || __xray_dso_dense_dispatch != 0;
   xr_dso_dispatch_slots[0] = dense ? (void *)xr_dso_entry_dense : (void *)__xray_FunctionEntry;
   xr_dso_dispatch_slots[1] = dense ? (void *)xr_dso_exit_dense : (void *)__xray_FunctionExit;
   xr_dso_dispatch_slots[2] =
@@ -72,11 +73,16 @@ xr_dso_register(void) {
   struct xr_dso_trampolines t = {xr_dso_entry, xr_dso_exit, xr_dso_tail_exit,
                                  xr_dso_log_args};
   object_id = __xray_register_dso(begin, end, __start_xray_fn_idx, __stop_xray_fn_idx, t);
-  if (object_id > 0 && __xray_dso_dense_dispatch != 0) {
+  if (object_id > 0 && dense) {
     struct xr_dso_dense d = {xr_dso_dispatch_slots, xr_dso_dense_handlers, &xr_dso_id_offset,
                              {xr_dso_entry_dense, xr_dso_exit_dense, xr_dso_tail_exit_dense,
                               xr_dso_log_args_dense}};
-    __xray_dso_dense_dispatch(object_id, &d);
+    /* Our dense paths pass the stack pointer; a runtime of generation 2
+     * gets them as well, and its handlers ignore the extra argument. */
+    if (__xray_dso_dense_dispatch_sp != 0)
+      __xray_dso_dense_dispatch_sp(object_id, &d);
+    else
+      __xray_dso_dense_dispatch(object_id, &d);
   } else if (object_id > 0 && __xray_dso_dispatch != 0) {
     __xray_dso_dispatch(object_id, xr_dso_dispatch_slots);
   }

@@ -135,6 +135,20 @@ XR_HIDDEN size_t xr_fdr_queue_close(struct xr_fdr_queue *q,
 XR_HIDDEN size_t xr_fdr_queue_next_flushed(const struct xr_fdr_queue *q,
                                            size_t from);
 
+/* One open call of a thread: the sled's stack pointer of its entry
+ * (core/base/call_frames.h) and its id. A writer slot keeps XR_FDR_FRAMES
+ * of them, its owner's shadow stack (fdr_thread.h), which tells which
+ * calls an exception or longjmp left: their exits are written when the
+ * next event finds them gone ("xray-unwound N" and N exits). frames[0] is
+ * a sentinel (sp UINTPTR_MAX: never gone, never an exit's), so the top is
+ * always readable. */
+struct xr_fdr_frame {
+  uintptr_t sp;
+  int32_t id;
+  uint32_t pad;
+};
+enum { XR_FDR_FRAMES = 4096 }; /* per writer slot, sentinel included */
+
 struct xr_fdr_writer {
   uintptr_t state;        /* atomic: the owner's cursor in the buffer it
                              holds (its extents, as xr_fdr_queue_close reads
@@ -143,8 +157,10 @@ struct xr_fdr_writer {
                              (also the FDR fast path's re-entrancy guard).
                              One word, so that the hot path ends an event
                              with one store: cursor and idle together. */
-  uint64_t unused;        /* keeps the offsets below, which the lean
-                             handlers' code was measured with */
+  struct xr_fdr_frame *frames; /* the owner's shadow stack (fdr_thread.h),
+                             XR_FDR_FRAMES of them, mapped at the slot's
+                             first claim and kept with the slot; NULL when
+                             the mapping failed */
   uint64_t dropped;       /* atomic: events dropped for want of a buffer */
   uint64_t nested;        /* events dropped because the owner was already
                              inside the tracer (a signal handler); written

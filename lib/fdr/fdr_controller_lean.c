@@ -16,8 +16,11 @@
  * usable); one compare for space; the CPU id (an rseq load, else the port's
  * CPU-id instruction, else its tick-and-CPU read in place of the tick read:
  * clock.h) and its compare; one compare of the tick delta; one 8-byte
- * record store; one store of the last timestamp. Four stores, about 35
- * instructions on x86-64, no call, no fence, no locked instruction, no
+ * record store; one store of the last timestamp; the shadow stack's top
+ * (a TLS load and one compare with the event's stack pointer, one more for
+ * room at an entry) and its push (two stores of the frame) or pop, one
+ * store of the new top. Seven stores at an entry, five at an exit, about
+ * 50 instructions on x86-64, no call, no fence, no locked instruction, no
  * register save; the tick read is most of its cost, and the rest runs in
  * its shadow.
  * Everything else (metadata, buffer switch, erasure at a threshold) takes
@@ -28,6 +31,7 @@
  * new cursor (busy off, release). A writer never follows a pointer into a
  * buffer before the epoch check passed. */
 #include "core/base/lean.h"
+#include "core/base/call_frames.h"
 #include "core/base/test_points.h"
 #include "core/clock/clock.h"
 #include "core/clock/clock_lean.h"
@@ -203,6 +207,109 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
   return p;
 }
 
+/* Whether the call opened at frame_sp is gone at sp (at_exit: an exit's
+ * rule, core/base/call_frames.h). */
+static XR_ALWAYS_INLINE bool gone(uintptr_t frame_sp, uintptr_t sp, bool at_exit) {
+  return at_exit ? xr_frame_gone_at_exit(frame_sp, sp) : xr_frame_gone_at_entry(frame_sp, sp);
+}
+
+/* Writes the exits of the calls the program left (an exception, longjmp or
+ * noreturn call skipped them) that an event at sp finds gone: "xray-unwound
+ * N" and N exit records at tsc, in pieces that fit a buffer, popping each
+ * from the shadow stack; calls deeper than the stack holds (untracked) go
+ * with the deepest one held, without records (their entries were not
+ * kept either). Under the guard. A piece that cannot be written (no
+ * buffer) pops its calls all the same; they are counted as dropped. */
+enum { UNWOUND_PIECE = 64 };
+static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool at_exit,
+                                   uint64_t tsc) {
+  if (t->untracked != 0) {
+    if (!gone(t->top->sp, sp, at_exit))
+      return;
+    t->untracked = 0;
+  }
+  uint64_t n = 0; /* the sentinel is never gone */
+  for (const struct xr_fdr_frame *f = t->top; gone(f->sp, sp, at_exit); f--)
+    n++;
+  /* With a threshold, short calls go as a plain exit's would: rewound
+   * over, newest first, while their entries are the last records. */
+  uint64_t threshold = xr_fdr_hot.threshold_ticks;
+  uint8_t *cur;
+  if (threshold != 0 && n != 0 && (cur = begin_write(t, tsc, 0)) != NULL) {
+    uint64_t last = t->last_tsc;
+    uint8_t *back;
+    while (n != 0 && (back = xr_fdr_rewind(xr_fdr_run_start(t->writer), cur, t->top->id, tsc,
+                                           threshold, &last)) != NULL) {
+      cur = back;
+      t->last_tsc = last;
+      uint64_t *erased = &t->writer->erased;
+      __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+      t->top--;
+      n--;
+    }
+    __atomic_store_n(&t->writer->state, (uintptr_t)cur | XR_FDR_BUSY, __ATOMIC_RELAXED);
+  }
+  while (n != 0) {
+    uint64_t k = n < UNWOUND_PIECE ? n : UNWOUND_PIECE;
+    char text[XR_FDR_UNWOUND_MAX];
+    int32_t size = xr_fdr_unwound_text(text, k);
+    /* room for a NewCPUId or TSCWrap, the event, its text, the exits */
+    cur = begin_write(t, tsc, 2 * XR_FDR_META_SIZE + (size_t)size + k * XR_FDR_FN_SIZE);
+    if (cur == NULL) {
+      t->top -= k; /* begin_write counted the drop */
+      n -= k;
+      continue;
+    }
+    uint32_t delta;
+    uint8_t *p = stamp(t, cur, tsc, &delta);
+    if (xr_fdr_hot.version >= 5) {
+      p = xr_fdr_custom_event(p, size, (int32_t)delta);
+      delta = 0;
+    } else {
+      p = xr_fdr_custom_event_v1(p, size, tsc); /* the running TSC stays */
+    }
+    p = xr_fdr_copy(p, text, (size_t)size);
+    for (uint64_t i = 0; i < k; i++) {
+      p = xr_fdr_function(p, t->top->id, XR_FDR_FN_EXIT, delta);
+      delta = 0;
+      t->top--;
+    }
+    t->last_tsc = tsc;
+    xr_fdr_set_run_start(t->writer, p);
+    /* The cursor moves on; the busy bit stays for the event itself. */
+    __atomic_store_n(&t->writer->state, (uintptr_t)p | XR_FDR_BUSY, __ATOMIC_RELAXED);
+    n -= k;
+  }
+}
+
+/* The shadow stack's side of an event the full path writes: first the
+ * calls gone at sp; then an entry is pushed (or counted as untracked
+ * when the stack is full), an exit pops its own call when it is on top
+ * (one deeper than the stack: an untracked one). An exit whose call is not
+ * on the stack (entered before this generation, or on another stack)
+ * leaves it as it is. Returns whether calls were closed (records written
+ * or rewound). */
+static XR_ALWAYS_INLINE bool track(struct xr_fdr_thread *t, int32_t id, bool exit,
+                                   uintptr_t sp, uint64_t tsc) {
+  bool closed = gone(t->top->sp, sp, exit);
+  if (closed)
+    close_left(t, sp, exit, tsc);
+  if (!exit) {
+    if (t->untracked != 0 || t->top == t->frames_last) {
+      t->untracked++;
+    } else {
+      t->top[1].sp = sp;
+      t->top[1].id = id;
+      t->top++;
+    }
+  } else if (t->untracked != 0) {
+    t->untracked--;
+  } else if (t->top->sp == sp) {
+    t->top--;
+  }
+  return closed;
+}
+
 /* Every case of a function event: first event of a thread, buffer switch,
  * CPU change, TSC wrap, generation change, re-entry. tsc 0: not read yet;
  * read here once the guard is set, so that a signal handler's events are
@@ -213,7 +320,7 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
  * again (a compare here, not a second tick read on every bail-out; the
  * event is stamped a little late, never out of order). */
 static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
-                                            uint64_t arg, uint64_t tsc) {
+                                            uint64_t arg, uintptr_t sp, uint64_t tsc) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
   XR_TEST_POINT(xr_fdr_test_full_head, ());
@@ -224,6 +331,11 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
   size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE +
                 (type == LOG_ARGS_ENTRY ? XR_FDR_META_SIZE : 0);
   uint8_t *cur = begin_write(t, tsc, need), *done = NULL;
+  /* The shadow stack after begin_write, which gives a new thread its stack
+   * and empties it at a new generation; when calls left were closed, their
+   * records took room: ask for the event's again. */
+  if (XR_LIKELY(cur != NULL) && track(t, id, type == EXIT || type == TAIL, sp, tsc))
+    cur = begin_write(t, tsc, need);
   if (XR_LIKELY(cur != NULL)) {
     uint32_t delta;
     uint8_t *p = stamp(t, cur, tsc, &delta);
@@ -273,20 +385,22 @@ out:
 static XR_ALWAYS_INLINE void bail_to_full(struct xr_fdr_writer *w,
                                           uintptr_t state, int32_t id,
                                           unsigned type, uint64_t arg,
-                                          uint64_t tsc) {
+                                          uintptr_t sp, uint64_t tsc) {
   clear_busy(w, xr_fdr_state_cursor(state));
   BARRIER();
   XR_TEST_POINT(xr_fdr_test_bail_window, ());
-  function_event_full(id, type, arg, tsc);
+  function_event_full(id, type, arg, sp, tsc);
 }
 
 /* The common case, written so that it makes no call (no register saves in
  * its prologue): a thread with a buffer of this generation, room for the
- * record, on the same CPU as its last record, a delta that fits. Anything
- * else leaves through a tail call to function_event_full, with the state
- * word as it was on entry. */
+ * record, on the same CPU as its last record, a delta that fits, and a
+ * call that nests in the shadow stack's top (an entry below it with room
+ * to push; an exit of the top call itself). Anything else leaves through
+ * a tail call to function_event_full, with the state word as it was on
+ * entry. */
 static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
-                                            uint64_t arg) {
+                                            uint64_t arg, uintptr_t sp) {
   struct xr_fdr_thread *t = &xr_fdr_thread;
   struct xr_fdr_writer *w = t->writer;
   /* The busy bit serves as both the re-entrancy guard and the busy flag: a
@@ -305,6 +419,15 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   if (XR_UNLIKELY(t->epoch !=
                   __atomic_load_n(&xr_fdr_hot.fast_epoch, __ATOMIC_ACQUIRE)))
     goto bail_unstamped;
+  /* The shadow stack (valid with the writer): a call left by an exception
+   * or longjmp, a full stack or an exit that is not the top call's goes to
+   * the full path (unstamped: the full path reads the clock). */
+  if (type == EXIT || type == TAIL) {
+    if (XR_UNLIKELY(t->top->sp != sp))
+      goto bail_unstamped;
+  } else if (XR_UNLIKELY(t->top->sp <= sp || t->top == t->frames_last)) {
+    goto bail_unstamped;
+  }
   /* The clock after the busy bit: a signal handler's events are dropped
    * from here on, and any it wrote before came earlier in time too. */
   uint32_t cpu;
@@ -319,12 +442,21 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
   if (XR_UNLIKELY((size_t)(t->end - p) < need))
     goto bail;
   BARRIER(); /* configuration reads stay after the epoch check */
+  /* Read again: kept from the check above, it would need a register
+   * across the clock read, and a save in the prologue. */
+  struct xr_fdr_frame *top = t->top;
   if (type == ENTRY) {
     p = xr_fdr_function(p, id, XR_FDR_FN_ENTER, (uint32_t)delta);
+    top[1].sp = sp;
+    top[1].id = id;
+    t->top = top + 1;
   } else if (type == LOG_ARGS_ENTRY) {
     p = xr_fdr_function(p, id, XR_FDR_FN_ENTER_ARG, (uint32_t)delta);
     p = xr_fdr_call_argument(p, arg);
     xr_fdr_set_run_start(w, p);
+    top[1].sp = sp;
+    top[1].id = id;
+    t->top = top + 1;
   } else { /* exit or tail exit */
     bool erasing = xr_fdr_hot.threshold_ticks != 0;
     if (erasing && p != xr_fdr_run_start(w))
@@ -333,30 +465,70 @@ static XR_ALWAYS_INLINE void function_event(int32_t id, unsigned type,
                         (uint32_t)delta);
     if (erasing) /* run_start matters only to erasure */
       xr_fdr_set_run_start(w, p);
+    t->top = top - 1;
   }
   t->last_tsc = tsc;
   BARRIER();
   clear_busy(w, p); /* the event's end: new cursor, busy off */
   return;
 bail:
-  bail_to_full(w, state, id, type, arg, tsc);
+  bail_to_full(w, state, id, type, arg, sp, tsc);
   return;
 bail_unstamped: /* two exits, not one with tsc = 0 merged in: the merged
                  * value costs the common case a saved register */
-  bail_to_full(w, state, id, type, arg, 0);
+  bail_to_full(w, state, id, type, arg, sp, 0);
   return;
 full:
-  function_event_full(id, type, arg, 0);
+  function_event_full(id, type, arg, sp, 0);
 }
 
-void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type) {
-  /* An arg-logging entry reaching the arg0 handler has no argument. */
-  function_event(id, type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type,
-                 0);
+/* The stack pointer an event without one stands for (a caller that cannot
+ * pass it, core/dispatch/handlers.h), so that the shadow stack does what
+ * matching by id did: an entry nests in the top call, an exit is the
+ * newest open call of its function (not open: below everything, so it
+ * pops nothing). Read before the busy bit: a signal handler's events in
+ * between leave the stack as they found it. */
+static XR_ALWAYS_INLINE uintptr_t implied_sp(int32_t id, bool exit) {
+  const struct xr_fdr_thread *t = &xr_fdr_thread;
+  const struct xr_fdr_frame *f = t->writer != NULL ? t->top : NULL;
+  if (f == NULL)
+    return exit ? 0 : UINTPTR_MAX - 1;
+  if (!exit)
+    return f->sp - 1;
+  for (; f->sp != UINTPTR_MAX; f--)
+    if (f->id == id)
+      return f->sp;
+  return 0;
 }
 
-void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg) {
-  function_event(id, (unsigned)type, arg);
+/* An arg-logging entry reaching an arg0 handler has no argument. */
+static XR_ALWAYS_INLINE unsigned arg0_kind(enum XRayEntryType type) {
+  return type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type;
+}
+
+/* Entries and exits each get their own copy of the fast path: with the
+ * kind a constant, it is one register fewer, and the shadow stack's
+ * values fit in the caller-saved registers (no save in the prologue). */
+void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type, uintptr_t sp) {
+  if (type == ENTRY)
+    function_event(id, ENTRY, 0, sp);
+  else if (type == EXIT)
+    function_event(id, EXIT, 0, sp);
+  else
+    function_event(id, arg0_kind(type), 0, sp);
+}
+
+void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg, uintptr_t sp) {
+  function_event(id, (unsigned)type, arg, sp);
+}
+
+void xr_fdr_handle_arg0_no_sp(int32_t id, enum XRayEntryType type) {
+  unsigned kind = arg0_kind(type);
+  function_event(id, kind, 0, implied_sp(id, kind == EXIT || kind == TAIL));
+}
+
+void xr_fdr_handle_arg1_no_sp(int32_t id, enum XRayEntryType type, uint64_t arg) {
+  function_event(id, (unsigned)type, arg, implied_sp(id, type == EXIT || type == TAIL));
 }
 
 /* The slow-call watch: one compare and one byte load per event on top of
@@ -371,15 +543,26 @@ static XR_ALWAYS_INLINE void watch(int32_t id, unsigned type) {
   }
 }
 
-void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type) {
-  unsigned kind = type == LOG_ARGS_ENTRY ? ENTRY : (unsigned)type;
-  function_event(id, kind, 0);
+void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type, uintptr_t sp) {
+  unsigned kind = arg0_kind(type);
+  function_event(id, kind, 0, sp);
   watch(id, kind);
 }
 
-void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type,
-                              uint64_t arg) {
-  function_event(id, (unsigned)type, arg);
+void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type, uint64_t arg,
+                              uintptr_t sp) {
+  function_event(id, (unsigned)type, arg, sp);
+  watch(id, (unsigned)type);
+}
+
+void xr_fdr_handle_arg0_watch_no_sp(int32_t id, enum XRayEntryType type) {
+  unsigned kind = arg0_kind(type);
+  function_event(id, kind, 0, implied_sp(id, kind == EXIT || kind == TAIL));
+  watch(id, kind);
+}
+
+void xr_fdr_handle_arg1_watch_no_sp(int32_t id, enum XRayEntryType type, uint64_t arg) {
+  function_event(id, (unsigned)type, arg, implied_sp(id, type == EXIT || type == TAIL));
   watch(id, (unsigned)type);
 }
 

@@ -6,16 +6,23 @@
 #include "core/base/common.h"
 #include "xray/xray_interface.h"
 
-XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type);
-XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
-                                  uint64_t arg);
+/* The function event handlers, with the sled's stack pointer and, for
+ * callers that cannot pass it, without (core/dispatch/handlers.h). */
+XR_HIDDEN void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type, uintptr_t sp);
+XR_HIDDEN void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg,
+                                  uintptr_t sp);
+XR_HIDDEN void xr_fdr_handle_arg0_no_sp(int32_t id, enum XRayEntryType type);
+XR_HIDDEN void xr_fdr_handle_arg1_no_sp(int32_t id, enum XRayEntryType type, uint64_t arg);
 XR_HIDDEN void xr_fdr_handle_custom(void *data, size_t size);
 XR_HIDDEN void xr_fdr_handle_typed(uint16_t type, const void *data,
                                    size_t size);
 /* The same plus the slow-call watch (snapshot_if_slower_than_us), whose
  * slow path is xr_fdr_watch_slow (fdr_slow_call.h). */
-XR_HIDDEN void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type);
-XR_HIDDEN void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type,
-                                        uint64_t arg);
+XR_HIDDEN void xr_fdr_handle_arg0_watch(int32_t id, enum XRayEntryType type, uintptr_t sp);
+XR_HIDDEN void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type, uint64_t arg,
+                                        uintptr_t sp);
+XR_HIDDEN void xr_fdr_handle_arg0_watch_no_sp(int32_t id, enum XRayEntryType type);
+XR_HIDDEN void xr_fdr_handle_arg1_watch_no_sp(int32_t id, enum XRayEntryType type,
+                                              uint64_t arg);
 
 #endif

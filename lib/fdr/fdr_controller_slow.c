@@ -12,6 +12,8 @@
 #include "fdr/fdr_triggers.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <time.h>
 
 
@@ -41,6 +43,25 @@ static uint8_t *room_end(struct xr_fdr_buffer *b, size_t cap, size_t bytes) {
   return b->data + (populated < cap ? populated : cap);
 }
 
+/* A shadow stack with no room (its slot's mapping failed): every entry
+ * goes to the full path, which counts the call as untracked. Only read. */
+static struct xr_fdr_frame no_frames[1] = {{UINTPTR_MAX, 0, 0}};
+
+/* Empties the thread's shadow stack: a new slot, or a new generation (the
+ * calls open before it were not recorded in it: their exits, if they come,
+ * are written as exits without an entry, which the readers drop). */
+static void reset_frames(struct xr_fdr_thread *t) {
+  struct xr_fdr_frame *f = t->writer->frames;
+  if (f != NULL) {
+    f[0] = no_frames[0];
+    t->top = f;
+    t->frames_last = f + XR_FDR_FRAMES - 1;
+  } else {
+    t->top = t->frames_last = no_frames;
+  }
+  t->untracked = 0;
+}
+
 /* The calling thread's writer slot, claimed on its first event while
  * tracing; NULL when not tracing or no slot can be mapped. */
 static struct xr_fdr_writer *claim_writer(struct xr_fdr_thread *t) {
@@ -54,6 +75,12 @@ static struct xr_fdr_writer *claim_writer(struct xr_fdr_thread *t) {
                        __atomic_exchange_n(&t->nested_pending, 0,
                                            __ATOMIC_RELAXED),
                        __ATOMIC_RELAXED);
+    if (t->writer->frames == NULL) {
+      void *m = mmap(NULL, XR_FDR_FRAMES * sizeof(struct xr_fdr_frame), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      t->writer->frames = m == MAP_FAILED ? NULL : m;
+    }
+    reset_frames(t);
     xr_thread_arm();
     xr_fdr_triggers_thread_start();
   }
@@ -85,6 +112,7 @@ void xr_fdr_prepare_slow(void *arg) {
     t->epoch = epoch;
     t->buffer = NULL;
     cur = t->end = t->begin = NULL;
+    reset_frames(t);
   }
   size_t cap = capacity();
   if (t->buffer) {

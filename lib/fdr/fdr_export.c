@@ -155,28 +155,29 @@ struct to_writers {
   uint64_t unwound;               /* exits of span still to mark unwound */
 };
 
-/* The log writer's own custom events (fdr_log_writer.c), not the
- * program's: the sync event opening a thread's block ("xray-sync", before
- * any other record), and "xray-unwound N" before the N exits it wrote for
- * calls that unwinding skipped. */
+/* The runtime's own custom events, not the program's: the sync event
+ * opening a thread's block of a joined log ("xray-sync", before any other
+ * record, fdr_log_writer.c), and "xray-unwound N" before the N exits the
+ * handlers or the log writer wrote for calls that unwinding skipped (in
+ * the raw buffers too). */
 static bool writers_event(struct to_writers *c, const struct xr_fdr_span *span,
                           const struct xr_tev *e) {
   bool first = c->span != span;
   if (first)
     c->unwound = 0;
   c->span = span;
-  if (!c->joined || e->kind != XR_TEV_CUSTOM)
+  if (e->kind != XR_TEV_CUSTOM)
     return false;
-  if (first && e->size == 9 && memcmp(e->data, "xray-sync", 9) == 0)
+  if (c->joined && first && e->size == 9 && memcmp(e->data, "xray-sync", 9) == 0)
     return true;
   uint64_t n = xr_fdr_unwound_count(e->data, e->size);
   c->unwound += n;
   return n != 0;
 }
 
-/* The joined log says which exits unwinding skipped (above); the raw
- * buffers need no such word: the writers see the calls left open on their
- * stacks. */
+/* The exits that follow "xray-unwound N" are marked unwound; calls left
+ * open on a stack anyway (an exit below them in a joined log closed them,
+ * or the buffers end) the writers see for themselves. */
 static void to_writers(void *ctx, const struct xr_fdr_span *span,
                        const struct xr_tev *e, uint16_t cpu) {
   (void)cpu;

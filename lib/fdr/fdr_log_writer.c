@@ -496,6 +496,9 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
       if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
         goto out; /* malformed: the rest cannot be framed */
       size += (size_t)bytes;
+      /* Calls the handlers closed as unwound count with those closed here. */
+      if ((p[0] >> 1) == XR_FDR_CUSTOM_EVENT)
+        w->stats->closed += xr_fdr_unwound_count(p + XR_FDR_META_SIZE, (size_t)bytes);
       if (w->version < 5)
         break; /* version 1: an absolute time, the clock stays */
       bool in_step = w->cpu == (int)cpu && w->base == tsc;

@@ -167,16 +167,22 @@ static int load_options(size_t sizes_buffer, size_t sizes_max,
 static void install_handlers(bool on) {
   /* The slow-call trigger has handlers of its own: off, it costs nothing. */
   bool watch = xr_fdr_hot.watch_count != 0;
-  xr_handler_install(XR_SLOT_ARG0,
-                     !on ? NULL
-                     : watch ? (void *)xr_fdr_handle_arg0_watch
-                             : (void *)xr_fdr_handle_arg0,
-                     XR_HANDLER_LEAN | XR_HANDLER_DENSE);
-  xr_handler_install(XR_SLOT_ARG1,
-                     !on ? NULL
-                     : watch ? (void *)xr_fdr_handle_arg1_watch
-                             : (void *)xr_fdr_handle_arg1,
-                     XR_HANDLER_LEAN | XR_HANDLER_DENSE);
+  xr_handler_install_lean(XR_SLOT_ARG0,
+                          !on     ? NULL
+                          : watch ? (void *)xr_fdr_handle_arg0_watch
+                                  : (void *)xr_fdr_handle_arg0,
+                          !on     ? NULL
+                          : watch ? (void *)xr_fdr_handle_arg0_watch_no_sp
+                                  : (void *)xr_fdr_handle_arg0_no_sp,
+                          XR_HANDLER_DENSE);
+  xr_handler_install_lean(XR_SLOT_ARG1,
+                          !on     ? NULL
+                          : watch ? (void *)xr_fdr_handle_arg1_watch
+                                  : (void *)xr_fdr_handle_arg1,
+                          !on     ? NULL
+                          : watch ? (void *)xr_fdr_handle_arg1_watch_no_sp
+                                  : (void *)xr_fdr_handle_arg1_no_sp,
+                          XR_HANDLER_DENSE);
   xr_handler_install(XR_SLOT_CUSTOM, on ? (void *)xr_fdr_handle_custom : NULL,
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_TYPED, on ? (void *)xr_fdr_handle_typed : NULL,
@@ -390,5 +396,6 @@ static XRayLogFlushStatus fdr_flush(void) {
   return xr_lifecycle_end_flush(&xr_fdr_lifecycle);
 }
 
+/* handle_arg0 for whoever calls it: the twin without the stack pointer. */
 const struct XRayLogImpl xr_fdr_impl = {fdr_init, fdr_finalize,
-                                        xr_fdr_handle_arg0, fdr_flush};
+                                        xr_fdr_handle_arg0_no_sp, fdr_flush};

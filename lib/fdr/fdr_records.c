@@ -30,18 +30,6 @@ uint8_t *xr_fdr_preamble(uint8_t *p, int version, int32_t tid, int32_t pid,
   return xr_fdr_new_cpu(p, cpu, tsc);
 }
 
-int32_t xr_fdr_unwound_text(char *out, uint64_t n) {
-  memcpy(out, unwound_prefix, PREFIX_LEN);
-  char digits[20];
-  size_t k = 0;
-  do
-    digits[k++] = (char)('0' + n % 10);
-  while ((n /= 10) != 0);
-  for (size_t i = 0; i < k; i++)
-    out[PREFIX_LEN + i] = digits[k - 1 - i];
-  return (int32_t)(PREFIX_LEN + k);
-}
-
 uint64_t xr_fdr_unwound_count(const uint8_t *data, size_t size) {
   if (size <= PREFIX_LEN || size > PREFIX_LEN + 19 ||
       memcmp(data, unwound_prefix, PREFIX_LEN) != 0)

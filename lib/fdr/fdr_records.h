@@ -167,12 +167,25 @@ XR_HIDDEN uint8_t *xr_fdr_preamble(uint8_t *p, int version, int32_t tid,
                                    int32_t wall_usec, uint16_t cpu,
                                    uint64_t tsc);
 
-/* The custom event the log writer puts before the exits it writes for
- * calls that unwinding (longjmp, exceptions) skipped: "xray-unwound N",
- * the next N exits of the thread. The text into out (XR_FDR_UNWOUND_MAX
- * bytes, no terminator); returns its length. */
+/* The custom event put before the exits of calls that unwinding (longjmp,
+ * exceptions) skipped, by the handlers when the next event finds them
+ * gone and by the log writer when an exit below them arrives:
+ * "xray-unwound N", the next N exits of the thread. The text into out
+ * (XR_FDR_UNWOUND_MAX bytes, no terminator); returns its length. Inline
+ * and without libc: the lean handlers write it. */
 #define XR_FDR_UNWOUND_MAX 40
-XR_HIDDEN int32_t xr_fdr_unwound_text(char *out, uint64_t n);
+static XR_ALWAYS_INLINE int32_t xr_fdr_unwound_text(char *out, uint64_t n) {
+  static const char prefix[] = "xray-unwound ";
+  char *p = (char *)xr_fdr_copy((uint8_t *)out, prefix, sizeof prefix - 1);
+  char digits[20];
+  int k = 0;
+  do
+    digits[k++] = (char)('0' + n % 10);
+  while ((n /= 10) != 0);
+  while (k > 0)
+    *p++ = digits[--k];
+  return (int32_t)(p - out);
+}
 /* N of such a payload, or 0 when it is not one. */
 XR_HIDDEN uint64_t xr_fdr_unwound_count(const uint8_t *data, size_t size);
 

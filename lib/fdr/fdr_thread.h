@@ -23,6 +23,11 @@ struct xr_fdr_thread {
   struct xr_fdr_buffer *buffer; /* held buffer, NULL when none */
   uint32_t cpu;       /* CPU of the last NewCPUId */
   uint64_t nested_pending; /* nested drops before the thread had a slot */
+  /* The shadow stack, set with the writer: the top open call (the
+   * sentinel when none) and the last frame there is room for. */
+  struct xr_fdr_frame *top;
+  struct xr_fdr_frame *frames_last;
+  uint32_t untracked; /* open calls deeper than frames_last */
 };
 
 /* Read on every event, written only by the control path. */

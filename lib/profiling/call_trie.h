@@ -14,6 +14,7 @@
 #ifndef XR_PROFILING_CALL_TRIE_H
 #define XR_PROFILING_CALL_TRIE_H
 
+#include "core/base/call_frames.h"
 #include "core/base/common.h"
 
 /* Bucket b counts calls whose duration d (ticks) has floor(log2(d)) == b
@@ -39,7 +40,7 @@ struct xr_trie_frame {
   int32_t fid;
   uint32_t pad;
   uint64_t entry_time;
-  uintptr_t sp; /* stack address measured at entry (see xr_trie_enter) */
+  uintptr_t sp; /* the sled's stack pointer (core/base/call_frames.h) */
 };
 
 /* Direct-mapped cache of (parent, fid) -> child, so an entry costs one probe
@@ -190,30 +191,29 @@ static XR_ALWAYS_INLINE void xr_trie_pop(struct xr_trie *t, uint64_t now) {
     xr_trie_record_call(f->node, now - f->entry_time);
 }
 
-/* Frames the program left without their exit event (longjmp, exceptions,
- * noreturn calls): any open frame whose stack address is at or below the new
- * entry's cannot still be live. Frames farther than the window are kept: the
- * new entry probably runs on another stack (sigaltstack). */
-#define XR_TRIE_SP_WINDOW ((uintptr_t)64 << 20)
+/* Closes the calls the program left without their exit event (longjmp,
+ * exceptions, noreturn calls): the open frames on top that are gone at sp
+ * (core/base/call_frames.h; `at_exit`: an exit's rule), each given its time
+ * up to now. Unrecorded frames deeper than the stack go with the deepest
+ * recorded one. */
 static XR_NOINLINE __attribute__((unused)) void
-xr_trie_drop_abandoned(struct xr_trie *t, uintptr_t sp, uint64_t now) {
+xr_trie_drop_abandoned(struct xr_trie *t, uintptr_t sp, bool at_exit, uint64_t now) {
   while (t->depth > 0) {
     uintptr_t top = t->stack[t->depth - 1].sp;
-    if (top > sp || sp - top >= XR_TRIE_SP_WINDOW)
+    if (!(at_exit ? xr_frame_gone_at_exit(top, sp) : xr_frame_gone_at_entry(top, sp)))
       break;
     xr_trie_pop(t, now);
     t->overflow = 0; /* deeper, unrecorded frames are gone too */
   }
 }
 
-/* Entry of fid at `now`; sp is a stack address measured the same way for
- * every entry (lower = deeper). Pass sp = 0 to skip abandoned-frame checks.
+/* Entry of fid at `now` at the sled's stack pointer sp.
  * Budget: two compares, one cache probe, two stores of the frame. */
 static inline __attribute__((unused)) void
 xr_trie_enter(struct xr_trie *t, int32_t fid, uint64_t now, uintptr_t sp) {
   uint32_t d = t->depth;
   if (XR_UNLIKELY(d > 0 && t->stack[d - 1].sp <= sp)) {
-    xr_trie_drop_abandoned(t, sp, now);
+    xr_trie_drop_abandoned(t, sp, false, now);
     d = t->depth;
   }
   if (XR_UNLIKELY(d >= t->stack_capacity || t->overflow != 0)) {
@@ -235,13 +235,29 @@ xr_trie_enter(struct xr_trie *t, int32_t fid, uint64_t now, uintptr_t sp) {
   t->depth = d + 1;
 }
 
-/* Exit whose function is not on top: pop to its nearest open frame, giving
- * the skipped frames their time up to now; no open frame -> counted, ignored. */
+/* Exit of fid at sp that is not the top frame's: first the frames left
+ * above its own; then its frame is on top (popped), or the exit came from
+ * another stack (beyond the window: popped to the nearest open frame of
+ * fid, the skipped frames given their time up to now), or its call is not
+ * open (counted, ignored). */
 static XR_NOINLINE __attribute__((unused)) void
-xr_trie_exit_unmatched(struct xr_trie *t, int32_t fid, uint64_t now) {
+xr_trie_exit_unmatched(struct xr_trie *t, int32_t fid, uint64_t now, uintptr_t sp) {
+  if (t->depth > 0)
+    xr_trie_drop_abandoned(t, sp, true, now);
+  if (t->overflow != 0) {
+    t->overflow--; /* deeper than recorded: assumed to match */
+    return;
+  }
   uint32_t i = t->depth;
-  while (i > 0 && t->stack[i - 1].fid != fid)
-    i--;
+  if (i > 0 && t->stack[i - 1].sp == sp && t->stack[i - 1].fid == fid) {
+    xr_trie_pop(t, now);
+    return;
+  }
+  if (i > 0 && t->stack[i - 1].sp < sp)
+    while (i > 0 && t->stack[i - 1].fid != fid)
+      i--;
+  else
+    i = 0;
   if (i == 0) {
     t->lost.unmatched_exit++;
     return;
@@ -250,19 +266,34 @@ xr_trie_exit_unmatched(struct xr_trie *t, int32_t fid, uint64_t now) {
     xr_trie_pop(t, now);
 }
 
-/* Exit or tail exit of fid at `now`. Budget: one compare, three adds. */
+/* Exit or tail exit of fid at `now` at the sled's stack pointer sp.
+ * Budget: two compares, three adds. */
 static inline __attribute__((unused)) void
-xr_trie_exit(struct xr_trie *t, int32_t fid, uint64_t now) {
-  if (XR_UNLIKELY(t->overflow != 0)) {
-    t->overflow--;
-    return;
-  }
+xr_trie_exit(struct xr_trie *t, int32_t fid, uint64_t now, uintptr_t sp) {
   uint32_t d = t->depth;
-  if (XR_LIKELY(d > 0 && t->stack[d - 1].fid == fid)) {
+  if (XR_LIKELY(t->overflow == 0 && d > 0 && t->stack[d - 1].sp == sp &&
+                t->stack[d - 1].fid == fid)) {
     xr_trie_pop(t, now);
     return;
   }
-  xr_trie_exit_unmatched(t, fid, now);
+  xr_trie_exit_unmatched(t, fid, now, sp);
+}
+
+/* The stack pointer an event without one stands for (a caller that cannot
+ * pass it, core/dispatch/handlers.h), so that the rules above do what they
+ * did by function id: an entry nests in the top frame, an exit is the
+ * newest open call of its function (or, not open, below everything). */
+static inline __attribute__((unused)) uintptr_t
+xr_trie_implied_sp(const struct xr_trie *t, int32_t fid, bool exit) {
+  uint32_t d = t->depth;
+  if (t->overflow != 0)
+    return d == 0 ? UINTPTR_MAX : t->stack[d - 1].sp - 1; /* deeper: nests */
+  if (!exit)
+    return d == 0 ? UINTPTR_MAX : t->stack[d - 1].sp - 1;
+  for (uint32_t i = d; i > 0; i--)
+    if (t->stack[i - 1].fid == fid)
+      return t->stack[i - 1].sp;
+  return 0;
 }
 
 #endif

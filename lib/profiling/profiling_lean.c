@@ -87,19 +87,18 @@ static XR_NOINLINE void slow_event(int32_t id, XRayEntryType type, uintptr_t sp,
   if (type == ENTRY || type == LOG_ARGS_ENTRY)
     xr_trie_enter(t, id, now, sp);
   else if (type == EXIT || type == TAIL)
-    xr_trie_exit(t, id, now);
+    xr_trie_exit(t, id, now, sp);
 out:
   guard_leave();
 }
 
-/* The handler for entry, exit, tail exit and arg-logging entry (type 3; the
- * arg-logger trampoline pushes as much as the entry trampoline before calling
- * a lean arg0 handler, so `sp` below is measured the same way for both).
+/* The handler for entry, exit, tail exit and arg-logging entry (type 3),
+ * with the sled's stack pointer (core/dispatch/handlers.h).
  *
  * Fast path: the common case of xr_trie_enter / xr_trie_exit (the node is in
  * the child cache; the exit matches the top frame), written out so that
  * every other case is one tail call to slow_event. */
-XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
+XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type, uintptr_t sp) {
   if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0)) {
     /* Re-entered (a signal handler ran instrumented code while this thread
      * was inside the handler): dropped, and counted. Rare: one locked add. */
@@ -107,7 +106,6 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     return;
   }
   guard_enter();
-  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   if (XR_UNLIKELY(!xr_clock.using_ticks)) {
     slow_event(id, type, sp, 0);
     return;
@@ -155,7 +153,7 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
       return;
     }
     struct xr_trie_frame *top = &t->stack[d - 1];
-    if (XR_UNLIKELY(top->fid != id || top->node == NULL)) {
+    if (XR_UNLIKELY(top->sp != sp || top->fid != id || top->node == NULL)) {
       slow_event(id, type, sp, now);
       return;
     }
@@ -163,4 +161,21 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type) {
     xr_trie_record_call(top->node, now - top->entry_time);
   }
   guard_leave();
+}
+
+/* The same for callers that cannot pass the stack pointer: the one the
+ * event stands for (xr_trie_implied_sp), read once the thread's trie is
+ * its own. Not the common path: every such event takes slow_event. */
+XR_HIDDEN void xr_prof_handle_arg0_no_sp(int32_t id, XRayEntryType type) {
+  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0)) {
+    __atomic_fetch_add(&xr_prof_nested_drops, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  guard_enter();
+  struct xr_prof_thread *p = &xr_prof_tls;
+  bool exit = type == EXIT || type == TAIL;
+  uintptr_t sp = exit ? 0 : UINTPTR_MAX; /* a new session's empty trie */
+  if (p->gen_tag == __atomic_load_n(&xr_prof_active_gen, __ATOMIC_RELAXED))
+    sp = xr_trie_implied_sp(__atomic_load_n(&p->trie, __ATOMIC_RELAXED), id, exit);
+  slow_event(id, type, sp, 0);
 }

@@ -144,7 +144,8 @@ static XRayLogInitStatus prof_init(size_t buffer_size, size_t max_buffers,
    * that see the new generation read it in their slow path after an
    * acquire load of the same variable. */
   __atomic_store_n(&xr_prof_active_gen, session_gen, __ATOMIC_RELEASE);
-  xr_handler_install(XR_SLOT_ARG0, (void *)xr_prof_handle_arg0, XR_HANDLER_LEAN);
+  xr_handler_install_lean(XR_SLOT_ARG0, (void *)xr_prof_handle_arg0,
+                          (void *)xr_prof_handle_arg0_no_sp, 0);
   xr_guard_leave(was_in);
   return XRAY_LOG_INITIALIZED;
 }
@@ -232,10 +233,11 @@ static XRayLogFlushStatus prof_flush(void) {
   return done;
 }
 
+/* handle_arg0 for whoever calls it: the twin without the stack pointer. */
 const struct XRayLogImpl xr_profiling_impl = {
     prof_init,
     prof_finalize,
-    xr_prof_handle_arg0,
+    xr_prof_handle_arg0_no_sp,
     prof_flush,
 };
 

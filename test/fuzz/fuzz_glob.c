@@ -1,5 +1,6 @@
-/* libFuzzer target: the pattern parser and matcher (lib/core/names/glob.c) and
- * the pattern pass over a name table (xr_names_mark in lib/core/names/names.c).
+/* libFuzzer target: the pattern parser and matcher (lib/core/match/glob.c),
+ * the demanglers' canonical spelling (lib/core/match/spelling.c) and the
+ * pattern pass over a name table (xr_names_mark in lib/core/names/names.c).
  *
  * Input: the pattern list up to the first '\n' (any bytes but NUL: the
  * runtime's pattern strings are C strings), then names, one per line.
@@ -9,9 +10,13 @@
  *   and has no blank at either end; xr_pattern_count agrees;
  * - "*" matches every name, a name without metacharacters matches itself;
  * - where only a b c * ? occur, the answer is fnmatch(3)'s;
+ * - the canonical spelling of a name or a pattern is no longer than it;
+ * - a name without metacharacters selects itself through xr_names_mark, as
+ *   written and in its canonical spelling;
  * - xr_names_mark selects exactly the names some pattern matches and its
  *   per-pattern hit counts add up. */
-#include "core/names/glob.h"
+#include "core/match/glob.h"
+#include "core/match/spelling.h"
 #include "core/names/names.h"
 
 #include <assert.h>
@@ -29,6 +34,22 @@ static bool plain(const char *s, size_t n, const char *allowed) {
   return true;
 }
 
+/* The canonical spelling of text[0, len), checked: never longer. Freed by
+ * the caller. (Idempotence holds for demanglers' output, which the unit
+ * test checks; of arbitrary bytes a second pass may rewrite more.) */
+static char *respelled(const char *text, size_t len) {
+  char *out = malloc(len + 1);
+  size_t n = xr_spelling_canonical(text, len, out);
+  assert(n <= len && out[n] == '\0' && strlen(out) <= n);
+  return out;
+}
+
+static bool usable_as_pattern(const char *s) {
+  size_t n = strlen(s);
+  return n > 0 && !strpbrk(s, "*?[\\;") && s[0] != ' ' && s[0] != '\t' &&
+         s[n - 1] != ' ' && s[n - 1] != '\t';
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = malloc(size + 1);
   memcpy(text, data, size);
@@ -42,12 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     *rest++ = '\0';
 
   struct xr_name_entry entries[MAX_NAMES];
+  char *canonical[MAX_NAMES];
   size_t count = 0;
   while (rest != NULL && count < MAX_NAMES) {
     char *nl = strchr(rest, '\n');
     if (nl != NULL)
       *nl++ = '\0';
-    entries[count++] = (struct xr_name_entry){rest, rest, 0};
+    canonical[count] = respelled(rest, strlen(rest));
+    entries[count] = (struct xr_name_entry){rest, rest, 0, canonical[count]};
+    count++;
     rest = nl;
   }
 
@@ -61,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     assert(memchr(p.text, ';', p.len) == NULL);
     assert(p.text[0] != ' ' && p.text[0] != '\t');
     assert(p.text[p.len - 1] != ' ' && p.text[p.len - 1] != '\t');
+    free(respelled(p.text, p.len));
     for (size_t i = 0; i < count; i++) {
       bool got = xr_glob_match(p.text, p.len, entries[i].name);
       if (plain(p.text, p.len, "abc*?") &&
@@ -93,6 +118,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   assert(any == marked && most <= any && hit_sum >= any && any <= count);
   assert(patterns > 0 || any == 0);
+  /* a name without metacharacters, blanks at its ends or ';' selects
+   * itself, as written and (the canonical test) in its canonical spelling
+   * when that is one a second rewriting keeps */
+  for (size_t i = 0; i < count; i++) {
+    if (usable_as_pattern(entries[i].name)) {
+      uint8_t one[MAX_NAMES] = {0};
+      xr_names_mark(&table, entries[i].name, one, 1, NULL);
+      assert(one[i] == 1);
+    }
+    char *twice = respelled(canonical[i], strlen(canonical[i]));
+    if (usable_as_pattern(canonical[i]) && strcmp(twice, canonical[i]) == 0) {
+      uint8_t one[MAX_NAMES] = {0};
+      xr_names_mark(&table, canonical[i], one, 1, NULL);
+      assert(one[i] == 1);
+    }
+    free(twice);
+  }
+  for (size_t i = 0; i < count; i++)
+    free(canonical[i]);
   free(hits);
   free(text);
   return 0;

@@ -21,7 +21,7 @@ static inline int32_t dense_id(int32_t packed) {
 
 void xr_dense_wrap_arg0(int32_t packed, int type) {
   void (*h)(int32_t, int) =
-      (void (*)(int32_t, int))__atomic_load_n(&xr_dense_handlers[0], __ATOMIC_ACQUIRE);
+      (void (*)(int32_t, int))__atomic_load_n(&xr_dense_handlers_no_sp[0], __ATOMIC_ACQUIRE);
   int32_t id = dense_id(packed);
   if (h != NULL && id >= 0)
     h(id, type);
@@ -29,7 +29,7 @@ void xr_dense_wrap_arg0(int32_t packed, int type) {
 
 void xr_dense_wrap_arg1(int32_t packed, int type, uint64_t arg) {
   void (*h)(int32_t, int, uint64_t) =
-      (void (*)(int32_t, int, uint64_t))__atomic_load_n(&xr_dense_handlers[1], __ATOMIC_ACQUIRE);
+      (void (*)(int32_t, int, uint64_t))__atomic_load_n(&xr_dense_handlers_no_sp[1], __ATOMIC_ACQUIRE);
   int32_t id = dense_id(packed);
   if (h != NULL && id >= 0)
     h(id, type, arg);

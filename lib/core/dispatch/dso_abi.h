@@ -12,12 +12,13 @@
 #include "arch/trampoline_numbers.h"
 
 /* The generation of our extension below (docs/core.md, "The shared-object
- * ABI"): 1 added __xray_dso_dispatch, 2 __xray_dso_dense_dispatch. Never
+ * ABI"): 1 added __xray_dso_dispatch, 2 __xray_dso_dense_dispatch, 3
+ * __xray_dso_dense_dispatch_sp. Never
  * sent at run time: an object learns what its runtime serves from the weak
  * symbols that resolve, so a change is a new function under a new name (and
  * the next number), and the runtime keeps serving every older one exactly.
  * test/integration/dso/abi.golden holds what each generation fixed. */
-#define XR_DSO_ABI_VERSION 2
+#define XR_DSO_ABI_VERSION 3
 
 /* The object's own trampolines, passed by value (32 bytes: in memory). */
 struct xr_dso_trampolines {
@@ -61,5 +62,13 @@ struct xr_dso_dense {
   void (*paths[XR_T_CALL_COUNT])(void); /* by XR_T_* number, as slots */
 };
 void __xray_dso_dense_dispatch(int32_t object_id, const struct xr_dso_dense *dense);
+
+/* Third step (objects whose dense paths pass the sled's stack pointer as
+ * the handler's last argument: (dense id, entry type[, argument], sp), as
+ * the executable's lean paths do; core/dispatch/handlers.h): as
+ * __xray_dso_dense_dispatch, and the runtime keeps handlers that take it
+ * in the object's copy. An object calls this when it resolves, else the
+ * older ones. */
+void __xray_dso_dense_dispatch_sp(int32_t object_id, const struct xr_dso_dense *dense);
 
 #endif

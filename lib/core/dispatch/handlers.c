@@ -31,6 +31,7 @@ XR_API void *volatile xr_llvm_typed_event __asm__("_ZN6__xray21XRayPatchedTypedE
 struct dso_copy {
   void *volatile *slots;
   void *volatile *dense_handlers; /* NULL: the object has no dense paths */
+  bool dense_sp;                  /* its dense paths pass the stack pointer */
   void *dense_paths[XR_T_CALL_COUNT];
 };
 static struct dso_copy dso_copies[XR_MAX_OBJECTS];
@@ -38,6 +39,8 @@ static struct dso_copy dso_copies[XR_MAX_OBJECTS];
  * trampolines currently lead to a dense handler (refresh_dispatch). */
 static bool lean_dense[XR_SLOT_COUNT];
 static bool dispatch_dense[XR_T_COUNT];
+/* Each lean handler's twin that takes no stack pointer (handlers.h). */
+static void *lean_no_sp[XR_SLOT_COUNT];
 
 /* Ordering: the dense handler copy first, then the slots. The copy only
  * ever holds dense handlers (or NULL), so a thread inside a dense path
@@ -45,7 +48,9 @@ static bool dispatch_dense[XR_T_COUNT];
 static void copy_dispatch(const struct dso_copy *c) {
   if (c->dense_handlers != NULL)
     for (int k = 0; k < 2; k++)
-      __atomic_store_n(&c->dense_handlers[k], xr_dense_handlers[k], __ATOMIC_RELEASE);
+      __atomic_store_n(&c->dense_handlers[k],
+                       c->dense_sp ? xr_dense_handlers[k] : xr_dense_handlers_no_sp[k],
+                       __ATOMIC_RELEASE);
   for (int t = 0; t < XR_T_CALL_COUNT; t++) {
     void *path = xr_trampoline_dispatch[t];
     if (dispatch_dense[t]) /* no dense path: not traced while it lasts */
@@ -55,15 +60,16 @@ static void copy_dispatch(const struct dso_copy *c) {
 }
 
 void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
-                             const struct xr_dso_dense *dense) {
+                             const struct xr_dso_dense *dense, bool dense_sp) {
   if (id <= 0 || id >= XR_MAX_OBJECTS)
     return;
   xr_vector_state_init(); /* the full paths may be chosen below */
   xr_fork_lock_take(XR_LOCK_INSTALL);
   struct dso_copy *c = &dso_copies[id];
-  *c = (struct dso_copy){slots, NULL, {NULL}};
+  *c = (struct dso_copy){slots, NULL, false, {NULL}};
   if (slots != NULL && dense != NULL) {
     c->dense_handlers = dense->handlers;
+    c->dense_sp = dense_sp;
     for (int t = 0; t < XR_T_CALL_COUNT; t++)
       c->dense_paths[t] = (void *)dense->paths[t];
   }
@@ -72,8 +78,9 @@ void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
   xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
-static void *handler_of(unsigned slot) {
-  return xr_handler_lean[slot] ? xr_handler_lean[slot] : xr_handler_full[slot];
+/* What a caller that passes no stack pointer calls for slot. */
+static void *handler_no_sp_of(unsigned slot) {
+  return xr_handler_lean[slot] ? lean_no_sp[slot] : xr_handler_full[slot];
 }
 
 static unsigned path_of(unsigned slot) {
@@ -94,9 +101,12 @@ static void refresh_dispatch(void) {
       [XR_T_TYPED] = path_of(XR_SLOT_TYPED)};
   /* The handler each lean path would call first takes dense ids. */
   bool arg1_first = xr_handler_lean[XR_SLOT_ARG1] != NULL;
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 2; k++) {
     __atomic_store_n(&xr_dense_handlers[k], lean_dense[k] ? xr_handler_lean[k] : NULL,
                      __ATOMIC_RELEASE);
+    __atomic_store_n(&xr_dense_handlers_no_sp[k], lean_dense[k] ? lean_no_sp[k] : NULL,
+                     __ATOMIC_RELEASE);
+  }
   dispatch_dense[XR_T_ENTRY] = dispatch_dense[XR_T_EXIT] = dispatch_dense[XR_T_TAIL] =
       arg0 == XR_PATH_LEAN && lean_dense[XR_SLOT_ARG0];
   dispatch_dense[XR_T_ARG] =
@@ -114,13 +124,13 @@ static void refresh_dispatch(void) {
   /* LLVM 20's objects call these with packed ids: a dense handler gets
    * them through a wrapper that adds the object's id base. */
   __atomic_store_n(&xr_llvm_patched_function,
-                   xr_dense_handlers[0] ? (void *)xr_dense_wrap_arg0 : handler_of(XR_SLOT_ARG0),
+                   xr_dense_handlers[0] ? (void *)xr_dense_wrap_arg0 : handler_no_sp_of(XR_SLOT_ARG0),
                    __ATOMIC_RELEASE);
   __atomic_store_n(&xr_llvm_arg_logger,
-                   xr_dense_handlers[1] ? (void *)xr_dense_wrap_arg1 : handler_of(XR_SLOT_ARG1),
+                   xr_dense_handlers[1] ? (void *)xr_dense_wrap_arg1 : handler_no_sp_of(XR_SLOT_ARG1),
                    __ATOMIC_RELEASE);
-  __atomic_store_n(&xr_llvm_custom_event, handler_of(XR_SLOT_CUSTOM), __ATOMIC_RELEASE);
-  __atomic_store_n(&xr_llvm_typed_event, handler_of(XR_SLOT_TYPED), __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_custom_event, handler_no_sp_of(XR_SLOT_CUSTOM), __ATOMIC_RELEASE);
+  __atomic_store_n(&xr_llvm_typed_event, handler_no_sp_of(XR_SLOT_TYPED), __ATOMIC_RELEASE);
 }
 
 /* Ordering: the new slot is stored before the other one is cleared, so a
@@ -130,19 +140,29 @@ static void refresh_dispatch(void) {
  * lags a removal only costs a wasted save. Release stores publish the
  * handler's state before its pointer. The lock keeps concurrent installs
  * from leaving a stale dispatch behind (cold path). */
-void xr_handler_install(unsigned slot, void *fn, unsigned flags) {
+static void install(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
   if (slot >= XR_SLOT_COUNT)
     return;
   xr_vector_state_init(); /* before any full path can run */
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
   void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
   xr_fork_lock_take(XR_LOCK_INSTALL);
-  if (flags & XR_HANDLER_LEAN)
+  if (flags & XR_HANDLER_LEAN) {
     lean_dense[slot] = (flags & XR_HANDLER_DENSE) && slot <= XR_SLOT_ARG1;
+    lean_no_sp[slot] = fn_no_sp;
+  }
   __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
   __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
   refresh_dispatch();
   xr_fork_lock_release(XR_LOCK_INSTALL);
+}
+
+void xr_handler_install(unsigned slot, void *fn, unsigned flags) {
+  install(slot, fn, fn, flags);
+}
+
+void xr_handler_install_lean(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
+  install(slot, fn, fn_no_sp, flags | XR_HANDLER_LEAN);
 }
 
 /* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */

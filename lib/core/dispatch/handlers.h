@@ -23,16 +23,36 @@
  * without dense paths, or no id base) is not traced while it is installed. */
 #define XR_HANDLER_DENSE 2u
 
+/* The sled's stack pointer. The lean paths of our trampolines (and the
+ * dense paths of shared objects of generation 3, dso_abi.h) call a lean
+ * arg0 handler with (id, type, sp) and a lean arg1 handler with (id, type,
+ * arg, sp): sp is the stack pointer the instrumented function had at the
+ * sled, the same at a call's entry, exit and tail exit (x86-64: the
+ * address of its return address; AArch64: sp at its first instruction),
+ * and lower for a call nested in it. The modes tell from it which open
+ * calls an exception or longjmp left. Callers that cannot pass it (LLVM
+ * 20's per-object trampolines, dense paths of generation 2) call the
+ * handler's twin without it, given at install. */
+
 /* Shared object `id`'s copy of the entry/exit/tail/log-args dispatch
  * (dso_abi.h; slots NULL: forget it, the object is going away), with its
  * dense paths and their handler copy (`dense`, NULL when the object has
- * none). Filled now and kept in step by every install; after it returns
- * with slots NULL no store reaches the old slots. */
+ * none); `dense_sp`: those paths pass the sled's stack pointer. Filled now
+ * and kept in step by every install; after it returns with slots NULL no
+ * store reaches the old slots. */
 XR_HIDDEN void xr_handler_dso_dispatch(int32_t id, void *volatile *slots,
-                                       const struct xr_dso_dense *dense);
+                                       const struct xr_dso_dense *dense, bool dense_sp);
 
 /* Installs fn (NULL removes) in slot; flags as above. Release ordering: a
- * handler's state must be ready before it is installed. */
+ * handler's state must be ready before it is installed. A lean arg0/arg1
+ * handler installed here is its own twin without the stack pointer (it
+ * must not read it). */
 XR_HIDDEN void xr_handler_install(unsigned slot, void *fn, unsigned flags);
+
+/* Installs a lean arg0 or arg1 handler `fn` that takes the sled's stack
+ * pointer, with `fn_no_sp`, its twin for callers that cannot pass it (both
+ * NULL: removes); flags as xr_handler_install's (XR_HANDLER_LEAN implied). */
+XR_HIDDEN void xr_handler_install_lean(unsigned slot, void *fn, void *fn_no_sp,
+                                       unsigned flags);
 
 #endif

@@ -10,4 +10,5 @@
 void *volatile xr_handler_full[XR_SLOT_COUNT];
 void *volatile xr_handler_lean[XR_SLOT_COUNT];
 void *volatile xr_dense_handlers[2];
+void *volatile xr_dense_handlers_no_sp[2];
 uint32_t xr_objects_id_base[XR_MAX_OBJECTS];

@@ -13,10 +13,13 @@
 XR_HIDDEN extern void *volatile xr_handler_full[XR_SLOT_COUNT];
 XR_HIDDEN extern void *volatile xr_handler_lean[XR_SLOT_COUNT];
 
-/* The dense handlers (arg0, arg1) LLVM 20's objects reach through the
- * wrappers of dense_ids_lean.c; NULL when none is installed. Written by
- * handlers.c only. */
+/* The dense handlers (arg0, arg1), NULL when none is installed, in their
+ * two forms (handlers.h, "The sled's stack pointer"): the ones that take
+ * the sled's stack pointer (the shared objects' dense paths that pass it),
+ * and the ones that do not, which LLVM 20's objects reach through the
+ * wrappers of dense_ids_lean.c. Written by handlers.c only. */
 XR_HIDDEN extern void *volatile xr_dense_handlers[2];
+XR_HIDDEN extern void *volatile xr_dense_handlers_no_sp[2];
 
 /* Each object's dense id base (function_ids.h), indexed by object id
  * (XR_NO_ID_BASE when none): written by the registry

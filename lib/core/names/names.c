@@ -11,7 +11,8 @@
 #include "core/thread/fork_locks.h"
 #include "core/thread/lock.h"
 
-#include "core/names/glob.h"
+#include "core/match/glob.h"
+#include "core/match/spelling.h"
 #include "core/options/options.h"
 #include "core/base/report.h"
 #include "core/names/symbols.h"
@@ -66,13 +67,20 @@ static const char *arena_copy(const char *s) {
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *length,
                             int *status) __attribute__((weak));
 
-/* The demangled copy of an Itanium-mangled name, else NULL. */
-static const char *demangled_copy(const char *symbol) {
+/* The demangled copy of an Itanium-mangled name, else NULL; *canonical
+ * receives its canonical spelling (the same pointer when equal; NULL: no
+ * memory). */
+static const char *demangled_copy(const char *symbol, const char **canonical) {
   if (__cxa_demangle == NULL || symbol[0] != '_' || symbol[1] != 'Z')
     return NULL;
   int status = -1;
   char *d = __cxa_demangle(symbol, NULL, NULL, &status);
   const char *copy = d != NULL && status == 0 ? arena_copy(d) : NULL;
+  if (copy != NULL) { /* d takes the canonical spelling: never longer */
+    size_t len = strlen(copy);
+    bool same = xr_spelling_canonical(copy, len, d) == len && memcmp(d, copy, len) == 0;
+    *canonical = same ? copy : arena_copy(d);
+  }
   free(d); /* __cxa_demangle's malloc: the table itself stays mmap'd */
   return copy;
 }
@@ -145,15 +153,15 @@ static int build(struct xr_name_table *t, int object, const struct xr_sled_map *
     x->address = addr;
     if (sym != NULL) {
       x->symbol = arena_copy(sym);
-      x->name = demangled_copy(sym);
+      x->name = demangled_copy(sym, &x->canonical);
       if (x->name == NULL)
-        x->name = x->symbol;
+        x->name = x->canonical = x->symbol;
     } else {
       x->symbol = NULL;
-      x->name = made_up_copy(object, id, addr, path, bias);
+      x->name = x->canonical = made_up_copy(object, id, addr, path, bias);
       unnamed++;
     }
-    if (x->name == NULL)
+    if (x->name == NULL || x->canonical == NULL)
       status = XR_NAMES_NO_MEMORY;
   }
   if (have)
@@ -271,19 +279,45 @@ int xr_names_table(int object, const struct xr_name_table **out) {
 
 /* ---- patterns -------------------------------------------------------- */
 
+/* A pattern as written and in the canonical spelling (match/spelling.h). */
+struct spelled_pattern {
+  struct xr_pattern written, canonical;
+  bool respelled; /* the canonical spelling differs */
+};
+
+/* The pattern matches the name as the table spells it, or both respelled:
+ * a wildcard inside a construct the demanglers write differently
+ * ("*{lambda(*)#1}*") still matches in the table's spelling. */
+static bool pattern_matches(const struct spelled_pattern *p, const struct xr_name_entry *e) {
+  if (xr_glob_match(p->written.text, p->written.len, e->name))
+    return true;
+  const char *canonical = e->canonical != NULL ? e->canonical : e->name;
+  return (p->respelled || canonical != e->name) &&
+         xr_glob_match(p->canonical.text, p->canonical.len, canonical);
+}
+
 size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
                      uint8_t *selected, uint8_t value, size_t *hits) {
   size_t n = xr_pattern_count(patterns);
   if (n == 0)
     return 0;
-  size_t bytes = n * sizeof(struct xr_pattern);
-  struct xr_pattern *list = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  /* The patterns, then their canonical texts (each no longer than it). */
+  size_t list_bytes = n * sizeof(struct spelled_pattern);
+  size_t bytes = list_bytes + strlen(patterns) + n;
+  struct spelled_pattern *list = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (list == MAP_FAILED)
     return 0;
   const char *cursor = patterns;
+  char *respelled = (char *)list + list_bytes;
   for (size_t k = 0; k < n; k++) {
-    xr_pattern_next(&cursor, &list[k]);
+    struct spelled_pattern *p = &list[k];
+    xr_pattern_next(&cursor, &p->written);
+    p->canonical.text = respelled;
+    p->canonical.len = xr_spelling_canonical(p->written.text, p->written.len, respelled);
+    p->respelled = p->canonical.len != p->written.len ||
+                   memcmp(respelled, p->written.text, p->written.len) != 0;
+    respelled += p->canonical.len + 1;
     if (hits != NULL)
       hits[k] = 0;
   }
@@ -293,7 +327,7 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
   for (size_t i = 0; i < t->count; i++) {
     bool matched = false;
     for (size_t k = 0; k < n; k++) {
-      if (!xr_glob_match(list[k].text, list[k].len, t->entries[i].name))
+      if (!pattern_matches(&list[k], &t->entries[i]))
         continue;
       matched = true;
       if (hits == NULL)

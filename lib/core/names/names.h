@@ -33,6 +33,9 @@ struct xr_name_entry {
   const char *name;   /* demangled, else the symbol, else "fn<id>@0x<addr>" */
   const char *symbol; /* the ELF symbol as in the file; NULL when none */
   uintptr_t address;  /* run-time start of the function */
+  /* name in the canonical spelling of both demanglers (match/spelling.h);
+   * the same pointer as name when they are equal (NULL reads as name) */
+  const char *canonical;
 };
 
 struct xr_name_table {
@@ -61,7 +64,9 @@ XR_HIDDEN int xr_names_add_object(int object, const struct xr_sled_map *map,
 XR_HIDDEN void xr_names_forget_object(int object);
 
 /* Marks in selected[id - 1] (set to `value`) every function of t whose name
- * matches one of the ';'-separated patterns. hits[i] (may be NULL; at least
+ * matches one of the ';'-separated patterns: as the table spells it, or
+ * with both in the canonical spelling (so a pattern in either demangler's
+ * spelling selects). hits[i] (may be NULL; at least
  * xr_pattern_count(patterns) entries) receives the matches of pattern i.
  * Returns the number of functions that matched any pattern. */
 XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,

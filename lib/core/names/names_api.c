@@ -6,7 +6,8 @@
 #include "core/names/names_api.h"
 
 #include "core/base/runtime_state.h"
-#include "core/names/glob.h"
+#include "core/match/glob.h"
+#include "core/match/spelling.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "xray/xray_interface.h"
@@ -63,7 +64,7 @@ static int loaded(int32_t object, const struct xr_name_table *t, void *ctx) {
 XR_API int __xray_load_names(void) { return xr_names_each_table(loaded, NULL); }
 
 struct ids_ctx {
-  const char *name;
+  const char *name, *canonical; /* as given, and in the canonical spelling */
   int32_t *ids;
   size_t capacity, found;
 };
@@ -72,7 +73,8 @@ static int find_name(int32_t object, const struct xr_name_table *t, void *arg) {
   struct ids_ctx *c = arg;
   for (size_t i = 0; i < t->count && c->found < INT32_MAX; i++) {
     const struct xr_name_entry *e = &t->entries[i];
-    if (strcmp(e->name, c->name) != 0 &&
+    const char *canonical = e->canonical != NULL ? e->canonical : e->name;
+    if (strcmp(e->name, c->name) != 0 && strcmp(canonical, c->canonical) != 0 &&
         (e->symbol == NULL || strcmp(e->symbol, c->name) != 0))
       continue;
     if (c->found < c->capacity)
@@ -87,8 +89,16 @@ XR_API int __xray_function_ids(const char *name, int32_t *ids, size_t capacity) 
     return XRAY_NAMES_NOT_INITIALIZED;
   if (name == NULL || (ids == NULL && capacity > 0))
     return XRAY_NAMES_INVALID;
-  struct ids_ctx c = {name, ids, capacity, 0};
+  /* Either demangler's spelling of the name finds the function. */
+  size_t len = strlen(name);
+  char *canonical = mmap(NULL, len + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+  if (canonical == MAP_FAILED)
+    return XRAY_NAMES_NO_MEMORY;
+  xr_spelling_canonical(name, len, canonical);
+  struct ids_ctx c = {name, canonical, ids, capacity, 0};
   int status = xr_names_each_table(find_name, &c);
+  munmap(canonical, len + 1);
   if (status < 0)
     return status;
   return c.found == 0 ? XRAY_NAMES_INVALID : (int)c.found;

@@ -337,7 +337,7 @@ XR_API bool __xray_deregister_dso(int32_t id) {
     /* Nothing is unpatched: the pages go away with the object. The decoded
      * map stays (names and maps of traces that name it). */
     o->loaded = false;
-    xr_handler_dso_dispatch(id, NULL, NULL); /* no store reaches its pages after this */
+    xr_handler_dso_dispatch(id, NULL, NULL, false); /* no store reaches its pages after this */
     TELL(going, (o));
     xr_report(XR_DEBUG, "deregistered object %d ('%s')", id, o->path);
   }
@@ -350,7 +350,8 @@ XR_API bool __xray_deregister_dso(int32_t id) {
 /* The object's dispatch copy (both ABI calls), with its dense paths when
  * it has an id base to give them (the offset is written before any slot
  * can lead to them). */
-static void dispatch(int32_t id, void *volatile *slots, const struct xr_dso_dense *dense) {
+static void dispatch(int32_t id, void *volatile *slots, const struct xr_dso_dense *dense,
+                     bool dense_sp) {
   if (slots == NULL || !xr_runtime_initialized())
     return;
   xr_objects_lock();
@@ -363,16 +364,22 @@ static void dispatch(int32_t id, void *volatile *slots, const struct xr_dso_dens
       __atomic_store_n(dense->id_offset,
                        (int32_t)(o->id_base - ((uint32_t)id << XR_OBJECT_SHIFT)), __ATOMIC_RELAXED);
     o->packed_dispatch = dense == NULL;
-    xr_handler_dso_dispatch(id, slots, dense);
+    xr_handler_dso_dispatch(id, slots, dense, dense_sp);
     if (dense_by != NULL && o->packed_dispatch && o->id_base != XR_NO_ID_BASE)
       say_not_dense(o);
   }
   xr_objects_unlock();
 }
-XR_API void __xray_dso_dispatch(int32_t id, void *volatile *slots) { dispatch(id, slots, NULL); }
+XR_API void __xray_dso_dispatch(int32_t id, void *volatile *slots) {
+  dispatch(id, slots, NULL, false);
+}
 XR_API void __xray_dso_dense_dispatch(int32_t id, const struct xr_dso_dense *dense) {
   if (dense != NULL)
-    dispatch(id, dense->slots, dense);
+    dispatch(id, dense->slots, dense, false);
+}
+XR_API void __xray_dso_dense_dispatch_sp(int32_t id, const struct xr_dso_dense *dense) {
+  if (dense != NULL)
+    dispatch(id, dense->slots, dense, true);
 }
 
 uint32_t xr_objects_registrations(void) { return registrations; }

@@ -15,7 +15,7 @@
 
 #include "core/base/report.h"
 #include "core/base/runtime_state.h"
-#include "core/names/glob.h"
+#include "core/match/glob.h"
 #include "core/names/names.h"
 #include "core/names/names_api.h"
 #include "core/objects/objects.h"

@@ -11,7 +11,7 @@
  * when an object registered after the early line (else it would repeat it).
  * Both points run in ordinary context (a constructor, atexit), never from a
  * handler or a signal, and cost nothing per event. */
-#include "core/names/glob.h"
+#include "core/match/glob.h"
 #include "core/base/report.h"
 #include "core/base/runtime_state.h"
 #include "core/names/names.h"

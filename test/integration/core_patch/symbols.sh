@@ -20,7 +20,7 @@ command -v "$readelf_tool" >/dev/null || skip "no readelf"
     grep -vx '__xray_customevent\|__xray_typedevent'
   printf '%s\n' __xray_FunctionEntry __xray_FunctionExit __xray_FunctionTailExit \
     __xray_ArgLoggerEntry __xray_CustomEvent __xray_TypedEvent \
-    __xray_register_dso __xray_deregister_dso __xray_dso_dispatch __xray_dso_dense_dispatch \
+    __xray_register_dso __xray_deregister_dso __xray_dso_dispatch __xray_dso_dense_dispatch __xray_dso_dense_dispatch_sp \
     _ZN6__xray19XRayPatchedFunctionE _ZN6__xray13XRayArgLoggerE \
     _ZN6__xray22XRayPatchedCustomEventE _ZN6__xray21XRayPatchedTypedEventE \
     sigaction signal __sysv_signal

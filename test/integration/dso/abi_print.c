@@ -57,5 +57,7 @@ int main(void) {
   MEMBER(xr_dso_dense, paths);
   NUMBER(XR_SLOT_ARG0);
   NUMBER(XR_SLOT_ARG1);
+  /* Generation 3: dense paths that pass the sled's stack pointer last. */
+  FUNCTION(__xray_dso_dense_dispatch_sp, void(int32_t, const struct xr_dso_dense *));
   return 0;
 }

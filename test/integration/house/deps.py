@@ -73,12 +73,12 @@ ROOMS = [
     ("base",),       # compiler helpers, reports, small containers, /proc/self/maps,
                      # the runtime's initialised flag
     ("thread",),     # thread state, the thread list, locks, fork, quiescence
-    ("clock", "options"),
+    ("clock", "options", "match"),  # match: glob patterns, demanglers' spellings
     ("output",),     # files the runtime writes
     ("dispatch",),   # function ids, handler slots, the tables trampolines read,
                      # the DSO ABI
     ("objects",),    # sled maps, the registry of objects
-    ("names",),      # symbols, names, option patterns, the object map
+    ("names",),      # symbols, names, option selections, the object map
     ("patch",),      # patching and its API
     ("modes",),      # the mode registry, lifecycles, the exit hook
     ("start",),      # start-up, init, version
@@ -107,7 +107,8 @@ ABI_HEADERS = {"core/dispatch/dso_abi.h"}
 # runtime: the registration ABI (core's dso_abi.h) and the trampolines it
 # falls back to when it cannot patch its own.
 DSO_MAY_CALL = {"__xray_register_dso", "__xray_deregister_dso", "__xray_dso_dispatch",
-                "__xray_dso_dense_dispatch", "__xray_FunctionEntry", "__xray_FunctionExit",
+                "__xray_dso_dense_dispatch", "__xray_dso_dense_dispatch_sp",
+                "__xray_FunctionEntry", "__xray_FunctionExit",
                 "__xray_FunctionTailExit", "__xray_ArgLoggerEntry"}
 
 # Unit pairs (paths under lib/ without the extension, e.g.

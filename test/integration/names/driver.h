@@ -8,7 +8,10 @@
  *   names        name <-> id round trip for every id; print "id<TAB>name"
  *   unlinked     the same after deleting the executable file
  *   api P U      __xray_patch_matching(P), work, __xray_unpatch_matching(U),
- *                work, then the statuses of bad arguments */
+ *                work, then the statuses of bad arguments
+ *   symbols      "id<TAB>symbol" for every id ("-": none)
+ *   ids NAME     the ids __xray_function_ids(NAME) gives, as "ids: 1 2",
+ *                or "status: <negative status>" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +160,26 @@ NEVER static void api(const char *patch, const char *unpatch) {
   __xray_remove_handler();
 }
 
+NEVER static int print_symbol(void *context, int32_t id, const char *name,
+                              const char *symbol, uintptr_t address) {
+  (void)context, (void)name, (void)address;
+  printf("%d\t%s\n", (int)id, symbol != NULL ? symbol : "-");
+  return 0;
+}
+
+NEVER static void print_function_ids(const char *name) {
+  int32_t ids[64];
+  int n = __xray_function_ids(name, ids, 64);
+  if (n < 0) {
+    printf("status: %d\n", n);
+    return;
+  }
+  printf("ids:");
+  for (int i = 0; i < n && i < 64; i++)
+    printf(" %d", (int)ids[i]);
+  printf("\n");
+}
+
 NEVER int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "work") == 0) {
     work(); /* for the modes (XRAY_OPTIONS) */
@@ -170,6 +193,12 @@ NEVER int main(int argc, char **argv) {
   }
   if (argc >= 2 && strcmp(argv[1], "names") == 0)
     return round_trip();
+  if (argc >= 2 && strcmp(argv[1], "symbols") == 0)
+    return __xray_for_each_function(print_symbol, NULL) == 0 ? 0 : 1;
+  if (argc >= 3 && strcmp(argv[1], "ids") == 0) {
+    print_function_ids(argv[2]);
+    return 0;
+  }
   if (argc >= 4 && strcmp(argv[1], "api") == 0) {
     api(argv[2], argv[3]);
     return 0;
@@ -184,6 +213,6 @@ NEVER int main(int argc, char **argv) {
     print_events("events");
     return 0;
   }
-  fprintf(stderr, "usage: %s run|run-patch|names|api P U\n", argv[0]);
+  fprintf(stderr, "usage: %s run|run-patch|names|symbols|ids NAME|api P U\n", argv[0]);
   return 2;
 }

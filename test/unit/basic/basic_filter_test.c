@@ -2,7 +2,10 @@
  * handlers inline), driven with synthetic timestamps:
  * rewinds of short calls, the depth limit, threshold 0, unwinding of exits
  * skipped by longjmp, exits of calls entered before recording, and buffer
- * spills (an entry and its payload never straddle one). */
+ * spills (an entry and its payload never straddle one). enter/leave give
+ * the stack pointer a caller without one would (xr_basic_implied_sp); the
+ * _at forms give it explicitly, as the trampolines do: calls left by an
+ * exception caught where no sled sees it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,10 +54,17 @@ static size_t all(void) {
 }
 
 static void enter(int32_t fid, uint64_t tsc) {
-  xr_basic_on_entry(&th, fid, XR_BASIC_ENTRY, tsc, 0, 0);
+  xr_basic_on_entry(&th, fid, XR_BASIC_ENTRY, tsc, 0, 0, xr_basic_implied_sp(&th, fid, false));
 }
 static void leave(int32_t fid, uint64_t tsc) {
-  xr_basic_on_exit(&th, fid, XR_BASIC_EXIT, tsc, 0);
+  xr_basic_on_exit(&th, fid, XR_BASIC_EXIT, tsc, 0, xr_basic_implied_sp(&th, fid, true));
+}
+
+static void enter_at(int32_t fid, uint64_t tsc, uintptr_t sp) {
+  xr_basic_on_entry(&th, fid, XR_BASIC_ENTRY, tsc, 0, 0, sp);
+}
+static void leave_at(int32_t fid, uint64_t tsc, uintptr_t sp) {
+  xr_basic_on_exit(&th, fid, XR_BASIC_EXIT, tsc, 0, sp);
 }
 
 static unsigned kind(size_t i) { return (unsigned)(out[i].w[0] >> 24) & 0xff; }
@@ -143,10 +153,10 @@ static void parent_with_kept_child_is_kept(void **state) {
 static void other_cpu_or_backwards_clock_is_kept(void **state) {
   (void)state;
   start(CAP, 64, 1000);
-  xr_basic_on_entry(&th, 1, XR_BASIC_ENTRY, 100, 3, 0);
-  xr_basic_on_exit(&th, 1, XR_BASIC_EXIT, 110, 4); /* migrated */
-  xr_basic_on_entry(&th, 2, XR_BASIC_ENTRY, 500, 3, 0);
-  xr_basic_on_exit(&th, 2, XR_BASIC_EXIT, 400, 3); /* TSC went back */
+  xr_basic_on_entry(&th, 1, XR_BASIC_ENTRY, 100, 3, 0, xr_basic_implied_sp(&th, 1, false));
+  xr_basic_on_exit(&th, 1, XR_BASIC_EXIT, 110, 4, xr_basic_implied_sp(&th, 1, true)); /* migrated */
+  xr_basic_on_entry(&th, 2, XR_BASIC_ENTRY, 500, 3, 0, xr_basic_implied_sp(&th, 2, false));
+  xr_basic_on_exit(&th, 2, XR_BASIC_EXIT, 400, 3, xr_basic_implied_sp(&th, 2, true)); /* TSC went back */
   assert_int_equal(all(), 4);
   expect(1, XR_BASIC_EXIT, 1, 110);
   assert_int_equal((out[1].w[0] >> 16) & 0xff, 4);
@@ -157,7 +167,7 @@ static void tail_exit_closes_like_exit(void **state) {
   (void)state;
   start(CAP, 64, 0);
   enter(1, 1);
-  xr_basic_on_exit(&th, 1, XR_BASIC_TAIL, 2, 0);
+  xr_basic_on_exit(&th, 1, XR_BASIC_TAIL, 2, 0, xr_basic_implied_sp(&th, 1, true));
   enter(2, 3);
   leave(2, 4);
   assert_int_equal(all(), 4);
@@ -168,10 +178,10 @@ static void tail_exit_closes_like_exit(void **state) {
 static void arg_payload_written_and_rewound_together(void **state) {
   (void)state;
   start(CAP, 64, 50);
-  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 100, 0, 42);
+  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 100, 0, 42, xr_basic_implied_sp(&th, 7, false));
   leave(7, 120); /* short: entry and payload go */
   assert_int_equal(th.used, 0);
-  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 200, 0, 43);
+  xr_basic_on_entry(&th, 7, XR_BASIC_ENTRY_ARGS, 200, 0, 43, xr_basic_implied_sp(&th, 7, false));
   leave(7, 300);
   assert_int_equal(all(), 3);
   expect(0, XR_BASIC_ENTRY_ARGS, 7, 200);
@@ -263,8 +273,8 @@ static void repeated_longjmp_keeps_depth_bounded(void **state) {
   expect(1, XR_BASIC_EXIT, 9, 1000001);
 }
 
-/* Exits of calls entered before recording started are dropped; an exit for a
- * function not on the stack closes every tracked call. */
+/* Exits of calls entered before recording started are dropped, and close
+ * nothing: such a call is below every tracked one. */
 static void exits_of_calls_begun_before_recording(void **state) {
   (void)state;
   start(CAP, 64, 0);
@@ -272,12 +282,15 @@ static void exits_of_calls_begun_before_recording(void **state) {
   assert_int_equal(th.unmatched_exits, 1);
   enter(1, 10);
   enter(2, 20);
-  leave(8, 30); /* 8 was entered before recording: 1 and 2 are gone */
-  assert_int_equal(th.depth, 0);
+  leave(8, 30); /* 8 was entered before recording */
+  assert_int_equal(th.depth, 2);
   assert_int_equal(th.unmatched_exits, 2);
+  leave(2, 40);
+  leave(1, 50);
+  assert_int_equal(th.unwound, 0);
   assert_int_equal(all(), 4);
-  expect_unwound(2, 2, 30);
-  expect_unwound(3, 1, 30);
+  expect(2, XR_BASIC_EXIT, 2, 40);
+  expect(3, XR_BASIC_EXIT, 1, 50);
 }
 
 /* Recursion: the exit matches the innermost frame of that function. */
@@ -320,7 +333,7 @@ static void spills_keep_pairs_and_stop_rewinds(void **state) {
   start(3, 64, 1000);
   enter(1, 10);
   enter(2, 20);
-  xr_basic_on_entry(&th, 3, XR_BASIC_ENTRY_ARGS, 30, 0, 99); /* needs 2 */
+  xr_basic_on_entry(&th, 3, XR_BASIC_ENTRY_ARGS, 30, 0, 99, xr_basic_implied_sp(&th, 3, false)); /* needs 2 */
   assert_int_equal(out_n, 2); /* spilled 1 and 2 first */
   assert_int_equal(th.used, 2);
   leave(3, 31);               /* rewound: still in the buffer */
@@ -332,6 +345,105 @@ static void spills_keep_pairs_and_stop_rewinds(void **state) {
   expect(1, XR_BASIC_ENTRY, 2, 20);
   expect(2, XR_BASIC_EXIT, 2, 32);
   expect(3, XR_BASIC_EXIT, 1, 33);
+}
+
+
+/* thrower() at sp 1000 throws, caught by an untraced caller: nothing sees
+ * its exit. Called again at the same place, the next entry at 1000 finds
+ * it gone; later() at 1100 (shallower) closes the last one. */
+static void exception_caught_where_no_sled_is(void **state) {
+  (void)state;
+  start(CAP, 4, 0);
+  for (uint64_t i = 0; i < 10; i++)
+    enter_at(1, 10 * i, 1000);
+  assert_int_equal(th.depth, 1);
+  enter_at(2, 200, 1100);
+  leave_at(2, 210, 1100);
+  assert_int_equal(th.depth, 0);
+  assert_int_equal(th.unwound, 10);
+  assert_int_equal(th.unmatched_exits, 0);
+  assert_int_equal(all(), 22);
+  for (uint64_t i = 0; i < 10; i++) {
+    expect(2 * i, XR_BASIC_ENTRY, 1, 10 * i);
+    expect_unwound(2 * i + 1, 1, i < 9 ? 10 * (i + 1) : 200);
+  }
+  expect(20, XR_BASIC_ENTRY, 2, 200);
+  expect(21, XR_BASIC_EXIT, 2, 210);
+}
+
+/* f(2) at 1000 -> f(1) at 900 -> f(0) at 800 throws; f(1) catches and
+ * returns: its exit at 900 closes f(0) first (unwound), then itself. By id
+ * alone the exit would have closed f(0) as f(1)'s. */
+static void recursion_by_stack_pointer(void **state) {
+  (void)state;
+  start(CAP, 64, 0);
+  enter_at(5, 1, 1000);
+  enter_at(5, 2, 900);
+  enter_at(5, 3, 800);
+  leave_at(5, 7, 900);
+  leave_at(5, 9, 1000);
+  assert_int_equal(th.depth, 0);
+  assert_int_equal(th.unwound, 1);
+  assert_int_equal(all(), 6);
+  expect(0, XR_BASIC_ENTRY, 5, 1);
+  expect(1, XR_BASIC_ENTRY, 5, 2);
+  expect(2, XR_BASIC_ENTRY, 5, 3);
+  expect_unwound(3, 5, 7);
+  expect(4, XR_BASIC_EXIT, 5, 7);
+  expect(5, XR_BASIC_EXIT, 5, 9);
+}
+
+/* A tail call at the same stack pointer without a tail sled: the callee's
+ * entry closes the caller (its exit never comes). */
+static void same_stack_pointer_closes_the_top(void **state) {
+  (void)state;
+  start(CAP, 64, 0);
+  enter_at(1, 1, 1000);
+  enter_at(2, 2, 1000);
+  leave_at(2, 3, 1000);
+  assert_int_equal(th.depth, 0);
+  assert_int_equal(all(), 4);
+  expect(0, XR_BASIC_ENTRY, 1, 1);
+  expect_unwound(1, 1, 2);
+  expect(2, XR_BASIC_ENTRY, 2, 2);
+  expect(3, XR_BASIC_EXIT, 2, 3);
+}
+
+/* An event far above the open calls (beyond XR_FRAME_WINDOW) runs on
+ * another stack, a signal handler's say: it nests, closing nothing, and
+ * the calls it interrupted go on. */
+static void another_stack_closes_nothing(void **state) {
+  (void)state;
+  start(CAP, 64, 0);
+  uintptr_t main_sp = 0x10000000, alt = main_sp + XR_FRAME_WINDOW;
+  enter_at(1, 1, main_sp);
+  enter_at(2, 2, alt);
+  leave_at(2, 3, alt);
+  leave_at(1, 4, main_sp);
+  assert_int_equal(th.unwound, 0);
+  assert_int_equal(all(), 4);
+  expect(1, XR_BASIC_ENTRY, 2, 2);
+  expect(3, XR_BASIC_EXIT, 1, 4);
+}
+
+/* Calls deeper than the tracked frames (not written: below max_depth) go
+ * with the deepest tracked one when an exception takes them all. */
+static void untracked_calls_go_with_the_deepest(void **state) {
+  (void)state;
+  start(CAP, 2, 0);
+  for (uint32_t i = 0; i < FRAMES + 5; i++)
+    enter_at(1, i, 10000 - 16 * (uintptr_t)i);
+  assert_int_equal(th.depth, FRAMES + 5);
+  enter_at(3, 100, 10000); /* caught at the top: everything left */
+  leave_at(3, 101, 10000);
+  assert_int_equal(th.depth, 0);
+  assert_int_equal(th.unwound, FRAMES + 5);
+  assert_int_equal(all(), 6);
+  expect(0, XR_BASIC_ENTRY, 1, 0);
+  expect(1, XR_BASIC_ENTRY, 1, 1);
+  expect_unwound(2, 1, 100);
+  expect_unwound(3, 1, 100);
+  expect(4, XR_BASIC_ENTRY, 3, 100);
 }
 
 int main(void) {
@@ -351,6 +463,11 @@ int main(void) {
       cmocka_unit_test(exits_of_calls_begun_before_recording),
       cmocka_unit_test(recursion_matches_innermost),
       cmocka_unit_test(deeper_than_tracked),
+      cmocka_unit_test(exception_caught_where_no_sled_is),
+      cmocka_unit_test(recursion_by_stack_pointer),
+      cmocka_unit_test(same_stack_pointer_closes_the_top),
+      cmocka_unit_test(another_stack_closes_nothing),
+      cmocka_unit_test(untracked_calls_go_with_the_deepest),
       cmocka_unit_test(spills_keep_pairs_and_stop_rewinds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,11 +31,11 @@ static struct xr_trie *sample_trie(void) {
   xr_trie_enter(t, 1, 0, 1000);
   xr_trie_enter(t, 2, 10, 900);
   xr_trie_enter(t, 3, 12, 800);
-  xr_trie_exit(t, 3, 20);
-  xr_trie_exit(t, 2, 30);
+  xr_trie_exit(t, 3, 20, xr_trie_implied_sp(t, 3, true));
+  xr_trie_exit(t, 2, 30, xr_trie_implied_sp(t, 2, true));
   xr_trie_enter(t, 2, 40, 900);
-  xr_trie_exit(t, 2, 45);
-  xr_trie_exit(t, 1, 100);
+  xr_trie_exit(t, 2, 45, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 1, 100, xr_trie_implied_sp(t, 1, true));
   return t;
 }
 
@@ -171,21 +171,21 @@ static void fold_direct_and_mutual(void **state) {
   xr_trie_enter(t, 1, now += 2, sp -= 100);
   xr_trie_enter(t, 1, now += 3, sp -= 100);
   xr_trie_enter(t, 2, now += 4, sp -= 100);
-  xr_trie_exit(t, 2, now += 5);
-  xr_trie_exit(t, 1, now += 6);
-  xr_trie_exit(t, 1, now += 7);
-  xr_trie_exit(t, 1, now += 8);
+  xr_trie_exit(t, 2, now += 5, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 1, now += 6, xr_trie_implied_sp(t, 1, true));
+  xr_trie_exit(t, 1, now += 7, xr_trie_implied_sp(t, 1, true));
+  xr_trie_exit(t, 1, now += 8, xr_trie_implied_sp(t, 1, true));
   sp = 100000;
   xr_trie_enter(t, 3, now += 1, sp -= 100);
   xr_trie_enter(t, 4, now += 1, sp -= 100);
   xr_trie_enter(t, 3, now += 1, sp -= 100);
   xr_trie_enter(t, 4, now += 1, sp -= 100);
   xr_trie_enter(t, 2, now += 1, sp -= 100);
-  xr_trie_exit(t, 2, now += 10);
-  xr_trie_exit(t, 4, now += 1);
-  xr_trie_exit(t, 3, now += 1);
-  xr_trie_exit(t, 4, now += 1);
-  xr_trie_exit(t, 3, now += 1);
+  xr_trie_exit(t, 2, now += 10, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 4, now += 1, xr_trie_implied_sp(t, 4, true));
+  xr_trie_exit(t, 3, now += 1, xr_trie_implied_sp(t, 3, true));
+  xr_trie_exit(t, 4, now += 1, xr_trie_implied_sp(t, 4, true));
+  xr_trie_exit(t, 3, now += 1, xr_trie_implied_sp(t, 3, true));
   assert_int_equal(nodes(t), 9);
 
   struct xr_trie *m = new_trie();
@@ -260,11 +260,14 @@ static void fold_keeps_totals_random(void **state) {
         xr_trie_enter(t, stack[depth], now, 100000 - 100 * (uintptr_t)depth);
         depth++;
       } else {
-        xr_trie_exit(t, stack[--depth], now);
+        int32_t fid = stack[--depth];
+        xr_trie_exit(t, fid, now, xr_trie_implied_sp(t, fid, true));
       }
     }
-    while (depth > 0)
-      xr_trie_exit(t, stack[--depth], now += 3);
+    while (depth > 0) {
+      int32_t fid = stack[--depth];
+      xr_trie_exit(t, fid, now += 3, xr_trie_implied_sp(t, fid, true));
+    }
     struct xr_trie *m = new_trie();
     assert_int_equal(xr_trie_fold_merge(m, t), 0);
     uint64_t calls_t[6] = {0}, local_t[6] = {0}, calls_m[6] = {0}, local_m[6] = {0};

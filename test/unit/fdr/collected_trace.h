@@ -10,7 +10,7 @@
 
 #include "xray/xray_log_interface.h"
 
-static uint8_t trace[1 << 16];
+static uint8_t trace[1 << 18];
 static size_t trace_len;
 static inline void collect(const char *mode, XRayBuffer b) {
   assert_string_equal(mode, "xray-fdr");

@@ -131,16 +131,16 @@ static int pin(void **state) {
 static void every_kind_and_a_tsc_wrap(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
-  xr_fdr_handle_arg0(5, ENTRY);
+  xr_fdr_handle_arg0_no_sp(5, ENTRY);
   xr_fdr_thread.last_tsc -= 1ull << 33; /* the next delta does not fit */
-  xr_fdr_handle_arg0(5, EXIT);
-  xr_fdr_handle_arg1(6, LOG_ARGS_ENTRY, 0xABCDEF);
-  xr_fdr_handle_arg0(7, LOG_ARGS_ENTRY); /* no argument: a plain enter */
-  xr_fdr_handle_arg0(7, TAIL);
+  xr_fdr_handle_arg0_no_sp(5, EXIT);
+  xr_fdr_handle_arg1_no_sp(6, LOG_ARGS_ENTRY, 0xABCDEF);
+  xr_fdr_handle_arg0_no_sp(7, LOG_ARGS_ENTRY); /* no argument: a plain enter */
+  xr_fdr_handle_arg0_no_sp(7, TAIL);
   xr_fdr_handle_custom("abc", 3);
   xr_fdr_handle_custom("never", 0); /* empty: never written */
   xr_fdr_handle_typed(3, "xyz12", 5);
-  xr_fdr_handle_arg0(6, EXIT);
+  xr_fdr_handle_arg0_no_sp(6, EXIT);
   stop();
   assert_string_equal(records(5), "E5 W X5 A6 C=abcdef E7 T7 U:abc Y3:xyz12 X6");
 }
@@ -149,32 +149,32 @@ static void short_calls_are_erased(void **s) {
   (void)s;
   start("func_duration_threshold_us=1000000 no_file_flush=true buffer_size=4096 buffer_max=2");
   /* nested */
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_handle_arg0(2, ENTRY);
-  xr_fdr_handle_arg0(2, EXIT);
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   /* a tail chain 3 -> 4 -> 5 */
-  xr_fdr_handle_arg0(3, ENTRY);
-  xr_fdr_handle_arg0(3, TAIL);
-  xr_fdr_handle_arg0(4, ENTRY);
-  xr_fdr_handle_arg0(4, TAIL);
-  xr_fdr_handle_arg0(5, ENTRY);
-  xr_fdr_handle_arg0(5, EXIT);
+  xr_fdr_handle_arg0_no_sp(3, ENTRY);
+  xr_fdr_handle_arg0_no_sp(3, TAIL);
+  xr_fdr_handle_arg0_no_sp(4, ENTRY);
+  xr_fdr_handle_arg0_no_sp(4, TAIL);
+  xr_fdr_handle_arg0_no_sp(5, ENTRY);
+  xr_fdr_handle_arg0_no_sp(5, EXIT);
   /* skipped exits: 7 and 8 left by longjmp, 6 exits */
-  xr_fdr_handle_arg0(6, ENTRY);
-  xr_fdr_handle_arg0(7, ENTRY);
-  xr_fdr_handle_arg0(8, ENTRY);
-  xr_fdr_handle_arg0(6, EXIT);
+  xr_fdr_handle_arg0_no_sp(6, ENTRY);
+  xr_fdr_handle_arg0_no_sp(7, ENTRY);
+  xr_fdr_handle_arg0_no_sp(8, ENTRY);
+  xr_fdr_handle_arg0_no_sp(6, EXIT);
   /* never erased: enter with argument, custom events */
-  xr_fdr_handle_arg1(9, LOG_ARGS_ENTRY, 1);
-  xr_fdr_handle_arg0(9, EXIT);
-  xr_fdr_handle_arg0(10, ENTRY);
+  xr_fdr_handle_arg1_no_sp(9, LOG_ARGS_ENTRY, 1);
+  xr_fdr_handle_arg0_no_sp(9, EXIT);
+  xr_fdr_handle_arg0_no_sp(10, ENTRY);
   xr_fdr_handle_custom("k", 1);
-  xr_fdr_handle_arg0(10, EXIT);
+  xr_fdr_handle_arg0_no_sp(10, EXIT);
   /* an exit of a function not entered here, then erasure still works */
-  xr_fdr_handle_arg0(11, EXIT);
-  xr_fdr_handle_arg0(12, ENTRY);
-  xr_fdr_handle_arg0(12, EXIT);
+  xr_fdr_handle_arg0_no_sp(11, EXIT);
+  xr_fdr_handle_arg0_no_sp(12, ENTRY);
+  xr_fdr_handle_arg0_no_sp(12, EXIT);
   stop();
   assert_string_equal(records(5), "A9 C=1 X9 E10 U:k X10 X11");
 }
@@ -182,10 +182,10 @@ static void short_calls_are_erased(void **s) {
 static void threshold_zero_keeps_everything(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_handle_arg0(1, EXIT);
-  xr_fdr_handle_arg0(3, ENTRY);
-  xr_fdr_handle_arg0(3, TAIL);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(3, ENTRY);
+  xr_fdr_handle_arg0_no_sp(3, TAIL);
   stop();
   assert_string_equal(records(5), "E1 X1 E3 T3");
 }
@@ -193,10 +193,10 @@ static void threshold_zero_keeps_everything(void **s) {
 static void version_1(void **s) {
   (void)s;
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2 format_version=1");
-  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
   xr_fdr_handle_custom("v1", 2);
   xr_fdr_handle_typed(2, "dropped", 7); /* no typed events in version 1 */
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   stop();
   assert_string_equal(records(1), "E1 U:v1 X1 EOB");
   /* the v1 custom marker: size, then the absolute TSC (not a delta) */
@@ -215,8 +215,8 @@ static void buffers_switch_and_never_overflow(void **s) {
    * its extents. The 180-byte custom event fits no buffer and is dropped. */
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=256 buffer_max=4");
   for (int i = 0; i < 100; i++) {
-    xr_fdr_handle_arg0(1, ENTRY);
-    xr_fdr_handle_arg0(1, EXIT);
+    xr_fdr_handle_arg0_no_sp(1, ENTRY);
+    xr_fdr_handle_arg0_no_sp(1, EXIT);
   }
   xr_fdr_handle_custom("too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
                        "too-big-for-a-256-byte-buffer-too-big-for-a-256-byte-buffer-"
@@ -263,8 +263,8 @@ static void records_stay_within_populated_pages(void **s) {
   start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4194304 buffer_max=2 "
         "populate_ahead_mb=0");
   for (int i = 0; i < 80000; i++) {
-    xr_fdr_handle_arg0(7, ENTRY);
-    xr_fdr_handle_arg0(7, EXIT);
+    xr_fdr_handle_arg0_no_sp(7, ENTRY);
+    xr_fdr_handle_arg0_no_sp(7, EXIT);
   }
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
   struct xr_fdr_buffer *b = &xr_fdr_queue.buffers[0];
@@ -321,14 +321,14 @@ static void cpu_sources_follow_a_migration(void **s) {
     xr_fdr_hot.cpu_source = sources[i].source;
     xr_fdr_hot.fast_epoch =
         sources[i].source == XR_FDR_CPU_SLOW ? XR_FDR_NO_FAST : xr_fdr_hot.epoch;
-    xr_fdr_handle_arg0(1, ENTRY); /* full path: the buffer, the preamble */
-    xr_fdr_handle_arg0(2, ENTRY); /* fast path where allowed */
+    xr_fdr_handle_arg0_no_sp(1, ENTRY); /* full path: the buffer, the preamble */
+    xr_fdr_handle_arg0_no_sp(2, ENTRY); /* fast path where allowed */
     move_to(b);
-    xr_fdr_handle_arg0(2, EXIT);
-    xr_fdr_handle_arg0(1, EXIT);
+    xr_fdr_handle_arg0_no_sp(2, EXIT);
+    xr_fdr_handle_arg0_no_sp(1, EXIT);
     move_to(a);
-    xr_fdr_handle_arg0(3, ENTRY);
-    xr_fdr_handle_arg0(3, EXIT);
+    xr_fdr_handle_arg0_no_sp(3, ENTRY);
+    xr_fdr_handle_arg0_no_sp(3, EXIT);
     stop();
     show_cpu = true;
     char want[128];
@@ -343,6 +343,101 @@ static void cpu_sources_follow_a_migration(void **s) {
   assert_true(tested >= 2);
 }
 
+
+/* Calls left by an exception caught where no sled sees it (explicit stack
+ * pointers, as the trampolines pass them): thrower (1) at sp 1000 three
+ * times, then later (2) at 1100. Each entry finds the one before gone:
+ * "xray-unwound 1" and its exit, at that entry's time. */
+static void exception_caught_where_no_sled_is(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  for (int i = 0; i < 3; i++)
+    xr_fdr_handle_arg0(1, ENTRY, 1000);
+  xr_fdr_handle_arg0(2, ENTRY, 1100);
+  xr_fdr_handle_arg0(2, EXIT, 1100);
+  assert_true(xr_fdr_thread.top->sp == UINTPTR_MAX); /* nothing left open */
+  stop();
+  assert_string_equal(records(5), "E1 U:xray-unwound 1 X1 E1 U:xray-unwound 1 X1 E1 "
+                                  "U:xray-unwound 1 X1 E2 X2");
+}
+
+/* Recursion: f at 1000 -> 900 -> 800 throws, caught at 900, which returns:
+ * its exit closes the call at 800 first; by id alone it would have closed
+ * that one as its own. An arg-logging entry pushes like any; an exit whose
+ * call is not open (entered before recording) pops nothing. */
+static void recursion_by_stack_pointer(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  xr_fdr_handle_arg0(9, EXIT, 2000); /* not open: written, nothing popped */
+  xr_fdr_handle_arg0(5, ENTRY, 1000);
+  xr_fdr_handle_arg1(5, LOG_ARGS_ENTRY, 7, 900);
+  xr_fdr_handle_arg0(5, ENTRY, 800);
+  xr_fdr_handle_arg0(5, EXIT, 900);
+  xr_fdr_handle_arg0(5, TAIL, 1000);
+  assert_true(xr_fdr_thread.top->sp == UINTPTR_MAX);
+  stop();
+  assert_string_equal(records(5), "X9 E5 A5 C=7 E5 U:xray-unwound 1 X5 X5 T5");
+}
+
+/* With a threshold, calls left short are rewound like short calls (here
+ * all three, entries included); a long one is closed as unwound. */
+static void left_short_calls_are_erased(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=1000000 no_file_flush=true buffer_size=4096 buffer_max=2");
+  xr_fdr_handle_arg0(1, ENTRY, 1000);
+  xr_fdr_handle_arg0(2, ENTRY, 900);
+  xr_fdr_handle_arg0(3, ENTRY, 800);
+  xr_fdr_handle_arg0(4, ENTRY, 1000); /* 1, 2 and 3 are gone */
+  xr_fdr_handle_custom("k", 1);         /* 4's entry is final now */
+  xr_fdr_handle_arg0(5, ENTRY, 1000);   /* 4 is gone, not rewindable */
+  xr_fdr_handle_arg0(5, EXIT, 1000);
+  stop();
+  assert_string_equal(records(5), "E4 U:k U:xray-unwound 1 X4");
+}
+
+/* Deeper than the shadow stack holds: the calls beyond it are counted,
+ * not held; an exception that takes them all closes the held ones
+ * (in pieces of at most 64 exits) and drops the count. */
+static void deeper_than_the_shadow_stack(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=131072 buffer_max=2");
+  const unsigned held = XR_FDR_FRAMES - 1, extra = 5;
+  for (unsigned i = 0; i < held + extra; i++)
+    xr_fdr_handle_arg0(7, ENTRY, 1000000 - 16 * (uintptr_t)i);
+  assert_int_equal(xr_fdr_thread.untracked, extra);
+  xr_fdr_handle_arg0(8, ENTRY, 1000000);
+  assert_int_equal(xr_fdr_thread.untracked, 0);
+  xr_fdr_handle_arg0(8, EXIT, 1000000);
+  assert_true(xr_fdr_thread.top->sp == UINTPTR_MAX);
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  trace_len = 0;
+  assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  unsigned enters = 0, exits = 0, said = 0, pieces = 0;
+  for (size_t off = 32 + 16 + 64; off < trace_len;) {
+    uint8_t b = trace[off];
+    if (!(b & 1)) {
+      uint32_t w = xr_fdr_get32(trace + off);
+      enters += ((w >> 1) & 7) == 0 && (w >> 4) == 7;
+      exits += ((w >> 1) & 7) == 1 && (w >> 4) == 7;
+      off += 8;
+    } else if ((b >> 1) == XR_FDR_CUSTOM_EVENT) {
+      uint32_t n = xr_fdr_get32(trace + off + 1);
+      uint64_t k = xr_fdr_unwound_count(trace + off + 16, n);
+      assert_true(k >= 1 && k <= 64);
+      said += (unsigned)k;
+      pieces++;
+      off += 16 + n;
+    } else {
+      off += 16;
+    }
+  }
+  assert_int_equal(enters, held + extra);
+  assert_int_equal(exits, held);
+  assert_int_equal(said, held);
+  assert_int_equal(pieces, (held + 63) / 64);
+}
+
 int main(void) {
   if (sched_getaffinity(0, sizeof initial_affinity, &initial_affinity) != 0)
     CPU_ZERO(&initial_affinity);
@@ -351,6 +446,10 @@ int main(void) {
       cmocka_unit_test(handlers_only_while_initialised),
       cmocka_unit_test_setup(every_kind_and_a_tsc_wrap, pin),
       cmocka_unit_test_setup(short_calls_are_erased, pin),
+      cmocka_unit_test_setup(exception_caught_where_no_sled_is, pin),
+      cmocka_unit_test_setup(recursion_by_stack_pointer, pin),
+      cmocka_unit_test_setup(left_short_calls_are_erased, pin),
+      cmocka_unit_test_setup(deeper_than_the_shadow_stack, pin),
       cmocka_unit_test_setup(threshold_zero_keeps_everything, pin),
       cmocka_unit_test_setup(version_1, pin),
       cmocka_unit_test_setup(buffers_switch_and_never_overflow, pin),

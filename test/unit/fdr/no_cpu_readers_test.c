@@ -68,10 +68,10 @@ static int fdr_four_events(int source, bool fast, int *cpu_seen) {
   assert_int_equal(xr_fdr_hot.cpu_source, source);
   assert_int_equal(xr_fdr_hot.fast_epoch == xr_fdr_hot.epoch, fast);
   assert_int_equal(xr_fdr_hot.fast_epoch == XR_FDR_NO_FAST, !fast);
-  xr_fdr_handle_arg0(1, ENTRY);
-  xr_fdr_handle_arg0(2, ENTRY);
-  xr_fdr_handle_arg0(2, EXIT);
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
   trace_len = 0;
   assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);

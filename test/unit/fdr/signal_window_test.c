@@ -40,8 +40,8 @@ extern void (*xr_fdr_test_watch_tail)(void);
 /* What a signal handler calling an instrumented function does. */
 static void signal_handler_events(void) {
   xr_fdr_test_bail_window = NULL; /* once */
-  xr_fdr_handle_arg0(2, ENTRY);
-  xr_fdr_handle_arg0(2, EXIT);
+  xr_fdr_handle_arg0_no_sp(2, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, EXIT);
 }
 
 /* Every function record's TSC in buffer order, as a reader rebuilds them
@@ -81,12 +81,12 @@ static void bail_window_keeps_time_order(void **state) {
   assert_int_equal(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0 "
                                         "no_file_flush=true buffer_size=4096 buffer_max=2"),
                    XRAY_LOG_INITIALIZED);
-  xr_fdr_handle_arg0(1, ENTRY);
+  xr_fdr_handle_arg0_no_sp(1, ENTRY);
   /* The exit bails out of the fast path (a CPU change, say), and a signal
    * lands just after the bail-out. */
   xr_fdr_thread.cpu ^= 0x8000;
   xr_fdr_test_bail_window = signal_handler_events;
-  xr_fdr_handle_arg0(1, EXIT);
+  xr_fdr_handle_arg0_no_sp(1, EXIT);
   assert_null(xr_fdr_test_bail_window); /* the window was reached */
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
   trace_len = 0;
@@ -116,9 +116,9 @@ static void migrating_handler_events(void) {
   xr_fdr_test_watch_head = NULL;
   xr_fdr_test_watch_tail = NULL;
   xr_fdr_thread.cpu = (uint32_t)sched_getcpu(); /* the fast path's CPU */
-  xr_fdr_handle_arg0(2, ENTRY);
+  xr_fdr_handle_arg0_no_sp(2, ENTRY);
   xr_fdr_thread.cpu ^= 0x8000; /* the thread moved */
-  xr_fdr_handle_arg0(2, EXIT);
+  xr_fdr_handle_arg0_no_sp(2, EXIT);
 }
 
 /* Calls 1 with the handler at the given test point: of the full path
@@ -142,14 +142,14 @@ static size_t full_path_window(void (**point)(void), bool watch, int32_t *ids,
                    XRAY_LOG_INITIALIZED);
   if (watch) {
     *point = migrating_handler_events;
-    xr_fdr_handle_arg0_watch(1, ENTRY);
+    xr_fdr_handle_arg0_watch_no_sp(1, ENTRY);
     assert_null(*point); /* the window was reached */
-    xr_fdr_handle_arg0_watch(1, EXIT);
+    xr_fdr_handle_arg0_watch_no_sp(1, EXIT);
   } else {
-    xr_fdr_handle_arg0(1, ENTRY);
+    xr_fdr_handle_arg0_no_sp(1, ENTRY);
     xr_fdr_thread.cpu ^= 0x8000; /* the exit takes the full path */
     *point = migrating_handler_events;
-    xr_fdr_handle_arg0(1, EXIT);
+    xr_fdr_handle_arg0_no_sp(1, EXIT);
     assert_null(*point); /* the window was reached */
   }
   assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);

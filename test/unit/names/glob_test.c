@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/names/glob.h"
+#include "core/match/glob.h"
 
 static bool m(const char *pattern, const char *name) {
   return xr_glob_match(pattern, strlen(pattern), name);

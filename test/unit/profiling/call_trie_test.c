@@ -55,12 +55,12 @@ static void nested_calls(void **state) {
   struct xr_trie *t = new_trie();
   xr_trie_enter(t, 1, 0, 1000);
   xr_trie_enter(t, 2, 10, 900);
-  xr_trie_exit(t, 2, 30);
+  xr_trie_exit(t, 2, 30, xr_trie_implied_sp(t, 2, true));
   xr_trie_enter(t, 2, 40, 900);
-  xr_trie_exit(t, 2, 45);
+  xr_trie_exit(t, 2, 45, xr_trie_implied_sp(t, 2, true));
   xr_trie_enter(t, 3, 50, 900);
-  xr_trie_exit(t, 3, 60);
-  xr_trie_exit(t, 1, 100);
+  xr_trie_exit(t, 3, 60, xr_trie_implied_sp(t, 3, true));
+  xr_trie_exit(t, 1, 100, xr_trie_implied_sp(t, 1, true));
   assert_int_equal(t->depth, 0);
   const struct xr_trie_node *a = at(t, 1, 1), *b = at(t, 2, 1, 2),
                             *c = at(t, 2, 1, 3);
@@ -90,7 +90,7 @@ static void repeated_roots_reuse_node(void **state) {
   struct xr_trie *t = new_trie();
   for (int i = 0; i < 100000; i++) {
     xr_trie_enter(t, 7, (uint64_t)i * 10, 500);
-    xr_trie_exit(t, 7, (uint64_t)i * 10 + 3);
+    xr_trie_exit(t, 7, (uint64_t)i * 10 + 3, xr_trie_implied_sp(t, 7, true));
   }
   assert_int_equal(node_count(t), 1);
   assert_int_equal(at(t, 1, 7)->count, 100000);
@@ -104,10 +104,10 @@ static void tail_call_pops_caller(void **state) {
   struct xr_trie *t = new_trie();
   xr_trie_enter(t, 9, 0, 2000);  /* main */
   xr_trie_enter(t, 1, 10, 1000); /* f tail-calls g */
-  xr_trie_exit(t, 1, 20);        /* tail exit of f */
+  xr_trie_exit(t, 1, 20, xr_trie_implied_sp(t, 1, true));        /* tail exit of f */
   xr_trie_enter(t, 2, 20, 1000); /* g runs in f's frame */
-  xr_trie_exit(t, 2, 50);
-  xr_trie_exit(t, 9, 60);
+  xr_trie_exit(t, 2, 50, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 9, 60, xr_trie_implied_sp(t, 9, true));
   assert_int_equal(at(t, 2, 9, 1)->total_time, 10);
   assert_int_equal(at(t, 2, 9, 2)->total_time, 30);
   assert_null(at(t, 3, 9, 1, 2));
@@ -121,7 +121,7 @@ static void unmatched_exit_pops_to_its_frame(void **state) {
   xr_trie_enter(t, 1, 0, 1000);
   xr_trie_enter(t, 2, 10, 900);
   xr_trie_enter(t, 3, 20, 800);
-  xr_trie_exit(t, 1, 100); /* 3 and 2 were skipped (longjmp, exception) */
+  xr_trie_exit(t, 1, 100, xr_trie_implied_sp(t, 1, true)); /* 3 and 2 were skipped (longjmp, exception) */
   assert_int_equal(t->depth, 0);
   assert_int_equal(at(t, 3, 1, 2, 3)->count, 1);
   assert_int_equal(at(t, 3, 1, 2, 3)->total_time, 80);
@@ -130,10 +130,10 @@ static void unmatched_exit_pops_to_its_frame(void **state) {
   assert_int_equal(xr_trie_local_time(at(t, 1, 1)), 10);
   /* an exit nobody entered is counted and changes nothing */
   xr_trie_enter(t, 1, 200, 1000);
-  xr_trie_exit(t, 5, 210);
+  xr_trie_exit(t, 5, 210, xr_trie_implied_sp(t, 5, true));
   assert_int_equal(t->depth, 1);
   assert_int_equal(t->lost.unmatched_exit, 1);
-  xr_trie_exit(t, 1, 220);
+  xr_trie_exit(t, 1, 220, xr_trie_implied_sp(t, 1, true));
   assert_int_equal(at(t, 1, 1)->count, 2);
   xr_trie_destroy(t);
 }
@@ -149,7 +149,7 @@ static void abandoned_frames_dropped_at_entry(void **state) {
     xr_trie_enter(t, 3, base + 10, 800);
     /* no exits: the next f entry at sp 900 finds f and g abandoned */
   }
-  xr_trie_exit(t, 1, 10000);
+  xr_trie_exit(t, 1, 10000, xr_trie_implied_sp(t, 1, true));
   assert_int_equal(t->depth, 0);
   assert_int_equal(node_count(t), 3); /* main, main;f, main;f;g - no growth */
   assert_int_equal(at(t, 2, 1, 2)->count, 50);
@@ -172,7 +172,7 @@ static void recursion_and_depth_limit(void **state) {
   for (int i = 0; i < 10000; i++)
     xr_trie_enter(t, 5, (uint64_t)i, 1000000 - (uintptr_t)i * 16);
   for (int i = 0; i < 10000; i++)
-    xr_trie_exit(t, 5, 20000 + (uint64_t)i);
+    xr_trie_exit(t, 5, 20000 + (uint64_t)i, xr_trie_implied_sp(t, 5, true));
   assert_int_equal(t->depth, 0);
   assert_int_equal(t->overflow, 0);
   assert_int_equal(t->lost.too_deep, 9900);
@@ -197,8 +197,8 @@ static void arena_limit_counts_losses(void **state) {
   for (int32_t f = 1; f <= 1000; f++) {
     xr_trie_enter(t, f, 0, 100);
     xr_trie_enter(t, 5000, 1, 90); /* child of an unrecorded call */
-    xr_trie_exit(t, 5000, 2);
-    xr_trie_exit(t, f, 3);
+    xr_trie_exit(t, 5000, 2, xr_trie_implied_sp(t, 5000, true));
+    xr_trie_exit(t, f, 3, xr_trie_implied_sp(t, f, true));
   }
   assert_int_equal(t->depth, 0);
   assert_int_equal(node_count(t), fits);
@@ -226,18 +226,18 @@ static void merge_adds_paths(void **state) {
   struct xr_trie *a = new_trie(), *b = new_trie(), *m = new_trie();
   xr_trie_enter(a, 1, 0, 1000);
   xr_trie_enter(a, 2, 0, 900);
-  xr_trie_exit(a, 2, 4);
-  xr_trie_exit(a, 1, 10);
+  xr_trie_exit(a, 2, 4, xr_trie_implied_sp(a, 2, true));
+  xr_trie_exit(a, 1, 10, xr_trie_implied_sp(a, 1, true));
   xr_trie_enter(b, 1, 0, 1000);
   xr_trie_enter(b, 3, 0, 900);
   xr_trie_enter(b, 2, 0, 800);
-  xr_trie_exit(b, 2, 2);
-  xr_trie_exit(b, 3, 3);
+  xr_trie_exit(b, 2, 2, xr_trie_implied_sp(b, 2, true));
+  xr_trie_exit(b, 3, 3, xr_trie_implied_sp(b, 3, true));
   xr_trie_enter(b, 2, 5, 900);
-  xr_trie_exit(b, 2, 13);
-  xr_trie_exit(b, 1, 20);
+  xr_trie_exit(b, 2, 13, xr_trie_implied_sp(b, 2, true));
+  xr_trie_exit(b, 1, 20, xr_trie_implied_sp(b, 1, true));
   xr_trie_enter(b, 4, 30, 1000);
-  xr_trie_exit(b, 4, 31);
+  xr_trie_exit(b, 4, 31, xr_trie_implied_sp(b, 4, true));
   assert_int_equal(xr_trie_merge(m, a), 0);
   assert_int_equal(xr_trie_merge(m, b), 0);
   assert_int_equal(node_count(m), 5);
@@ -282,6 +282,33 @@ static void histogram_buckets(void **state) {
   assert_int_equal(xr_hist_percentile(h, 100), 1024);
 }
 
+/* Exits matched by the stack pointer: f at 1000 -> 900 -> 800 throws,
+ * caught at 900, which returns; its exit closes 800 first. By id alone it
+ * would have closed 800 as its own and left 900 to 1000's exit. */
+static void recursive_exit_by_stack_pointer(void **state) {
+  (void)state;
+  struct xr_trie *t = new_trie();
+  xr_trie_enter(t, 5, 0, 1000);
+  xr_trie_enter(t, 5, 10, 900);
+  xr_trie_enter(t, 5, 20, 800);
+  xr_trie_exit(t, 5, 50, 900);
+  assert_int_equal(t->depth, 1);
+  xr_trie_exit(t, 5, 100, 1000);
+  assert_int_equal(t->depth, 0);
+  assert_int_equal(at(t, 3, 5, 5, 5)->count, 1);
+  assert_int_equal(at(t, 3, 5, 5, 5)->total_time, 30);
+  assert_int_equal(at(t, 2, 5, 5)->total_time, 40);
+  assert_int_equal(at(t, 1, 5)->total_time, 100);
+  /* an exit below every open call (entered before recording) pops nothing */
+  xr_trie_enter(t, 6, 200, 1000);
+  xr_trie_exit(t, 7, 210, 500);
+  assert_int_equal(t->depth, 1);
+  assert_int_equal(t->lost.unmatched_exit, 1);
+  xr_trie_exit(t, 6, 220, 1000);
+  assert_int_equal(at(t, 1, 6)->count, 1);
+  xr_trie_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(nested_calls),
@@ -289,6 +316,7 @@ int main(void) {
       cmocka_unit_test(tail_call_pops_caller),
       cmocka_unit_test(unmatched_exit_pops_to_its_frame),
       cmocka_unit_test(abandoned_frames_dropped_at_entry),
+      cmocka_unit_test(recursive_exit_by_stack_pointer),
       cmocka_unit_test(recursion_and_depth_limit),
       cmocka_unit_test(arena_limit_counts_losses),
       cmocka_unit_test(close_all_counts_open_calls),

@@ -21,11 +21,11 @@ static struct xr_trie *sample_trie(int32_t tid) {
   xr_trie_enter(t, 1, 0, 1000);
   xr_trie_enter(t, 2, 10, 900);
   xr_trie_enter(t, 3, 12, 800);
-  xr_trie_exit(t, 3, 20);
-  xr_trie_exit(t, 2, 30);
+  xr_trie_exit(t, 3, 20, xr_trie_implied_sp(t, 3, true));
+  xr_trie_exit(t, 2, 30, xr_trie_implied_sp(t, 2, true));
   xr_trie_enter(t, 2, 40, 900);
-  xr_trie_exit(t, 2, 45);
-  xr_trie_exit(t, 1, 100);
+  xr_trie_exit(t, 2, 45, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 1, 100, xr_trie_implied_sp(t, 1, true));
   return t;
 }
 
@@ -176,9 +176,9 @@ static void report_counts_recursion_once(void **state) {
   xr_trie_enter(t, 2, 0, 1000);
   xr_trie_enter(t, 2, 10, 900);
   xr_trie_enter(t, 2, 20, 800);
-  xr_trie_exit(t, 2, 80);
-  xr_trie_exit(t, 2, 90);
-  xr_trie_exit(t, 2, 100);
+  xr_trie_exit(t, 2, 80, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 2, 90, xr_trie_implied_sp(t, 2, true));
+  xr_trie_exit(t, 2, 100, xr_trie_implied_sp(t, 2, true));
   static struct mem m;
   static struct xr_text_out out;
   m.len = 0;

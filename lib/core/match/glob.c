@@ -1,6 +1,6 @@
 /* Glob matching (see glob.h for the syntax). Cold path: used when patterns
  * are resolved against the name table, never per event. */
-#include "core/names/glob.h"
+#include "core/match/glob.h"
 
 #include <string.h>
 
