@@ -1,8 +1,9 @@
-// An exit without its entry: started with only later() patched, g() patches
-// itself and thrower() while it runs (__xray_patch_matching), calls
-// thrower(), which throws into g's catch, and returns: g's exit comes with
-// no entry, and thrower's call is still open below it. Then later() runs
-// 10 times from main.
+// An exit without its entry: started with only outer() and later()
+// patched, outer() calls g(), which patches itself and thrower() while it
+// runs (__xray_patch_matching), calls thrower(), which throws into g's
+// catch, and returns: g's exit comes with no entry, with thrower's call
+// still open below it and outer's above it. Then outer() returns, and
+// later() runs 10 times from main.
 #include <cstdio>
 #include <stdexcept>
 
@@ -28,9 +29,14 @@ TRACED int g() {
   }
   return patched;
 }
+TRACED int outer() {
+  int patched = g();
+  sink = patched; /* after the call: not a tail call */
+  return patched;
+}
 
 UNTRACED int main() {
-  int patched = g();
+  int patched = outer();
   for (int i = 0; i < 10; i++)
     later(i);
   printf("patched %d\n", patched);
