@@ -84,7 +84,7 @@ exc_check_said() {
       "$(grep -c "basic mode: 0 nested events dropped, $dropped exits without entries, $unwound calls closed by unwinding, 0 calls open at the end$" basic.err)" ;;
   fdr)
     expect_eq "$EXC_LABEL: FDR's counts at flush" 1 \
-      "$(grep -c " $dropped exit(s) dropped whose entries the ring overwrote, 0 call(s) open at the end$" fdr.err)" ;;
+      "$(grep -c " $dropped exit(s) dropped whose entries the trace does not hold (the ring overwrote them, or the calls began before recording), 0 call(s) open at the end$" fdr.err)" ;;
   esac
 }
 
