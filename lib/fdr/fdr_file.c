@@ -172,13 +172,14 @@ void xr_fdr_file_write(unsigned outputs) {
     whole = st.whole_bytes;
     kept = st.whole_blocks;
     blocks = kept > 0;
+    uint64_t dropped_exits = st.dropped_exits + xr_fdr_writers_unmatched();
     xr_report(XR_INFO,
               "xray-fdr: %llu thread(s), %llu call(s) closed that unwinding "
               "(longjmp, exceptions) skipped, %llu exit(s) dropped whose "
               "entries the trace does not hold (the ring overwrote them, or "
               "the calls began before recording), %llu call(s) open at the end",
               (unsigned long long)st.blocks, (unsigned long long)st.closed,
-              (unsigned long long)(st.dropped_exits + xr_fdr_writers_unmatched()),
+              (unsigned long long)dropped_exits,
               (unsigned long long)st.open_at_end);
   } else {
     rc = write_raw(fd, &whole, &kept);
