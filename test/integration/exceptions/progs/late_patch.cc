@@ -4,22 +4,9 @@
 // catch, and returns: g's exit comes with no entry, with thrower's call
 // still open below it and outer's above it. Then outer() returns, and
 // later() runs 10 times from main.
-#include <cstdio>
-#include <stdexcept>
-
+#include "exc_prog.h"
 #include "xray/xray_names.h"
 
-#define TRACED extern "C" [[clang::xray_always_instrument]] __attribute__((noinline))
-#define UNTRACED extern "C" [[clang::xray_never_instrument]] __attribute__((noinline))
-
-static volatile int sink;
-
-TRACED void thrower(int i) {
-  sink = i;
-  if (sink >= 0) /* always: the compiler must not know thrower never returns */
-    throw std::runtime_error("thrower");
-}
-TRACED void later(int i) { sink = i; }
 TRACED int g() {
   int patched = static_cast<int>(__xray_patch_matching("g;thrower"));
   try {
@@ -36,9 +23,6 @@ TRACED int outer() {
 }
 
 UNTRACED int main() {
-  int patched = outer();
-  for (int i = 0; i < 10; i++)
-    later(i);
-  printf("patched %d\n", patched);
+  finish_main("patched", outer());
   return 0;
 }

@@ -4,13 +4,8 @@
 // the untraced deeper() calls probe() from a large frame, below any f's
 // stack pointer. Driven 100 times by the untraced driver(), then later()
 // runs 10 times.
-#include <cstdio>
-#include <stdexcept>
-
-#define TRACED extern "C" [[clang::xray_always_instrument]] __attribute__((noinline))
-#define UNTRACED extern "C" [[clang::xray_never_instrument]] __attribute__((noinline))
-
-static volatile int sink;
+#define EXC_NO_THROWER
+#include "exc_prog.h"
 
 TRACED int f(int n) {
   sink = n;
@@ -30,7 +25,6 @@ TRACED int f(int n) {
   return r;
 }
 TRACED void probe(int i) { sink = i; }
-TRACED void later(int i) { sink = i; }
 
 UNTRACED void deeper(int i) {
   volatile char pad[4096];
@@ -48,9 +42,6 @@ UNTRACED int driver() {
 }
 
 UNTRACED int main() {
-  int caught = driver();
-  for (int i = 0; i < 10; i++)
-    later(i);
-  printf("caught %d\n", caught);
+  finish_main("caught", driver());
   return 0;
 }

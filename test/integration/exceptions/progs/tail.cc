@@ -1,16 +1,11 @@
 // Tail exits (built with -O2). tail_caller() ends in a tail call of
 // thrower(): its own call ends at its tail exit, and thrower's frame takes
-// its place and is left by the throw into the untraced catcher(), 100
+// its place and is left by the throw into the untraced catch_each(), 100
 // times. tail_catcher() catches a throw of thrower() itself, then
 // tail-calls finish(): its tail exit finds thrower's frame below its own
 // stack pointer, 100 times. Then later() runs 10 times.
-#include <cstdio>
-#include <stdexcept>
-
-#define TRACED extern "C" [[clang::xray_always_instrument]] __attribute__((noinline))
-#define UNTRACED extern "C" [[clang::xray_never_instrument]] __attribute__((noinline))
-
-static volatile int sink;
+#define EXC_NO_THROWER /* this one returns a value, for the tail call */
+#include "exc_prog.h"
 
 TRACED int thrower(int i) {
   sink = i;
@@ -28,26 +23,13 @@ TRACED int tail_catcher(int i) {
   }
   return finish(i);
 }
-TRACED void later(int i) { sink = i; }
 
-UNTRACED int catcher() {
-  int caught = 0;
-  for (int i = 0; i < 100; i++) {
-    try {
-      tail_caller(i);
-    } catch (const std::exception &) {
-      caught++;
-    }
-  }
-  return caught;
-}
+UNTRACED void call_tail_caller(int i) { sink = tail_caller(i); }
 
 UNTRACED int main() {
-  int caught = catcher();
+  int caught = catch_each(call_tail_caller);
   for (int i = 0; i < 100; i++)
     tail_catcher(i);
-  for (int i = 0; i < 10; i++)
-    later(i);
-  printf("caught %d\n", caught);
+  finish_main("caught", caught);
   return 0;
 }
