@@ -27,7 +27,8 @@
  *    (XR_BASIC_FLAG_UNWOUND), so the file stays well nested and the stack
  *    never grows for ever;
  *  - an exit for a call that is not on the stack at all began before
- *    recording did: it is dropped (counted), nothing else closes. */
+ *    recording did: it is dropped (counted); of the calls on the stack it
+ *    closes only those below it (the rule above). */
 #include "core/base/lean.h"
 #include "basic/basic_log_lean.h"
 #include "basic/basic_records.h"

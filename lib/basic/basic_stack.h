@@ -47,14 +47,12 @@ static XR_NOINLINE uint32_t close_left(struct xr_basic_thread *t, uintptr_t sp, 
   if (d > cap) {
     if (cap == 0)
       return d;
-    uintptr_t deepest = t->frames[cap - 1].sp;
-    if (!(at_exit ? xr_frame_gone_at_exit(deepest, sp) : xr_frame_gone_at_entry(deepest, sp)))
+    if (!xr_frame_gone(t->frames[cap - 1].sp, sp, at_exit))
       return d;
     t->unwound += d - cap;
     d = cap;
   }
-  while (d > 0 && (at_exit ? xr_frame_gone_at_exit(t->frames[d - 1].sp, sp)
-                           : xr_frame_gone_at_entry(t->frames[d - 1].sp, sp))) {
+  while (d > 0 && xr_frame_gone(t->frames[d - 1].sp, sp, at_exit)) {
     d--;
     close_call(t, &t->frames[d], XR_BASIC_EXIT, tsc, cpu, true);
     t->unwound++;
@@ -126,7 +124,7 @@ static XR_NOINLINE void exit_by_id(struct xr_basic_thread *t, int32_t fid, unsig
 /* The exit is not the top call's: first the calls left above its own
  * (close_left); then its call is on top, or deeper than we track (assumed
  * to match), or not on the stack at all (entered before recording or
- * patching: dropped and counted, nothing closed), or the exit came from
+ * patching: dropped and counted, nothing more closed), or the exit came from
  * another stack (exit_by_id). */
 static XR_NOINLINE void exit_not_top(struct xr_basic_thread *t, int32_t fid, unsigned type,
                                      uint64_t tsc, uint8_t cpu, uintptr_t sp) {

@@ -132,6 +132,13 @@ static XR_ALWAYS_INLINE void leave_guard(struct xr_fdr_thread *t, uint8_t *cur) 
   clear_busy(w, cur);
 }
 
+/* One more in a counter of this thread's writer slot (erased, unmatched):
+ * only the owner writes it, so a plain add (no locked read-modify-write),
+ * atomic only so that the flush may read it. Off the common path. */
+static XR_ALWAYS_INLINE void count_own(uint64_t *counter) {
+  __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 /* The CPU id from the rseq area (the source chosen at init when the
  * kernel and libc register one). */
 static XR_ALWAYS_INLINE uint32_t rseq_cpu(void) {
@@ -207,12 +214,6 @@ static XR_ALWAYS_INLINE uint8_t *stamp(struct xr_fdr_thread *t, uint8_t *p,
   return p;
 }
 
-/* Whether the call opened at frame_sp is gone at sp (at_exit: an exit's
- * rule, core/base/call_frames.h). */
-static XR_ALWAYS_INLINE bool gone(uintptr_t frame_sp, uintptr_t sp, bool at_exit) {
-  return at_exit ? xr_frame_gone_at_exit(frame_sp, sp) : xr_frame_gone_at_entry(frame_sp, sp);
-}
-
 /* Writes the exits of the calls the program left (an exception, longjmp or
  * noreturn call skipped them) that an event at sp finds gone: "xray-unwound
  * N" and N exit records at tsc, in pieces that fit a buffer, popping each
@@ -224,12 +225,12 @@ enum { UNWOUND_PIECE = 64 };
 static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool at_exit,
                                    uint64_t tsc) {
   if (t->untracked != 0) {
-    if (!gone(t->top->sp, sp, at_exit))
+    if (!xr_frame_gone(t->top->sp, sp, at_exit))
       return;
     t->untracked = 0;
   }
   uint64_t n = 0; /* the sentinel is never gone */
-  for (const struct xr_fdr_frame *f = t->top; gone(f->sp, sp, at_exit); f--)
+  for (const struct xr_fdr_frame *f = t->top; xr_frame_gone(f->sp, sp, at_exit); f--)
     n++;
   /* With a threshold, short calls go as a plain exit's would: rewound
    * over, newest first, while their entries are the last records. */
@@ -242,8 +243,7 @@ static XR_NOINLINE void close_left(struct xr_fdr_thread *t, uintptr_t sp, bool a
                                            threshold, &last)) != NULL) {
       cur = back;
       t->last_tsc = last;
-      uint64_t *erased = &t->writer->erased;
-      __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+      count_own(&t->writer->erased);
       t->top--;
       n--;
     }
@@ -298,7 +298,7 @@ enum { TRACK_CLOSED = 1, TRACK_DROP = 2 };
 static XR_ALWAYS_INLINE int track(struct xr_fdr_thread *t, int32_t id, bool exit,
                                   uintptr_t sp, uint64_t tsc) {
   int found = 0;
-  if (gone(t->top->sp, sp, exit)) {
+  if (xr_frame_gone(t->top->sp, sp, exit)) {
     close_left(t, sp, exit, tsc);
     found = TRACK_CLOSED;
   }
@@ -315,9 +315,7 @@ static XR_ALWAYS_INLINE int track(struct xr_fdr_thread *t, int32_t id, bool exit
   } else if (t->top->sp == sp) {
     t->top--;
   } else if (t->top->sp > sp) {
-    uint64_t *unmatched = &t->writer->unmatched;
-    __atomic_store_n(unmatched, __atomic_load_n(unmatched, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    count_own(&t->writer->unmatched);
     found |= TRACK_DROP;
   }
   return found;
@@ -371,11 +369,7 @@ static XR_NOINLINE void function_event_full(int32_t id, unsigned type,
         uint8_t *back =
             xr_fdr_rewind(xr_fdr_run_start(t->writer), p, id, tsc, threshold, &last);
         if (back) {
-          /* Owner-only counter: a plain add (no locked RMW), atomic only so
-           * flush may read it. Off the common path: erasure is here only. */
-          uint64_t *erased = &t->writer->erased;
-          __atomic_store_n(erased, __atomic_load_n(erased, __ATOMIC_RELAXED) + 1,
-                           __ATOMIC_RELAXED);
+          count_own(&t->writer->erased);
           t->last_tsc = last;
           done = back;
           goto out;

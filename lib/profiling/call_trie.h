@@ -200,7 +200,7 @@ static XR_NOINLINE __attribute__((unused)) void
 xr_trie_drop_abandoned(struct xr_trie *t, uintptr_t sp, bool at_exit, uint64_t now) {
   while (t->depth > 0) {
     uintptr_t top = t->stack[t->depth - 1].sp;
-    if (!(at_exit ? xr_frame_gone_at_exit(top, sp) : xr_frame_gone_at_entry(top, sp)))
+    if (!xr_frame_gone(top, sp, at_exit))
       break;
     xr_trie_pop(t, now);
     t->overflow = 0; /* deeper, unrecorded frames are gone too */

@@ -53,6 +53,18 @@ static XR_ALWAYS_INLINE void guard_leave(void) {
   __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELEASE);
 }
 
+/* The guard, or false when this thread is already inside the handler (a
+ * signal handler ran instrumented code meanwhile): the event is dropped,
+ * and counted. Rare: one locked add. */
+static XR_ALWAYS_INLINE bool enter_handler(void) {
+  if (__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0) {
+    __atomic_fetch_add(&xr_prof_nested_drops, 1, __ATOMIC_RELAXED);
+    return false;
+  }
+  guard_enter();
+  return true;
+}
+
 static void grow_cb(void *t) { xr_trie_add_chunk(t); }
 
 XR_HIDDEN int xr_prof_lean_grow(struct xr_trie *t) {
@@ -99,13 +111,8 @@ out:
  * the child cache; the exit matches the top frame), written out so that
  * every other case is one tail call to slow_event. */
 XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type, uintptr_t sp) {
-  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0)) {
-    /* Re-entered (a signal handler ran instrumented code while this thread
-     * was inside the handler): dropped, and counted. Rare: one locked add. */
-    __atomic_fetch_add(&xr_prof_nested_drops, 1, __ATOMIC_RELAXED);
+  if (XR_UNLIKELY(!enter_handler()))
     return;
-  }
-  guard_enter();
   if (XR_UNLIKELY(!xr_clock.using_ticks)) {
     slow_event(id, type, sp, 0);
     return;
@@ -167,11 +174,8 @@ XR_HIDDEN void xr_prof_handle_arg0(int32_t id, XRayEntryType type, uintptr_t sp)
  * event stands for (xr_trie_implied_sp), read once the thread's trie is
  * its own. Not the common path: every such event takes slow_event. */
 XR_HIDDEN void xr_prof_handle_arg0_no_sp(int32_t id, XRayEntryType type) {
-  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED) != 0)) {
-    __atomic_fetch_add(&xr_prof_nested_drops, 1, __ATOMIC_RELAXED);
+  if (XR_UNLIKELY(!enter_handler()))
     return;
-  }
-  guard_enter();
   struct xr_prof_thread *p = &xr_prof_tls;
   bool exit = type == EXIT || type == TAIL;
   uintptr_t sp = exit ? 0 : UINTPTR_MAX; /* a new session's empty trie */

@@ -20,14 +20,10 @@
 
 #define XR_FRAME_WINDOW ((uintptr_t)64 << 20)
 
-/* At an entry at sp. */
-static XR_ALWAYS_INLINE bool xr_frame_gone_at_entry(uintptr_t frame_sp, uintptr_t sp) {
-  return frame_sp <= sp && sp - frame_sp < XR_FRAME_WINDOW;
-}
-
-/* At an exit or tail exit at sp. */
-static XR_ALWAYS_INLINE bool xr_frame_gone_at_exit(uintptr_t frame_sp, uintptr_t sp) {
-  return frame_sp < sp && sp - frame_sp < XR_FRAME_WINDOW;
+/* Whether the call opened at frame_sp is gone at an event at sp: an entry,
+ * or with at_exit an exit or tail exit. */
+static XR_ALWAYS_INLINE bool xr_frame_gone(uintptr_t frame_sp, uintptr_t sp, bool at_exit) {
+  return (at_exit ? frame_sp < sp : frame_sp <= sp) && sp - frame_sp < XR_FRAME_WINDOW;
 }
 
 #endif
