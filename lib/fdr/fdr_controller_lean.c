@@ -519,7 +519,11 @@ static XR_ALWAYS_INLINE unsigned arg0_kind(enum XRayEntryType type) {
 /* Entries and exits each get their own copy of the fast path: with the
  * kind a constant, it is one register fewer, and the shadow stack's
  * values fit in the caller-saved registers (no save in the prologue). */
-void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type, uintptr_t sp) {
+/* The two plain handlers start on a 64-byte boundary, so the fast path's
+ * speed does not depend on the size of the code before it (as the
+ * trampolines' full paths, docs/performance.md). */
+__attribute__((aligned(64))) void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type,
+                                                     uintptr_t sp) {
   if (type == ENTRY)
     function_event(id, ENTRY, 0, sp);
   else if (type == EXIT)
@@ -528,7 +532,8 @@ void xr_fdr_handle_arg0(int32_t id, enum XRayEntryType type, uintptr_t sp) {
     function_event(id, arg0_kind(type), 0, sp);
 }
 
-void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type, uint64_t arg, uintptr_t sp) {
+__attribute__((aligned(64))) void xr_fdr_handle_arg1(int32_t id, enum XRayEntryType type,
+                                                     uint64_t arg, uintptr_t sp) {
   function_event(id, (unsigned)type, arg, sp);
 }
 
