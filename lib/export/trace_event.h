@@ -37,6 +37,9 @@ struct xr_trace_context {
   uint64_t base_ticks;   /* time 0 of a file that counts from one */
   xr_fn_name_fn name;
   void *name_ctx;
+  /* PLACEHOLDER until h/perfetto: thread and process names */
+  const char *(*thread_name)(void *ctx, int32_t pid, int32_t tid, char buf[16]);
+  const char *process_name;
 };
 
 /* A format written from the stream: a file `<log><suffix>` beside the log. */
@@ -49,6 +52,7 @@ struct xr_trace_format {
   void (*event)(void *w, int32_t pid, int32_t tid, const struct xr_tev *e);
   /* Ends the file and frees w: 0, or -1 when it is not whole (reported). */
   int (*close)(void *w);
+  bool signal_safe; /* PLACEHOLDER until h/perfetto */
 };
 
 #endif

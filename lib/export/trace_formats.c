@@ -83,6 +83,23 @@ bool xr_trace_outputs_streamed(unsigned outputs) {
   return false;
 }
 
+unsigned xr_trace_outputs_signal_safe(unsigned outputs) {
+  unsigned safe = 0;
+  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
+    if ((outputs >> i & 1) && rows[i].format != NULL &&
+        rows[i].format->signal_safe)
+      safe |= 1u << i;
+  return safe;
+}
+
+const struct xr_trace_format *xr_trace_outputs_format(unsigned outputs,
+                                                      size_t i) {
+  for (size_t r = 0; r < XR_ARRAY_SIZE(rows); r++)
+    if ((outputs >> r & 1) && rows[r].format != NULL && i-- == 0)
+      return rows[r].format;
+  return NULL;
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 /* Names of packed ids, every object's, from the runtime's one name table

@@ -33,6 +33,14 @@ XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
 
+/* The stream formats of outputs whose writers are async-signal-safe
+ * (struct xr_trace_format's signal_safe): their bits. */
+XR_HIDDEN unsigned xr_trace_outputs_signal_safe(unsigned outputs);
+/* The i-th stream format of outputs, in table order (0 first); NULL past
+ * the last. Async-signal-safe. */
+XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(
+    unsigned outputs, size_t i);
+
 /* Function ids as the modes record them: packed (object << 24 | function,
  * every object's; basic) or dense (FDR, core/objects/objects.h). */
 enum xr_trace_ids { XR_TRACE_IDS_PACKED, XR_TRACE_IDS_DENSE };

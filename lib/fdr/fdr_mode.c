@@ -18,6 +18,7 @@
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_controller_slow.h"
+#include "fdr/fdr_crash_trace.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_file.h"
 #include "fdr/fdr_prefault.h"
@@ -200,6 +201,7 @@ static void thread_exit(void) {
  * whose mode dropped another thread's transition. */
 static void stop_recording(void) {
   xr_fdr_triggers_remove(); /* no snapshot once recording stops */
+  xr_fdr_crash_trace_stop();
   /* Close the gate (epoch becomes even), stop calling us. */
   if (__atomic_load_n(&xr_fdr_hot.epoch, __ATOMIC_SEQ_CST) & 1)
     advance_epoch(1);
@@ -306,6 +308,8 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
    * an older generation notice and start over), then install handlers. */
   advance_epoch(1);
   __xray_log_set_buffer_iterator(xr_fdr_iterator);
+  /* Before the objects are told: a crash's trace needs names built ahead. */
+  xr_fdr_crash_trace_prepare(outputs, triggers.on_crash);
   /* Function records keep 28 bits of id: the handlers take dense ids. */
   xr_objects_dense_recording("xray-fdr");
   install_handlers(true);

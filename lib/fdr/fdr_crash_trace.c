@@ -1,0 +1,233 @@
+/* A crash snapshot's trace files (`<snapshot>.pftrace` with
+ * trace_output=perfetto), written by the crash handler itself, right after
+ * the snapshot and its map: the process ends next, so no helper thread can
+ * convert it later, as fdr_snapjson.c does for the other snapshots.
+ *
+ * Async-signal-safe throughout, as the snapshot is:
+ * - only the formats flagged signal_safe run (chrome allocates: a crash
+ *   writes no JSON);
+ * - the snapshot file is read back through a private read-only mapping
+ *   (open, fstat, mmap, munmap) and decoded in place into the slot's
+ *   scratch memory (its span list), sorted with the heap sort;
+ * - names come from tables built ahead (core/names/ready_names.h; "fn<id>"
+ *   for an object whose table was not ready), thread names from
+ *   /proc/self/task/<tid>/comm (open, read), the process's name read at
+ *   init;
+ * - each file is written as `<file>.part` and renamed when whole; one that
+ *   cannot be finished (no space, the file size limit, checked before the
+ *   kernel would raise SIGXFSZ) is removed. The caller says what happened,
+ *   with its raw writer. */
+#include "core/clock/clock.h"
+#include "core/names/ready_names.h"
+#include "core/output/text_out.h"
+#include "core/thread/thread.h"
+#include "export/trace_formats.h"
+#include "fdr/fdr_crash_trace.h"
+#include "fdr/fdr_export.h"
+#include "fdr/fdr_raw_text.h"
+#include "fdr/fdr_records.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h> /* rename, async-signal-safe */
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static unsigned crash_outputs; /* atomic: signal-safe formats to write */
+static char process_name[16];  /* /proc/self/comm, read at init */
+
+/* Reads a whole small file (comm: a name and a newline) into buf[cap],
+ * the newline dropped; false when it cannot. open and read only. */
+static bool read_comm(const char *path, char *buf, size_t cap) {
+  int fd;
+  do
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return false;
+  ssize_t n;
+  do
+    n = read(fd, buf, cap - 1);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n <= 0)
+    return false;
+  if (buf[n - 1] == '\n')
+    n--;
+  buf[n] = 0;
+  return n > 0;
+}
+
+void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash) {
+  unsigned safe = on_crash ? xr_trace_outputs_signal_safe(outputs) : 0;
+  if (safe != 0 && !read_comm("/proc/self/comm", process_name,
+                              sizeof process_name))
+    process_name[0] = 0;
+  /* The names a crash's trace looks up, built from FDR's start on. */
+  xr_ready_names_keep(safe != 0);
+  __atomic_store_n(&crash_outputs, safe, __ATOMIC_RELEASE);
+}
+
+void xr_fdr_crash_trace_stop(void) {
+  __atomic_store_n(&crash_outputs, 0, __ATOMIC_RELEASE);
+  xr_ready_names_keep(false);
+}
+
+bool xr_fdr_crash_trace_wanted(void) {
+  return __atomic_load_n(&crash_outputs, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* ---- the writers' context, without a lock or an allocation ------------- */
+
+/* One crash trace at a time (the crash slot's owner): static buffers. */
+static char unknown_name[24];
+
+static const char *crash_name(void *ctx, int32_t fid) {
+  (void)ctx;
+  const char *name = xr_ready_names_dense(fid);
+  if (name != NULL)
+    return name;
+  struct text t = {unknown_name, 0, sizeof unknown_name};
+  put_str(&t, "fn");
+  put_i64(&t, fid);
+  return unknown_name;
+}
+
+static const char *crash_thread_name(void *ctx, int32_t pid, int32_t tid,
+                                     char buf[16]) {
+  (void)ctx;
+  if (tid <= 0)
+    return NULL;
+  if (pid != 0 && pid != xr_pid())
+    return NULL;
+  char path[48];
+  struct text t = {path, 0, sizeof path};
+  put_str(&t, "/proc/self/task/");
+  put_i64(&t, tid);
+  put_str(&t, "/comm");
+  return read_comm(path, buf, 16) ? buf : NULL; /* gone: it exited */
+}
+
+/* ---- the files ----------------------------------------------------------- */
+
+struct file {
+  char done[PATH_MAX], part[PATH_MAX];
+};
+
+/* `<snapshot><suffix>` and its `.part`; false when a name does not fit. */
+static bool names_of(struct file *f, const char *snapshot, const char *suffix) {
+  struct text d = {f->done, 0, sizeof f->done};
+  put_str(&d, snapshot);
+  put_str(&d, suffix);
+  struct text p = {f->part, 0, sizeof f->part};
+  put_str(&p, f->done);
+  put_str(&p, ".part");
+  return p.len + 1 < p.cap;
+}
+
+static void say_file(char *files, size_t cap, const char *name, bool more) {
+  struct text t = {files, 0, cap};
+  t.len = __builtin_strlen(files);
+  if (more)
+    put_str(&t, ", ");
+  put_str(&t, "'");
+  put_str(&t, name);
+  put_str(&t, "'");
+}
+
+int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
+                             size_t max_spans, char *files, size_t cap) {
+  files[0] = 0;
+  unsigned outputs = __atomic_load_n(&crash_outputs, __ATOMIC_ACQUIRE);
+  if (outputs == 0)
+    return 0;
+  int fd;
+  do
+    fd = open(snapshot, O_RDONLY | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
+    say_file(files, cap, snapshot, false);
+    errno = err;
+    return -1;
+  }
+  size_t size = (size_t)st.st_size;
+  const uint8_t *image =
+      size > 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)
+               : MAP_FAILED;
+  int err = errno;
+  close(fd);
+  if (image == MAP_FAILED) {
+    say_file(files, cap, snapshot, false);
+    errno = size > 0 ? err : EINVAL;
+    return -1;
+  }
+  if (size < XR_FDR_FILE_HEADER_SIZE || (image[0] | image[1] << 8) < 2) {
+    munmap((void *)image, size);
+    return 0; /* version 1: no block lengths to read it back by */
+  }
+
+  struct xr_trace_context c = {.frequency_hz = xr_clock.frequency_hz,
+                               .base_ticks = xr_clock.start_ticks,
+                               .name = crash_name,
+                               .name_ctx = NULL,
+                               .thread_name = crash_thread_name,
+                               .process_name = process_name};
+  static struct file names[XR_TRACE_FORMATS_MAX]; /* the crash slot's */
+  struct xr_trace_writers w = {.n = 0, .temp = true, .log_path = snapshot};
+  int rc = 0;
+  for (size_t i = 0; rc == 0; i++) {
+    const struct xr_trace_format *f = xr_trace_outputs_format(outputs, i);
+    if (f == NULL)
+      break;
+    struct file *n = &names[w.n];
+    int out = -1;
+    if (!names_of(n, snapshot, f->suffix))
+      errno = ENAMETOOLONG;
+    else
+      do
+        out = open(n->part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      while (out < 0 && errno == EINTR);
+    void *writer = out >= 0 ? f->open(out, n->done, &c) : NULL;
+    if (writer == NULL) {
+      err = errno;
+      if (out >= 0)
+        unlink(n->part);
+      say_file(files, cap, n->done, false);
+      errno = err;
+      rc = -1;
+      break;
+    }
+    w.format[w.n] = f;
+    w.w[w.n++] = writer;
+  }
+  if (rc == 0)
+    xr_fdr_image_to_writers(&w, image, size, (struct xr_fdr_span *)scratch,
+                            max_spans);
+  int written = 0;
+  for (size_t i = 0; i < w.n; i++) {
+    int one = w.format[i]->close(w.w[i]);
+    if (one == 0 && rc == 0 && rename(names[i].part, names[i].done) == 0) {
+      say_file(files, cap, names[i].done, written++ > 0);
+      continue;
+    }
+    if (rc == 0) {
+      err = errno;
+      files[0] = 0;
+      say_file(files, cap, names[i].done, false);
+      rc = -1;
+    }
+    unlink(names[i].part);
+  }
+  munmap((void *)image, size);
+  if (rc != 0) {
+    errno = err;
+    return -1;
+  }
+  return written;
+}

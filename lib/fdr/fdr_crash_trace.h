@@ -1,0 +1,31 @@
+/* A crash snapshot's trace files, written in the crash handler
+ * (fdr_crash_trace.c). */
+#ifndef XR_FDR_CRASH_TRACE_H
+#define XR_FDR_CRASH_TRACE_H
+
+#include "core/base/common.h"
+
+/* At FDR's init, before it records (cold path): with snapshot_on_crash,
+ * the formats of outputs that may run in a signal handler are the ones a
+ * crash snapshot gets; their names are kept ready from the start of
+ * recording (core/names/ready_names.h) and the process's name is read now.
+ * Without such a format, nothing is prepared and a crash writes none. */
+XR_HIDDEN void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash);
+/* When FDR stops recording: no crash trace, names no longer kept ready. */
+XR_HIDDEN void xr_fdr_crash_trace_stop(void);
+/* True when a crash snapshot gets trace files. */
+XR_HIDDEN bool xr_fdr_crash_trace_wanted(void);
+
+/* Writes the trace files of crash snapshot `snapshot` (a whole file,
+ * closed), each `<snapshot><suffix>`, from the file read back. scratch:
+ * room for max_spans struct xr_fdr_span (the crash slot's, free once the
+ * snapshot is written). Returns the number written (their names, quoted,
+ * in files), 0 when none is wanted (a version 1 snapshot included), or -1
+ * with errno: files then names the one that failed, which is removed (a
+ * `.part` is never left). Async-signal-safe: no allocation, no lock, no
+ * stdio; nothing is said here. */
+XR_HIDDEN int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
+                                       size_t max_spans, char *files,
+                                       size_t cap);
+
+#endif
