@@ -30,9 +30,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h> /* rename, async-signal-safe */
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned crash_outputs; /* atomic: signal-safe formats to write */
@@ -137,12 +141,9 @@ static void say_file(char *files, size_t cap, const char *name, bool more) {
   put_str(&t, "'");
 }
 
-int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
-                             size_t max_spans, char *files, size_t cap) {
-  files[0] = 0;
-  unsigned outputs = __atomic_load_n(&crash_outputs, __ATOMIC_ACQUIRE);
-  if (outputs == 0)
-    return 0;
+/* The snapshot read back: a private read-only mapping of the whole file
+ * (NULL with errno when it cannot be). */
+static const uint8_t *read_back(const char *snapshot, size_t *size) {
   int fd;
   do
     fd = open(snapshot, O_RDONLY | O_CLOEXEC);
@@ -152,40 +153,36 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
     int err = errno;
     if (fd >= 0)
       close(fd);
-    say_file(files, cap, snapshot, false);
     errno = err;
-    return -1;
+    return NULL;
   }
-  size_t size = (size_t)st.st_size;
-  const uint8_t *image =
-      size > 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)
-               : MAP_FAILED;
-  int err = errno;
+  *size = (size_t)st.st_size;
+  void *image = *size > 0 ? mmap(NULL, *size, PROT_READ,
+                                 MAP_PRIVATE | MAP_POPULATE, fd, 0)
+                          : MAP_FAILED;
+  int err = *size > 0 ? errno : EINVAL;
   close(fd);
-  if (image == MAP_FAILED) {
-    say_file(files, cap, snapshot, false);
-    errno = size > 0 ? err : EINVAL;
-    return -1;
-  }
-  if (size < XR_FDR_FILE_HEADER_SIZE || (image[0] | image[1] << 8) < 2) {
-    munmap((void *)image, size);
-    return 0; /* version 1: no block lengths to read it back by */
-  }
+  errno = err;
+  return image == MAP_FAILED ? NULL : image;
+}
 
-  struct xr_trace_context c = {.frequency_hz = xr_clock.frequency_hz,
-                               .base_ticks = xr_clock.start_ticks,
-                               .name = crash_name,
-                               .name_ctx = NULL,
-                               .thread_name = crash_thread_name,
-                               .process_name = process_name};
-  static struct file names[XR_TRACE_FORMATS_MAX]; /* the crash slot's */
-  struct xr_trace_writers w = {.n = 0, .temp = true, .log_path = snapshot};
-  int rc = 0;
-  for (size_t i = 0; rc == 0; i++) {
+/* The crash slot's (one crash trace at a time): the writers and their
+ * files, static so that they survive a jump back from a fault. */
+static struct xr_trace_writers writers;
+static struct file names[XR_TRACE_FORMATS_MAX];
+static sigjmp_buf fault_exit;
+static XR_TLS int guarded; /* this thread is inside the writers */
+
+/* Opens a writer per format of outputs, each on `<file>.part`; 0, or -1
+ * with errno (files names the one that failed; none stays open). */
+static int open_writers(unsigned outputs, const char *snapshot,
+                        const struct xr_trace_context *c, char *files,
+                        size_t cap) {
+  for (size_t i = 0;; i++) {
     const struct xr_trace_format *f = xr_trace_outputs_format(outputs, i);
     if (f == NULL)
-      break;
-    struct file *n = &names[w.n];
+      return 0;
+    struct file *n = &names[writers.n];
     int out = -1;
     if (!names_of(n, snapshot, f->suffix))
       errno = ENAMETOOLONG;
@@ -193,41 +190,134 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
       do
         out = open(n->part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
       while (out < 0 && errno == EINTR);
-    void *writer = out >= 0 ? f->open(out, n->done, &c) : NULL;
-    if (writer == NULL) {
-      err = errno;
+    void *w = out >= 0 ? f->open(out, n->done, c) : NULL;
+    if (w == NULL) {
+      int err = errno;
       if (out >= 0)
         unlink(n->part);
       say_file(files, cap, n->done, false);
       errno = err;
-      rc = -1;
-      break;
+      return -1;
     }
-    w.format[w.n] = f;
-    w.w[w.n++] = writer;
+    writers.format[writers.n] = f;
+    writers.w[writers.n++] = w;
   }
-  if (rc == 0)
-    xr_fdr_image_to_writers(&w, image, size, (struct xr_fdr_span *)scratch,
-                            max_spans);
-  int written = 0;
-  for (size_t i = 0; i < w.n; i++) {
-    int one = w.format[i]->close(w.w[i]);
-    if (one == 0 && rc == 0 && rename(names[i].part, names[i].done) == 0) {
+}
+
+/* Closes the writers: each whole file renamed to its name, each other one
+ * removed. The number renamed, or -1 with errno after the first failure
+ * (files then names it). */
+static int close_writers(bool whole, char *files, size_t cap) {
+  int written = 0, err = 0;
+  for (size_t i = 0; i < writers.n; i++) {
+    int one = writers.format[i]->close(writers.w[i]);
+    if (one == 0 && whole && err == 0 &&
+        rename(names[i].part, names[i].done) == 0) {
       say_file(files, cap, names[i].done, written++ > 0);
       continue;
     }
-    if (rc == 0) {
-      err = errno;
+    if (err == 0 && whole) {
+      err = errno != 0 ? errno : EIO;
       files[0] = 0;
       say_file(files, cap, names[i].done, false);
-      rc = -1;
     }
     unlink(names[i].part);
   }
-  munmap((void *)image, size);
-  if (rc != 0) {
-    errno = err;
+  writers.n = 0;
+  errno = err;
+  return err != 0 ? -1 : written;
+}
+
+void xr_fdr_crash_trace_fault(void) {
+  if (guarded) {
+    guarded = 0;
+    siglongjmp(fault_exit, 1);
+  }
+}
+
+/* A SIGXFSZ the file size limit raised while the writers ran (it is blocked
+ * in the crash handler, so a write past the limit fails with EFBIG and
+ * leaves it pending): taken back, so that it does not end the process
+ * instead of its crash. One the thread had pending before is left. */
+static void drop_own_sigxfsz(const sigset_t *pending_before) {
+  sigset_t now, one;
+  if (sigismember(pending_before, SIGXFSZ) || sigpending(&now) != 0 ||
+      !sigismember(&now, SIGXFSZ))
+    return;
+  sigemptyset(&one);
+  sigaddset(&one, SIGXFSZ);
+  struct timespec zero = {0, 0};
+  sigtimedwait(&one, NULL, &zero);
+}
+
+int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
+                             size_t max_spans, char *files, size_t cap) {
+  files[0] = 0;
+  unsigned outputs = __atomic_load_n(&crash_outputs, __ATOMIC_ACQUIRE);
+  if (outputs == 0)
+    return 0;
+  size_t size = 0;
+  const uint8_t *image = read_back(snapshot, &size);
+  if (image == NULL) {
+    say_file(files, cap, snapshot, false);
     return -1;
   }
-  return written;
+  if (size < XR_FDR_FILE_HEADER_SIZE || (image[0] | image[1] << 8) < 2) {
+    munmap((void *)image, size);
+    return 0; /* version 1: no block lengths to read it back by */
+  }
+  struct xr_trace_context c = {.frequency_hz = xr_clock.frequency_hz,
+                               .base_ticks = xr_clock.start_ticks,
+                               .name = crash_name,
+                               .name_ctx = NULL,
+                               .thread_name = crash_thread_name,
+                               .process_name = process_name};
+  writers = (struct xr_trace_writers){.n = 0, .temp = true,
+                                      .log_path = snapshot};
+
+  /* A fault in the writers (a bug, or the file cut under the mapping)
+   * comes back here through the crash handler, which gives up the trace:
+   * the crash goes on as without it. The fault signals are unblocked for
+   * that while the writers run, SIGXFSZ stays blocked. */
+  sigset_t mask, faults, pending;
+  sigemptyset(&faults);
+  sigaddset(&faults, SIGSEGV);
+  sigaddset(&faults, SIGBUS);
+  sigaddset(&faults, SIGILL);
+  sigaddset(&faults, SIGFPE);
+  pthread_sigmask(SIG_BLOCK, NULL, &mask);
+  sigpending(&pending);
+  int rc;
+  if (sigsetjmp(fault_exit, 1) != 0) { /* the mask is restored */
+    for (size_t i = 0; i < writers.n; i++)
+      unlink(names[i].part); /* the writers stay open: the process ends */
+    writers.n = 0;
+    files[0] = 0;
+    say_file(files, cap, names[0].done, false);
+    rc = -1;
+    errno = EFAULT;
+  } else {
+    sigset_t during = mask;
+    sigaddset(&during, SIGXFSZ);
+    for (int s = 1; s < NSIG; s++)
+      if (sigismember(&faults, s))
+        sigdelset(&during, s);
+    pthread_sigmask(SIG_SETMASK, &during, NULL);
+    guarded = 1;
+    rc = open_writers(outputs, snapshot, &c, files, cap);
+    if (rc == 0)
+      xr_fdr_image_to_writers(&writers, image, size,
+                              (struct xr_fdr_span *)scratch, max_spans);
+    int closed = close_writers(rc == 0, files, cap);
+    rc = rc == 0 ? closed : -1;
+    guarded = 0;
+    int err = errno;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    errno = err;
+  }
+  int err = errno;
+  drop_own_sigxfsz(&pending);
+  munmap((void *)image, size);
+  errno = err;
+  return rc;
 }

@@ -22,10 +22,18 @@ XR_HIDDEN bool xr_fdr_crash_trace_wanted(void);
  * snapshot is written). Returns the number written (their names, quoted,
  * in files), 0 when none is wanted (a version 1 snapshot included), or -1
  * with errno: files then names the one that failed, which is removed (a
- * `.part` is never left). Async-signal-safe: no allocation, no lock, no
- * stdio; nothing is said here. */
+ * `.part` is never left, a fault in a writer included). Async-signal-safe:
+ * no allocation, no lock, no stdio; nothing is said here. Run only in the
+ * crash handler (its signals blocked): a write past RLIMIT_FSIZE fails
+ * with EFBIG, and the SIGXFSZ it raised is taken back. */
 XR_HIDDEN int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
                                        size_t max_spans, char *files,
                                        size_t cap);
+
+/* The crash handler calls this when a crash signal arrives while its own
+ * crash path runs: inside the writers of a crash trace, it jumps back to
+ * xr_fdr_crash_trace_write, which removes that trace and returns -1 (errno
+ * EFAULT); otherwise it returns. */
+XR_HIDDEN void xr_fdr_crash_trace_fault(void);
 
 #endif

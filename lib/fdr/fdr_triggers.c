@@ -7,6 +7,7 @@
  * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
 #include "core/base/common.h"
 #include "core/base/report.h"
+#include "fdr/fdr_crash_trace.h"
 #include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_snapshot_names.h"
@@ -204,6 +205,8 @@ static bool new_crash(int signo, const siginfo_t *info) {
 }
 
 static void on_crash(int signo, siginfo_t *info, void *context) {
+  if (in_crash)
+    xr_fdr_crash_trace_fault(); /* in a crash trace's writers: back there */
   int saved_errno = errno;
   bool sent = info == NULL || info->si_code <= 0;
   struct sigaction prog;
