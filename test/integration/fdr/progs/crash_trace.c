@@ -4,8 +4,9 @@
  *   nested    main: work() x10, plug_work() x5 (PLUGIN, dlopen'ed after FDR
  *             started), then outer() -> middle() -> crash_null(), which
  *             writes through a NULL pointer (SIGSEGV)
- *   threaded  the same calls on a second thread, which crashes while the
- *             main thread keeps calling work() */
+ *   threaded  the same calls on a second thread named "crasher", which
+ *             crashes while the main thread keeps calling work() */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "fdr_test.h"
 #include <dlfcn.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@ NEVER static void calls_then_crash(void) {
 
 NEVER static void *crasher(void *arg) {
   (void)arg;
+  pthread_setname_np(pthread_self(), "crasher");
   while (!spinning) {
   }
   calls_then_crash();
