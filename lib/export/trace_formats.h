@@ -18,7 +18,7 @@
  * by '+' or ','. "xray" is the mode's own log (written by the mode); every
  * other word is a stream format. Returns bit i for row i, 0 when a word is
  * unknown or none is given. */
-enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
+enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2, XR_TRACE_OUT_PERFETTO = 4 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
