@@ -18,7 +18,7 @@
  * by '+' or ','. "xray" is the mode's own log (written by the mode); every
  * other word is a stream format. Returns bit i for row i, 0 when a word is
  * unknown or none is given. */
-enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
+enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2, XR_TRACE_OUT_PERFETTO = 4 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
@@ -40,6 +40,12 @@ XR_HIDDEN unsigned xr_trace_outputs_signal_safe(unsigned outputs);
  * the last. Async-signal-safe. */
 XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(
     unsigned outputs, size_t i);
+
+/* CLOCK_BOOTTIME in ns at base_ticks (struct xr_trace_context's
+ * base_boottime_ns): now on both clocks, less the ticks since base_ticks; 0
+ * when the clock cannot be read. Async-signal-safe. */
+XR_HIDDEN uint64_t xr_trace_boottime_at(uint64_t base_ticks,
+                                        uint64_t frequency_hz);
 
 /* Function ids as the modes record them: packed (object << 24 | function,
  * every object's; basic) or dense (FDR, core/objects/objects.h). */

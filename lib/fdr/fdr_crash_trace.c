@@ -4,21 +4,21 @@
  * convert it later, as fdr_snapjson.c does for the other snapshots.
  *
  * Async-signal-safe throughout, as the snapshot is:
- * - only the formats flagged signal_safe run (chrome allocates: a crash
- *   writes no JSON);
+ * - only the formats flagged signal_safe run, with a quiet context (chrome
+ *   allocates: a crash writes no JSON);
  * - the snapshot file is read back through a private read-only mapping
  *   (open, fstat, mmap, munmap) and decoded in place into the slot's
  *   scratch memory (its span list), sorted with the heap sort;
  * - names come from tables built ahead (core/names/ready_names.h; "fn<id>"
  *   for an object whose table was not ready), thread names from
- *   /proc/self/task/<tid>/comm (open, read), the process's name read at
+ *   /proc/self/task/<tid>/comm (open, read), the program's name copied at
  *   init;
  * - each file is written as `<file>.part` and renamed when whole; one that
- *   cannot be finished (no space, the file size limit, checked before the
- *   kernel would raise SIGXFSZ) is removed. The caller says what happened,
- *   with its raw writer. */
+ *   cannot be finished (no space, the file size limit, a fault in a writer)
+ *   is removed. The caller says what happened, with its raw writer. */
 #include "core/clock/clock.h"
 #include "core/names/ready_names.h"
+#include "core/output/output.h"
 #include "core/output/text_out.h"
 #include "core/thread/thread.h"
 #include "export/trace_formats.h"
@@ -40,35 +40,39 @@
 #include <unistd.h>
 
 static unsigned crash_outputs; /* atomic: signal-safe formats to write */
-static char process_name[16];  /* /proc/self/comm, read at init */
+static char program[256];      /* the process's name, copied at init */
 
 /* Reads a whole small file (comm: a name and a newline) into buf[cap],
- * the newline dropped; false when it cannot. open and read only. */
-static bool read_comm(const char *path, char *buf, size_t cap) {
+ * the newline dropped; NULL when it cannot. open and read only. */
+static const char *read_comm(const char *path, char *buf, size_t cap) {
   int fd;
   do
     fd = open(path, O_RDONLY | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
-  if (fd < 0)
-    return false;
+  if (fd < 0 || cap < 2) {
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
   ssize_t n;
   do
     n = read(fd, buf, cap - 1);
   while (n < 0 && errno == EINTR);
   close(fd);
-  if (n <= 0)
-    return false;
-  if (buf[n - 1] == '\n')
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == 0))
     n--;
+  if (n <= 0)
+    return NULL;
   buf[n] = 0;
-  return n > 0;
+  return buf;
 }
 
 void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash) {
   unsigned safe = on_crash ? xr_trace_outputs_signal_safe(outputs) : 0;
-  if (safe != 0 && !read_comm("/proc/self/comm", process_name,
-                              sizeof process_name))
-    process_name[0] = 0;
+  if (safe != 0) {
+    struct text t = {program, 0, sizeof program};
+    put_str(&t, xr_program_name());
+  }
   /* The names a crash's trace looks up, built from FDR's start on. */
   xr_ready_names_keep(safe != 0);
   __atomic_store_n(&crash_outputs, safe, __ATOMIC_RELEASE);
@@ -99,19 +103,27 @@ static const char *crash_name(void *ctx, int32_t fid) {
   return unknown_name;
 }
 
+/* A live thread's comm, else for the main thread the program's name (as
+ * the other snapshots' traces name them; an exited thread has none here:
+ * the table of exited threads' names takes a lock). */
 static const char *crash_thread_name(void *ctx, int32_t pid, int32_t tid,
-                                     char buf[16]) {
+                                     char *buf, size_t cap) {
   (void)ctx;
-  if (tid <= 0)
-    return NULL;
-  if (pid != 0 && pid != xr_pid())
+  if (tid <= 0 || pid != xr_pid())
     return NULL;
   char path[48];
   struct text t = {path, 0, sizeof path};
   put_str(&t, "/proc/self/task/");
   put_i64(&t, tid);
   put_str(&t, "/comm");
-  return read_comm(path, buf, 16) ? buf : NULL; /* gone: it exited */
+  const char *name = read_comm(path, buf, cap);
+  return name != NULL ? name : tid == pid ? program : NULL;
+}
+
+static const char *crash_process_name(void *ctx, int32_t pid) {
+  (void)ctx;
+  (void)pid;
+  return program;
 }
 
 /* ---- the files ----------------------------------------------------------- */
@@ -266,12 +278,15 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
     munmap((void *)image, size);
     return 0; /* version 1: no block lengths to read it back by */
   }
-  struct xr_trace_context c = {.frequency_hz = xr_clock.frequency_hz,
-                               .base_ticks = xr_clock.start_ticks,
-                               .name = crash_name,
-                               .name_ctx = NULL,
-                               .thread_name = crash_thread_name,
-                               .process_name = process_name};
+  struct xr_trace_context c = {
+      .frequency_hz = xr_clock.frequency_hz,
+      .base_ticks = xr_clock.start_ticks,
+      .base_boottime_ns = xr_trace_boottime_at(xr_clock.start_ticks,
+                                               xr_clock.frequency_hz),
+      .name = crash_name,
+      .thread_name = crash_thread_name,
+      .process_name = crash_process_name,
+      .quiet = true}; /* the caller says what happened, raw */
   writers = (struct xr_trace_writers){.n = 0, .temp = true,
                                       .log_path = snapshot};
 
