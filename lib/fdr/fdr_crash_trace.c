@@ -4,8 +4,9 @@
  * convert it later, as fdr_snapjson.c does for the other snapshots.
  *
  * Async-signal-safe throughout, as the snapshot is:
- * - only the formats flagged signal_safe run, with a quiet context (chrome
- *   allocates: a crash writes no JSON);
+ * - only the native trace runs (CRASH_FORMATS; a crash writes no JSON),
+ *   and only because its writer is flagged signal_safe, with a quiet
+ *   context;
  * - the snapshot file is read back through a private read-only mapping
  *   (open, fstat, mmap, munmap) and decoded in place into the slot's
  *   scratch memory (its span list), sorted with the heap sort;
@@ -67,8 +68,15 @@ static const char *read_comm(const char *path, char *buf, size_t cap) {
   return buf;
 }
 
+/* The formats a crash writes: the native trace only. The Chrome writer is
+ * async-signal-safe too, but a crash's time goes to one trace of its
+ * events, not two; its JSON stays out (docs/fdr-mode.md). A format runs
+ * here only when its writer says it is signal-safe. */
+enum { CRASH_FORMATS = XR_TRACE_OUT_PERFETTO };
+
 void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash) {
-  unsigned safe = on_crash ? xr_trace_outputs_signal_safe(outputs) : 0;
+  unsigned safe =
+      on_crash ? xr_trace_outputs_signal_safe(outputs & CRASH_FORMATS) : 0;
   if (safe != 0) {
     struct text t = {program, 0, sizeof program};
     put_str(&t, xr_program_name());

@@ -6,8 +6,8 @@
 #include "core/base/common.h"
 
 /* At FDR's init, before it records (cold path): with snapshot_on_crash,
- * the formats of outputs that may run in a signal handler are the ones a
- * crash snapshot gets; their names are kept ready from the start of
+ * a crash snapshot gets the native trace (perfetto) when outputs has it
+ * and its writer may run in a signal handler; their names are kept ready from the start of
  * recording (core/names/ready_names.h) and the process's name is read now.
  * Without such a format, nothing is prepared and a crash writes none. */
 XR_HIDDEN void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash);

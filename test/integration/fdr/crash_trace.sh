@@ -16,8 +16,18 @@
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
 source "$XRAY_SRC/test/integration/dso/dso_lib.sh"
-source "$XRAY_SRC/test/integration/perfetto/perfetto_lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
+command -v protoc >/dev/null || skip "protoc not found (protobuf-compiler)"
+# a python3 with the protobuf module (python3-protobuf)
+py=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c "import google.protobuf" 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || skip "no python3 with the protobuf module (python3-protobuf)"
+protoc -I"$TEST_SRC_DIR" --python_out=. "$TEST_SRC_DIR/pftrace_slices.proto" ||
+  fail "protoc pftrace_slices.proto"
+# perfetto_slices TRACE: its slices, decoded with the schema (pftrace_slices.py)
+perfetto_slices() { "$py" "$TEST_SRC_DIR/pftrace_slices.py" . "$1"; }
 xr_so "$XRAY_CLANG" plug.so "$TEST_SRC_DIR/progs/crash_trace_plug.c"
 xr_exe "$XRAY_CLANG" crash_trace "$TEST_SRC_DIR/progs/crash_trace.c" -I"$TEST_SRC_DIR/progs"
 ulimit -c unlimited 2>/dev/null || true
@@ -73,8 +83,8 @@ for mode in nested threaded; do
   perfetto_slices "$snap.pftrace" >slices.txt || fail "$mode: cannot decode $snap.pftrace"
   python3 - slices.txt "$tid" "$mode" <<'PY' >check.txt || fail "$mode: $(cat check.txt)"
 import collections, sys
-# slices.txt: one line per slice event, "TID TS B|E NAME" (E lines: no
-# NAME), then "thread TID NAME" and "process PID NAME" lines
+# slices.txt (pftrace_slices.py): "TID NS B NAME" and "TID NS E CUT" per
+# track in time order, then "thread TID NAME" and "process PID NAME"
 tracks = collections.defaultdict(list)
 threads, processes = {}, {}
 for line in open(sys.argv[1]):
@@ -84,30 +94,42 @@ for line in open(sys.argv[1]):
     elif f[0] == "process":
         processes[f[1]] = f[2]
     else:
-        tracks[f[0]].append((int(f[1]), f[2], f[3] if len(f) > 3 else None))
+        tracks[f[0]].append((int(f[1]), f[2], f[3]))
 crashed, mode = sys.argv[2], sys.argv[3]
-done = collections.Counter()
-for tid, events in tracks.items():
-    stack, last = [], 0
-    for ts, kind, name in events:
-        assert ts >= last, "thread %s: time goes back at %d" % (tid, ts)
-        last = ts
-        if kind == "B":
-            stack.append((ts, name))
-        else:
+finished = collections.Counter()
+try:
+    for tid, events in tracks.items():
+        stack, left_open = [], []
+        for ts, kind, what in events:
+            if kind == "B":
+                assert not left_open, "thread %s: a call after the open ones" % tid
+                stack.append(what)
+                continue
             assert stack, "thread %s: an end without a begin at %d" % (tid, ts)
-            done[stack.pop()[1]] += 1
-    if tid == crashed:
-        assert [n for _, n in stack] == ["outer", "middle", "crash_null"], \
-            "crashing thread %s ends with %s open" % (tid, stack)
-    else:
-        assert len(stack) <= 1 and all(n == "work" for _, n in stack), \
-            "thread %s ends with %s open" % (tid, stack)
-assert crashed in tracks, "no track of the crashing thread %s" % crashed
-assert len(tracks) == (2 if mode == "threaded" else 1), sorted(tracks)
-assert threads.get(crashed) == ("crasher" if mode == "threaded" else "crash_trace"), threads
-assert list(processes.values()) == ["crash_trace"], processes
-print(" ".join(sorted("%s:%d" % kv for kv in done.items())))
+            name = stack.pop()
+            if what == "open":  # the writer ends what never returned
+                left_open.append(name)
+            else:
+                assert what == "-" and not left_open, \
+                    "thread %s: %s ends %s after open calls" % (tid, name, what)
+                finished[name] += 1
+        assert not stack, "thread %s: %s never end" % (tid, stack)
+        if tid == crashed:
+            assert left_open == ["crash_null", "middle", "outer"], \
+                "crashing thread %s ends with %s open" % (tid, left_open)
+            assert events[-1][0] == events[-2][0] == events[-3][0], events[-3:]
+        else:
+            assert left_open in ([], ["work"]), \
+                "thread %s ends with %s open" % (tid, left_open)
+    assert crashed in tracks, "no track of the crashing thread %s" % crashed
+    assert len(tracks) == (2 if mode == "threaded" else 1), sorted(tracks)
+    assert threads.get(crashed) == ("crasher" if mode == "threaded"
+                                    else "crash_trace"), threads
+    assert list(processes.values()) == ["crash_trace"], processes
+except AssertionError as e:
+    print(e)
+    sys.exit(1)
+print(" ".join(sorted("%s:%d" % kv for kv in finished.items())))
 PY
   want=$(account_counts "$snap")
   expect_eq "$mode: finished slices per function = llvm-xray account's calls" "$want" "$(cat check.txt)"
@@ -124,18 +146,19 @@ run both "trace_output=xray+perfetto+chrome" nested
 [ -f "$snap.pftrace" ] || fail "both: no $snap.pftrace"
 expect_eq "both: no .json" "" "$(ls "$snap".json* 2>/dev/null || true)"
 
-# A file size limit that the snapshot fits under and its trace does not:
-# the trace is removed and said, SIGXFSZ does not end the process.
+# A file size limit that the snapshot fits under and its trace does not
+# (3000 calls: the trace is the larger): the trace is removed and said,
+# and SIGXFSZ does not end the process instead of its crash.
+run long "trace_output=xray+perfetto" long
 snap_size=$(stat -c %s "$snap")
 trace_size=$(stat -c %s "$snap.pftrace")
 limit=$(( (snap_size + 1023) / 1024 ))
-if [ "$trace_size" -gt $((limit * 1024)) ]; then
-  ( ulimit -f "$limit" && run fsize "trace_output=xray+perfetto" nested ) || exit 1
-  snap=$(only_file "xray-log.crash_trace.*.snap000001")
-  expect_eq "fsize: no trace" "" "$(ls "$snap".pftrace* 2>/dev/null || true)"
-  grep -qF "no trace file '$snap.pftrace' of the crash snapshot: file size limit" err.txt ||
-    fail "fsize: not said: $(cat err.txt)"
-else
-  fail "the trace ($trace_size bytes) fits under the snapshot's limit ($limit KiB): no file size check"
-fi
+[ "$trace_size" -gt $((limit * 1024)) ] ||
+  fail "the trace ($trace_size bytes) fits under the snapshot's limit ($limit KiB)"
+( ulimit -f "$limit" && run fsize "trace_output=xray+perfetto" long ) || exit 1
+snap=$(only_file "xray-log.crash_trace.*.snap000001")
+expect_eq "fsize: the snapshot is whole" "plug_leaf:5 plug_work:5 work:3000" "$(account_counts "$snap")"
+expect_eq "fsize: no trace" "" "$(ls "$snap".pftrace* 2>/dev/null || true)"
+grep -qF "no trace file '$snap.pftrace' of the crash snapshot: file size limit" err.txt ||
+  fail "fsize: not said: $(cat err.txt)"
 echo "crash_trace: ok"

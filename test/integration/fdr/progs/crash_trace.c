@@ -5,7 +5,8 @@
  *             started), then outer() -> middle() -> crash_null(), which
  *             writes through a NULL pointer (SIGSEGV)
  *   threaded  the same calls on a second thread named "crasher", which
- *             crashes while the main thread keeps calling work() */
+ *             crashes while the main thread keeps calling work()
+ *   long      as nested, with work() x3000 */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "fdr_test.h"
 #include <dlfcn.h>
@@ -20,9 +21,10 @@ NOINLINE void outer(volatile int *p) { middle(p); fdr_sink++; }
 static volatile int *volatile null_pointer; /* the compiler cannot know */
 static int (*plug_work)(int);
 static volatile int spinning;
+static int works = 10;
 
 NEVER static void calls_then_crash(void) {
-  for (int i = 0; i < 10; i++)
+  for (int i = 0; i < works; i++)
     work(i);
   for (int i = 0; i < 5; i++)
     fdr_sink = plug_work(i);
@@ -49,6 +51,8 @@ NEVER int main(int argc, char **argv) {
     return 2;
   }
   __xray_patch(); /* the plugin's sleds too */
+  if (strcmp(argv[2], "long") == 0)
+    works = 3000;
   if (strcmp(argv[2], "threaded") != 0) {
     calls_then_crash();
     return 0;
