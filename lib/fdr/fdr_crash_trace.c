@@ -37,7 +37,6 @@
 #include <stdio.h> /* rename, async-signal-safe */
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static unsigned crash_outputs; /* atomic: signal-safe formats to write */
@@ -255,21 +254,6 @@ void xr_fdr_crash_trace_fault(void) {
   }
 }
 
-/* A SIGXFSZ the file size limit raised while the writers ran (it is blocked
- * in the crash handler, so a write past the limit fails with EFBIG and
- * leaves it pending): taken back, so that it does not end the process
- * instead of its crash. One the thread had pending before is left. */
-static void drop_own_sigxfsz(const sigset_t *pending_before) {
-  sigset_t now, one;
-  if (sigismember(pending_before, SIGXFSZ) || sigpending(&now) != 0 ||
-      !sigismember(&now, SIGXFSZ))
-    return;
-  sigemptyset(&one);
-  sigaddset(&one, SIGXFSZ);
-  struct timespec zero = {0, 0};
-  sigtimedwait(&one, NULL, &zero);
-}
-
 int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
                              size_t max_spans, char *files, size_t cap) {
   files[0] = 0;
@@ -301,15 +285,15 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
   /* A fault in the writers (a bug, or the file cut under the mapping)
    * comes back here through the crash handler, which gives up the trace:
    * the crash goes on as without it. The fault signals are unblocked for
-   * that while the writers run, SIGXFSZ stays blocked. */
-  sigset_t mask, faults, pending;
+   * that while the writers run. (The file size limit raises no SIGXFSZ:
+   * the writers' output, xr_write_all, checks it before writing.) */
+  sigset_t mask, faults;
   sigemptyset(&faults);
   sigaddset(&faults, SIGSEGV);
   sigaddset(&faults, SIGBUS);
   sigaddset(&faults, SIGILL);
   sigaddset(&faults, SIGFPE);
   pthread_sigmask(SIG_BLOCK, NULL, &mask);
-  sigpending(&pending);
   int rc;
   if (sigsetjmp(fault_exit, 1) != 0) { /* the mask is restored */
     for (size_t i = 0; i < writers.n; i++)
@@ -321,7 +305,6 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
     errno = EFAULT;
   } else {
     sigset_t during = mask;
-    sigaddset(&during, SIGXFSZ);
     for (int s = 1; s < NSIG; s++)
       if (sigismember(&faults, s))
         sigdelset(&during, s);
@@ -339,7 +322,6 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
     errno = err;
   }
   int err = errno;
-  drop_own_sigxfsz(&pending);
   munmap((void *)image, size);
   errno = err;
   return rc;

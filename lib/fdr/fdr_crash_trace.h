@@ -23,9 +23,10 @@ XR_HIDDEN bool xr_fdr_crash_trace_wanted(void);
  * in files), 0 when none is wanted (a version 1 snapshot included), or -1
  * with errno: files then names the one that failed, which is removed (a
  * `.part` is never left, a fault in a writer included). Async-signal-safe:
- * no allocation, no lock, no stdio; nothing is said here. Run only in the
- * crash handler (its signals blocked): a write past RLIMIT_FSIZE fails
- * with EFBIG, and the SIGXFSZ it raised is taken back. */
+ * no allocation, no lock, no stdio; nothing is said here. A file that
+ * would pass RLIMIT_FSIZE fails with EFBIG before it is written (no
+ * SIGXFSZ). Run only in the crash handler (the fault signals unblocked
+ * meanwhile come back to it). */
 XR_HIDDEN int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
                                        size_t max_spans, char *files,
                                        size_t cap);
