@@ -10,6 +10,7 @@
 #include "core/names/object_map.h"
 #include "core/objects/objects.h"
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_export.h"
