@@ -8,9 +8,10 @@
 # the crashing call and its callers open at the end of the crashing
 # thread's track, names for the executable's and the plugin's functions,
 # thread and process names, and per function as many finished slices as
-# llvm-xray account counts calls in the snapshot. With xray+chrome a crash
-# still writes no .json (the Chrome writer is not async-signal-safe), nor
-# with xray+perfetto+chrome beside the .pftrace. A file size limit below
+# llvm-xray account counts calls in the snapshot (perfetto_check.py, from
+# test/integration/perfetto, decodes and checks it). With xray+chrome a crash
+# still writes no .json (a crash writes the native trace only), nor with
+# xray+perfetto+chrome beside the .pftrace. A file size limit below
 # the trace's size: no .pftrace, no .part, the crash unchanged.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
@@ -24,10 +25,9 @@ for p in python3 /usr/bin/python3; do
   if "$p" -c "import google.protobuf" 2>/dev/null; then py=$p; break; fi
 done
 [ -n "$py" ] || skip "no python3 with the protobuf module (python3-protobuf)"
-protoc -I"$TEST_SRC_DIR" --python_out=. "$TEST_SRC_DIR/pftrace_slices.proto" ||
-  fail "protoc pftrace_slices.proto"
-# perfetto_slices TRACE: its slices, decoded with the schema (pftrace_slices.py)
-perfetto_slices() { "$py" "$TEST_SRC_DIR/pftrace_slices.py" . "$1"; }
+perfetto_dir=$XRAY_SRC/test/integration/perfetto
+protoc -I"$perfetto_dir" --python_out=. "$perfetto_dir/xray_perfetto.proto" ||
+  fail "protoc xray_perfetto.proto"
 xr_so "$XRAY_CLANG" plug.so "$TEST_SRC_DIR/progs/crash_trace_plug.c"
 xr_exe "$XRAY_CLANG" crash_trace "$TEST_SRC_DIR/progs/crash_trace.c" -I"$TEST_SRC_DIR/progs"
 ulimit -c unlimited 2>/dev/null || true
@@ -75,71 +75,50 @@ for mode in nested threaded; do
   [ -f "$snap.pftrace" ] || { cat err.txt >&2; fail "$mode: no $snap.pftrace"; }
   expect_eq "$mode: said" 1 \
     "$(grep -cF "crash snapshot '$snap' also as '$snap.pftrace'" err.txt)"
-  tid=$(grep -o 'xray-snapshot number=1 reason=crash signal=11 tid=[0-9]*' <("$LLVM_XRAY" fdr-dump "$snap") |
-        sed 's/.*tid=//')
-  [ -n "$tid" ] || fail "$mode: no crash metadata in $snap"
-  # the slices of every thread's track, from the real schema: nesting,
-  # the open calls at the end, names, finished slices per function
-  perfetto_slices "$snap.pftrace" >slices.txt || fail "$mode: cannot decode $snap.pftrace"
-  python3 - slices.txt "$tid" "$mode" <<'PY' >check.txt || fail "$mode: $(cat check.txt)"
-import collections, sys
-# slices.txt (pftrace_slices.py): "TID NS B NAME" and "TID NS E CUT" per
-# track in time order, then "thread TID NAME" and "process PID NAME"
-tracks = collections.defaultdict(list)
-threads, processes = {}, {}
-for line in open(sys.argv[1]):
-    f = line.rstrip("\n").split(" ", 3)
-    if f[0] == "thread":
-        threads[f[1]] = f[2]
-    elif f[0] == "process":
-        processes[f[1]] = f[2]
-    else:
-        tracks[f[0]].append((int(f[1]), f[2], f[3]))
-crashed, mode = sys.argv[2], sys.argv[3]
-finished = collections.Counter()
-try:
-    for tid, events in tracks.items():
-        stack, left_open = [], []
-        for ts, kind, what in events:
-            if kind == "B":
-                assert not left_open, "thread %s: a call after the open ones" % tid
-                stack.append(what)
-                continue
-            assert stack, "thread %s: an end without a begin at %d" % (tid, ts)
-            name = stack.pop()
-            if what == "open":  # the writer ends what never returned
-                left_open.append(name)
-            else:
-                assert what == "-" and not left_open, \
-                    "thread %s: %s ends %s after open calls" % (tid, name, what)
-                finished[name] += 1
-        assert not stack, "thread %s: %s never end" % (tid, stack)
-        if tid == crashed:
-            assert left_open == ["crash_null", "middle", "outer"], \
-                "crashing thread %s ends with %s open" % (tid, left_open)
-            assert events[-1][0] == events[-2][0] == events[-3][0], events[-3:]
-        else:
-            assert left_open in ([], ["work"]), \
-                "thread %s ends with %s open" % (tid, left_open)
-    assert crashed in tracks, "no track of the crashing thread %s" % crashed
-    assert len(tracks) == (2 if mode == "threaded" else 1), sorted(tracks)
-    assert threads.get(crashed) == ("crasher" if mode == "threaded"
-                                    else "crash_trace"), threads
-    assert list(processes.values()) == ["crash_trace"], processes
-except AssertionError as e:
-    print(e)
-    sys.exit(1)
-print(" ".join(sorted("%s:%d" % kv for kv in finished.items())))
-PY
+  # the real schema: every packet, sequence, clock, name and track as the
+  # trace processor reads them, slices that nest (perfetto_check.py)
+  "$py" "$perfetto_dir/perfetto_check.py" . "$snap.pftrace" >check.txt ||
+    fail "$mode: $snap.pftrace does not check"
   want=$(account_counts "$snap")
-  expect_eq "$mode: finished slices per function = llvm-xray account's calls" "$want" "$(cat check.txt)"
+  if [ "$mode" = nested ]; then
+    crasher=crash_trace other=""
+  else
+    crasher=crasher other=crash_trace
+  fi
+  # the crashing call and its callers never returned: their slices are
+  # marked open and end at the end of the crashing thread's events; the
+  # main thread, still calling, may be inside work()
+  expect_eq "$mode: open at the crash" "open:$crasher:outer,middle,crash_null" \
+    "$(grep "^open:$crasher:" check.txt)"
+  main_open=$(grep -c "^open:crash_trace:work$" check.txt || true)
+  [ -z "$other" ] || [ "$(grep -c '^open:' check.txt)" = $((1 + main_open)) ] ||
+    fail "$mode: other open slices: $(grep '^open:' check.txt)"
+  expect_eq "$mode: marks" "marks:open=$((3 + main_open))" "$(grep '^marks:' check.txt)"
+  expect_eq "$mode: threads" "threads:$(printf '%s\n' $crasher $other | sort | paste -sd,)" \
+    "$(grep '^threads:' check.txt)"
+  [[ "$(grep '^process:' check.txt)" == "process:crash_trace xray runtime "* ]] ||
+    fail "$mode: $(grep '^process:' check.txt)"
+  # per function, the slices that ended are llvm-xray account's calls (it
+  # counts calls that returned); names of the executable and the plugin
+  expect_eq "$mode: one instant (the snapshot's metadata)" instants:1 "$(grep '^instants:' check.txt)"
+  got=$(grep -vE '^(marks|instants|drops|threads|process|open|bytes_per_event):' check.txt | python3 -c '
+import sys
+open_calls = {"outer": 1, "middle": 1, "crash_null": 1, "work": int(sys.argv[1])}
+out = []
+for line in sys.stdin:
+    name, n = line.strip().split(":")
+    n = int(n) - open_calls.get(name, 0)
+    if n:
+        out.append("%s:%d" % (name, n))
+print(" ".join(sorted(out)))' "$main_open")
+  expect_eq "$mode: finished slices per function = llvm-xray account's calls" "$want" "$got"
   case $mode in
     nested) expect_eq "nested: the calls" "plug_leaf:5 plug_work:5 work:10" "$want" ;;
     threaded) [[ "$want" == "plug_leaf:5 plug_work:5 work:"* ]] || fail "threaded: $want" ;;
   esac
 done
 
-# Chrome is not signal-safe: a crash writes no .json, perfetto or not.
+# A crash writes the native trace only: no .json, perfetto or not.
 run chrome "trace_output=xray+chrome" nested
 expect_eq "chrome: no trace beside the snapshot" "" "$(ls "$snap".json* "$snap".pftrace* 2>/dev/null || true)"
 run both "trace_output=xray+perfetto+chrome" nested

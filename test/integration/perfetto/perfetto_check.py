@@ -23,7 +23,9 @@ processor does:
   the binary log drops their exits).
 Prints "name:slices" per function, "marks:" with the cut marks, then
 "instants:N", "drops:what=count,...", "threads:name,...", "process:NAME
-LABELS", and "bytes_per_event:X" (file size / (2 * slices)).
+LABELS", "open:THREAD:name,..." per thread with slices marked open (the
+calls that had not returned, outermost first, each ending at the end of
+its thread's events) and "bytes_per_event:X" (file size / (2 * slices)).
 """
 import collections
 import csv
@@ -157,12 +159,15 @@ def main():
     stacks = collections.defaultdict(list)
     calls = collections.Counter()
     marks = collections.Counter()
+    opened = collections.defaultdict(list)  # track -> names, innermost first
+    last_ts = {}  # track -> its last event's time
     drops = collections.Counter()
     instants = 0
     slices = 0
     for ts, i, track, typ, name, notes in events:
         if track not in tracks:
             fail("packet %d: track %d not described" % (i, track))
+        last_ts[track] = ts
         if typ == BEGIN:
             if tracks[track][0] != "thread":
                 fail("packet %d: a slice on a process track" % i)
@@ -176,6 +181,8 @@ def main():
             cut = notes.get("cut") or bnotes.get("cut")
             if cut:
                 marks[cut] += 1
+            if cut == "open":
+                opened[track].append((bname, ts))
             if cut != "no-entry":
                 calls[bname] += 1
             slices += 1
@@ -220,6 +227,11 @@ def main():
     print("drops:" + ",".join("%s=%d" % kv for kv in sorted(drops.items())))
     print("threads:" + ",".join(sorted(threads)))
     print("process:%s" % process)
+    for track in sorted(opened, key=lambda t: tracks[t][2]):
+        if any(ts != last_ts[track] for _, ts in opened[track]):
+            fail("track %d: a slice marked open ends before its thread's end" % track)
+        print("open:%s:%s" % (tracks[track][3],
+                               ",".join(n for n, _ in reversed(opened[track]))))
     if slices:
         print("bytes_per_event:%.2f" % (os.path.getsize(path) / (2.0 * slices)))
 
