@@ -17,6 +17,7 @@
  * - each file is written as `<file>.part` and renamed when whole; one that
  *   cannot be finished (no space, the file size limit, a fault in a writer)
  *   is removed. The caller says what happened, with its raw writer. */
+#include "core/base/test_points.h"
 #include "core/clock/clock.h"
 #include "core/names/ready_names.h"
 #include "core/output/output.h"
@@ -38,6 +39,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Named test points (core/base/test_points.h). */
+#ifdef XR_TEST_POINTS
+void (*xr_fdr_test_crash_trace_writers)(void); /* the writers are open */
+#endif
 
 static unsigned crash_outputs; /* atomic: signal-safe formats to write */
 static char program[256];      /* the process's name, copied at init */
@@ -311,6 +317,7 @@ int xr_fdr_crash_trace_write(const char *snapshot, uint8_t *scratch,
     pthread_sigmask(SIG_SETMASK, &during, NULL);
     guarded = 1;
     rc = open_writers(outputs, snapshot, &c, files, cap);
+    XR_TEST_POINT(xr_fdr_test_crash_trace_writers, ());
     if (rc == 0)
       xr_fdr_image_to_writers(&writers, image, size,
                               (struct xr_fdr_span *)scratch, max_spans);
