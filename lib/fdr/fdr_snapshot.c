@@ -409,7 +409,7 @@ XR_API int __xray_fdr_object_map(const char *trace_path, char *map_path,
  * handler: the helper thread that writes the other snapshots' will not run
  * again. The crash slot's scratch is free now (the join is done). */
 static void write_crash_trace(const char *name, const struct view *v) {
-  char files[2 * PATH_MAX + 16];
+  static char files[2 * PATH_MAX + 16]; /* the crash slot's; off its stack */
   int rc = xr_fdr_crash_trace_write(name, v->q.scratch[XR_SNAP_SLOT_CRASH],
                                     v->q.count + 1, files, sizeof files);
   if (rc > 0)
