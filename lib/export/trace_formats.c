@@ -225,6 +225,16 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
   return s->n;
 }
 
+void xr_trace_writers_dropped(struct xr_trace_writers *s, int32_t pid,
+                              const struct xr_trace_drop *d, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    struct xr_tev e = {.kind = XR_TEV_DROPPED, .arg = d[i].count,
+                       .data = d[i].what};
+    if (d[i].count != 0)
+      xr_trace_writers_event(s, pid, 0, &e);
+  }
+}
+
 int xr_trace_writers_close(struct xr_trace_writers *s) {
   int rc = 0;
   for (size_t i = 0; i < s->n; i++) {

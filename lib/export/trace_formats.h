@@ -77,6 +77,18 @@ static inline void xr_trace_writers_event(struct xr_trace_writers *s,
   for (size_t i = 0; i < s->n; i++)
     s->format[i]->event(s->w[i], pid, tid, e);
 }
+/* What a mode lost before its records reached the stream, one kind each
+ * ("nested events": count). */
+struct xr_trace_drop {
+  const char *what;
+  uint64_t count;
+};
+/* Says the drops of process pid in every writer (XR_TEV_DROPPED records at
+ * the end of the trace); kinds with count 0 are left out. */
+XR_HIDDEN void xr_trace_writers_dropped(struct xr_trace_writers *s,
+                                        int32_t pid,
+                                        const struct xr_trace_drop *d,
+                                        size_t n);
 /* Closes them all: 0, or -1 when one failed (reported). */
 XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
 

@@ -1,7 +1,7 @@
 /* A crash snapshot's trace files (`<snapshot>.pftrace` with
  * trace_output=perfetto), written by the crash handler itself, right after
  * the snapshot and its map: the process ends next, so no helper thread can
- * convert it later, as fdr_snapjson.c does for the other snapshots.
+ * convert it later, as fdr_snaptrace.c does for the other snapshots.
  *
  * Async-signal-safe throughout, as the snapshot is:
  * - only the native trace runs (CRASH_FORMATS; a crash writes no JSON),
