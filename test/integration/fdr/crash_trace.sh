@@ -96,7 +96,7 @@ for mode in nested threaded; do
   expect_eq "$mode: marks" "marks:open=$((3 + main_open))" "$(grep '^marks:' check.txt)"
   expect_eq "$mode: threads" "threads:$(printf '%s\n' $crasher $other | sort | paste -sd,)" \
     "$(grep '^threads:' check.txt)"
-  [[ "$(grep '^process:' check.txt)" == "process:crash_trace xray runtime "* ]] ||
+  [[ "$(grep '^process:' check.txt)" == "process:crash_trace;xray runtime "* ]] ||
     fail "$mode: $(grep '^process:' check.txt)"
   # per function, the slices that ended are llvm-xray account's calls (it
   # counts calls that returned); names of the executable and the plugin
