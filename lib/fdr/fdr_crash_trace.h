@@ -7,9 +7,10 @@
 
 /* At FDR's init, before it records (cold path): with snapshot_on_crash,
  * a crash snapshot gets the native trace (perfetto) when outputs has it
- * and its writer may run in a signal handler; their names are kept ready from the start of
- * recording (core/names/ready_names.h) and the process's name is read now.
- * Without such a format, nothing is prepared and a crash writes none. */
+ * and its writer may run in a signal handler; then names are kept ready
+ * from the start of recording (core/names/ready_names.h) and the program's
+ * name is copied now. Otherwise nothing is prepared and a crash writes no
+ * trace. */
 XR_HIDDEN void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash);
 /* When FDR stops recording: no crash trace, names no longer kept ready. */
 XR_HIDDEN void xr_fdr_crash_trace_stop(void);
