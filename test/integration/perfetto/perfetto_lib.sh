@@ -50,4 +50,5 @@ log_of() {
   [ ${#files[@]} -eq 1 ] || fail "expected one log $1*, got: ${files[*]:-none}"
   echo "${files[0]}"
 }
+# shellcheck disable=SC2034  # the scripts that source this file build it
 THREADS_C=$XRAY_SRC/test/integration/trace_json/progs/threads.c
