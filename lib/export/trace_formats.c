@@ -82,28 +82,15 @@ void xr_trace_outputs_files(unsigned outputs, const char *log_path,
   xr_options_word_list(buf, cap, words, files, n);
 }
 
+const struct xr_trace_format *xr_trace_outputs_format(unsigned bit) {
+  return bit < XR_ARRAY_SIZE(rows) ? rows[bit].format : NULL;
+}
+
 bool xr_trace_outputs_streamed(unsigned outputs) {
   for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
     if ((outputs >> i & 1) && rows[i].format != NULL)
       return true;
   return false;
-}
-
-unsigned xr_trace_outputs_signal_safe(unsigned outputs) {
-  unsigned safe = 0;
-  for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
-    if ((outputs >> i & 1) && rows[i].format != NULL &&
-        rows[i].format->signal_safe)
-      safe |= 1u << i;
-  return safe;
-}
-
-const struct xr_trace_format *xr_trace_outputs_format(unsigned outputs,
-                                                      size_t i) {
-  for (size_t r = 0; r < XR_ARRAY_SIZE(rows); r++)
-    if ((outputs >> r & 1) && rows[r].format != NULL && i-- == 0)
-      return rows[r].format;
-  return NULL;
 }
 
 /* ---- names -------------------------------------------------------------- */

@@ -33,13 +33,11 @@ XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
 
-/* The stream formats of outputs whose writers are async-signal-safe
- * (struct xr_trace_format's signal_safe): their bits. */
-XR_HIDDEN unsigned xr_trace_outputs_signal_safe(unsigned outputs);
-/* The i-th stream format of outputs, in table order (0 first); NULL past
- * the last. Async-signal-safe. */
-XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(
-    unsigned outputs, size_t i);
+/* The format of bit `bit` of outputs (XR_TRACE_OUT_PERFETTO: 2), NULL for
+ * the mode's own log or past the table. Reads a constant table:
+ * async-signal-safe, so a crash handler can pick the formats of outputs
+ * whose signal_safe is set and run them itself (with a quiet context). */
+XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(unsigned bit);
 
 /* CLOCK_BOOTTIME in ns at base_ticks (struct xr_trace_context's
  * base_boottime_ns): now on both clocks, less the ticks since base_ticks; 0

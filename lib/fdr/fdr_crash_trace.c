@@ -80,8 +80,12 @@ static const char *read_comm(const char *path, char *buf, size_t cap) {
 enum { CRASH_FORMATS = XR_TRACE_OUT_PERFETTO };
 
 void xr_fdr_crash_trace_prepare(unsigned outputs, bool on_crash) {
-  unsigned safe =
-      on_crash ? xr_trace_outputs_signal_safe(outputs & CRASH_FORMATS) : 0;
+  unsigned safe = 0;
+  for (unsigned bit = 0; on_crash && bit < XR_TRACE_FORMATS_MAX; bit++) {
+    const struct xr_trace_format *f = xr_trace_outputs_format(bit);
+    if (((outputs & CRASH_FORMATS) >> bit & 1) && f != NULL && f->signal_safe)
+      safe |= 1u << bit;
+  }
   if (safe != 0) {
     struct text t = {program, 0, sizeof program};
     put_str(&t, xr_program_name());
@@ -203,10 +207,10 @@ static XR_TLS int guarded; /* this thread is inside the writers */
 static int open_writers(unsigned outputs, const char *snapshot,
                         const struct xr_trace_context *c, char *files,
                         size_t cap) {
-  for (size_t i = 0;; i++) {
-    const struct xr_trace_format *f = xr_trace_outputs_format(outputs, i);
-    if (f == NULL)
-      return 0;
+  for (unsigned bit = 0; bit < XR_TRACE_FORMATS_MAX; bit++) {
+    const struct xr_trace_format *f = xr_trace_outputs_format(bit);
+    if (!(outputs >> bit & 1) || f == NULL)
+      continue;
     struct file *n = &names[writers.n];
     int out = -1;
     if (!names_of(n, snapshot, f->suffix))
@@ -227,6 +231,7 @@ static int open_writers(unsigned outputs, const char *snapshot,
     writers.format[writers.n] = f;
     writers.w[writers.n++] = w;
   }
+  return 0;
 }
 
 /* Closes the writers: each whole file renamed to its name, each other one
