@@ -48,7 +48,7 @@ struct fields {
 };
 
 /* The next field, up to one space or the end of the line; false when
- * there is none or it is empty (two spaces, a space at the end). */
+ * there is none or it is empty (two spaces in a row). */
 static bool field(struct fields *f, const char **start, size_t *len) {
   if (f->p >= f->end)
     return false;
@@ -57,8 +57,6 @@ static bool field(struct fields *f, const char **start, size_t *len) {
   *start = f->p;
   *len = (size_t)(stop - f->p);
   f->p = space != NULL ? space + 1 : f->end;
-  if (space != NULL && f->p == f->end)
-    return false; /* a trailing space: an empty last field */
   return *len > 0;
 }
 
