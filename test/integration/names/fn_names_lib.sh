@@ -39,6 +39,8 @@ check_v0() {
 # zero_fields BINARY: whether xray_instr_map's first entry holds zeros in
 # the file (its addresses are then only in relocations).
 zero_fields() {
-  "$XRAY_READELF" -x xray_instr_map "$1" | grep -m1 '^ *0x' |
-    awk '{ exit !($2 == "00000000" && $3 == "00000000" && $4 == "00000000" && $5 == "00000000") }'
+  "$XRAY_READELF" -x xray_instr_map "$1" >"$1.map_bytes" || fail "readelf -x xray_instr_map $1"
+  awk '/^ *0x/ { found = 1; zero = $2 == "00000000" && $3 == "00000000" && $4 == "00000000" &&
+                                   $5 == "00000000"; exit }
+       END { exit !(found && zero) }' "$1.map_bytes"
 }
