@@ -40,6 +40,18 @@ if ! [[ $summary =~ ([0-9]+)\ spelled\ differently ]] || [ "${BASH_REMATCH[1]}" 
   fail "spelling: no name spelled differently by llvm-xray ($summary)"
 fi
 
+# The other clangs installed, each against its own llvm-xray (clang 19
+# writes xray_fn_idx relative; LLVM 16+ spell '>>' as GNU does not).
+for v in 13 16 19; do
+  cc=$(command -v "clang++-$v" || true)
+  tool=$(command -v "llvm-xray-$v" || true)
+  { [ -n "$cc" ] && [ -n "$tool" ]; } || { note "clang++-$v or llvm-xray-$v missing: not compared"; continue; }
+  "$cc" -g -O1 -fxray-instrument "$(xr_no_link_deps_flag "$cc")" -fxray-instruction-threshold=1 \
+    "$TEST_SRC_DIR/fn_names_plain.cc" -o "plain_clang$v"
+  LLVM_XRAY=$tool check_ids "plain_clang$v" >/dev/null
+  LLVM_XRAY=$tool check_ids spelling >/dev/null # clang 14's names in this LLVM's spelling
+done
+
 # A shared object (ET_DYN without an interpreter), and a stripped program
 # whose exported functions .dynsym still names (the static helper is left
 # without a name, as llvm-xray leaves it).
