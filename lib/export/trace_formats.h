@@ -18,7 +18,7 @@
  * by '+' or ','. "xray" is the mode's own log (written by the mode); every
  * other word is a stream format. Returns bit i for row i, 0 when a word is
  * unknown or none is given. */
-enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
+enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2, XR_TRACE_OUT_PERFETTO = 4 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
@@ -32,6 +32,18 @@ XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
 /* True when outputs has a stream format (a file beside the log): the mode
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
+
+/* The format of bit `bit` of outputs (XR_TRACE_OUT_PERFETTO: 2), NULL for
+ * the mode's own log or past the table. Reads a constant table:
+ * async-signal-safe, so a crash handler can pick the formats of outputs
+ * whose signal_safe is set and run them itself (with a quiet context). */
+XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(unsigned bit);
+
+/* CLOCK_BOOTTIME in ns at base_ticks (struct xr_trace_context's
+ * base_boottime_ns): now on both clocks, less the ticks since base_ticks; 0
+ * when the clock cannot be read. Async-signal-safe. */
+XR_HIDDEN uint64_t xr_trace_boottime_at(uint64_t base_ticks,
+                                        uint64_t frequency_hz);
 
 /* Function ids as the modes record them: packed (object << 24 | function,
  * every object's; basic) or dense (FDR, core/objects/objects.h). */
@@ -63,6 +75,18 @@ static inline void xr_trace_writers_event(struct xr_trace_writers *s,
   for (size_t i = 0; i < s->n; i++)
     s->format[i]->event(s->w[i], pid, tid, e);
 }
+/* What a mode lost before its records reached the stream, one kind each
+ * ("nested events": count). */
+struct xr_trace_drop {
+  const char *what;
+  uint64_t count;
+};
+/* Says the drops of process pid in every writer (XR_TEV_DROPPED records at
+ * the end of the trace); kinds with count 0 are left out. */
+XR_HIDDEN void xr_trace_writers_dropped(struct xr_trace_writers *s,
+                                        int32_t pid,
+                                        const struct xr_trace_drop *d,
+                                        size_t n);
 /* Closes them all: 0, or -1 when one failed (reported). */
 XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
 

@@ -32,13 +32,28 @@ typedef void (*xr_fdr_record_fn)(void *ctx, const struct xr_fdr_span *span,
 XR_HIDDEN void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
                                   xr_fdr_record_fn fn, void *ctx);
 
+/* The decoded stream of an FDR file in memory (version 2+: its blocks
+ * framed by BufferExtents; a log or snapshot of this process, joined) into
+ * open writers: the calls of its whole blocks (at most max_spans, a block
+ * cut short ends it), each thread's in time order. spans: the caller's room
+ * for max_spans. Returns the blocks read, or -1 for version 1 (no block
+ * lengths) or a file shorter than its header. Async-signal-safe when the
+ * writers are: it allocates nothing (a crash snapshot's trace). */
+XR_HIDDEN int xr_fdr_image_to_writers(struct xr_trace_writers *w,
+                                      const uint8_t *file, size_t size,
+                                      struct xr_fdr_span *spans,
+                                      size_t max_spans);
+
 /* Writes every stream format of outputs (XR_TRACE_OUT_*: `<log_path>.json`
- * for chrome) from any set of FDR buffers of this process: the flush calls
+ * for chrome, `.pftrace` for perfetto) from any set of FDR buffers of this
+ * process, and in each the n_drops drops the mode counted: the flush calls
  * it. Orders the spans in place (xr_fdr_spans_order). Returns 0, or -1 when
  * a file could not be written (reported). */
 XR_HIDDEN int xr_fdr_write_streams(const char *log_path, unsigned outputs,
                                    struct xr_fdr_span *spans, size_t n,
-                                   int version, uint64_t frequency_hz);
+                                   int version, uint64_t frequency_hz,
+                                   const struct xr_trace_drop *drops,
+                                   size_t n_drops);
 
 /* The same from an FDR file of this process (version 2+), read back: how
  * snapshots get theirs. Each is written as `<log_path><suffix>.part`,

@@ -42,9 +42,10 @@
 #include "core/output/output.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
+#include "fdr/fdr_crash_trace.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
-#include "fdr/fdr_snapjson.h"
+#include "fdr/fdr_snaptrace.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_snapshot_log.h"
 #include "fdr/fdr_snapshot_names.h"
@@ -404,6 +405,21 @@ XR_API int __xray_fdr_object_map(const char *trace_path, char *map_path,
   return rc;
 }
 
+/* A crash snapshot's trace files (trace_output=perfetto), in the crash
+ * handler: the helper thread that writes the other snapshots' will not run
+ * again. The crash slot's scratch is free now (the join is done). */
+static void write_crash_trace(const char *name, const struct view *v) {
+  static char files[2 * PATH_MAX + 16]; /* the crash slot's; off its stack */
+  int rc = xr_fdr_crash_trace_write(name, v->q.scratch[XR_SNAP_SLOT_CRASH],
+                                    v->q.count + 1, files, sizeof files);
+  if (rc > 0)
+    say_raw(XR_INFO, "xray-fdr: crash snapshot '", name, "' also as ", files,
+            "");
+  else if (rc < 0)
+    say_raw(XR_ERROR, "xray-fdr: no trace file ", files, " of the crash "
+            "snapshot: ", error_text(errno), "; the crash goes on");
+}
+
 static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
                                          const struct view *v,
                                          enum xr_fdr_snapshot_slot slot,
@@ -516,11 +532,13 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     char map[PATH_MAX];
     write_map(name, map, sizeof map);
   }
+  if (slot == XR_SNAP_SLOT_CRASH && name[0] && xr_fdr_crash_trace_wanted())
+    write_crash_trace(name, v);
   if (slot == XR_SNAP_SLOT_NORMAL) {
-    /* Whole (or removed): the JSON side may read it now. A crash's file
-     * gets no JSON: the process is ending. */
+    /* Whole (or removed): the trace side may read it now. A crash's file
+     * gets none here: the process is ending. */
     xr_fdr_snapshot_names_done(number);
-    xr_fdr_snapjson_wake();
+    xr_fdr_snaptrace_wake();
   }
   return status;
 }

@@ -3,10 +3,11 @@
  * Every trigger writes the snapshot itself, on the thread that triggered
  * it: the writer (fdr_snapshot.c) is async-signal-safe throughout, so a
  * signal or crash handler needs no helper thread (a thread could not help
- * a crash: the process is about to end). Only the optional Chrome JSON of
- * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
+ * a crash: the process is about to end). Only the optional trace files of
+ * a snapshot, which allocates, is left to one (fdr_snaptrace.c). */
 #include "core/base/common.h"
 #include "core/base/report.h"
+#include "fdr/fdr_crash_trace.h"
 #include "fdr/fdr_sigfront.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_snapshot_names.h"
@@ -204,6 +205,8 @@ static bool new_crash(int signo, const siginfo_t *info) {
 }
 
 static void on_crash(int signo, siginfo_t *info, void *context) {
+  if (in_crash)
+    xr_fdr_crash_trace_fault(); /* in a crash trace's writers: back there */
   int saved_errno = errno;
   bool sent = info == NULL || info->si_code <= 0;
   struct sigaction prog;

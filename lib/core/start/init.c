@@ -10,6 +10,7 @@
 #include "core/modes/log_registry.h"
 #include "core/names/names.h"
 #include "core/names/object_map.h"
+#include "core/names/ready_names.h"
 #include "core/names/symbols.h"
 #include "core/objects/objects.h"
 #include "core/objects/sled_map.h"
@@ -53,11 +54,13 @@ XR_API void __xray_init(void) {
   } else {
     /* What registration means above the registry, in this order: start
      * the trace (before the lock), patch_premain, names read afresh, the
-     * map snapshots write (after the lock). */
+     * map snapshots write and the names a crash's trace reads (after the
+     * lock). */
     xr_objects_subscribe(&xr_start_events);
     xr_objects_subscribe(&xr_patch_api_events);
     xr_objects_subscribe(&xr_names_events);
     xr_objects_subscribe(&xr_object_map_events);
+    xr_objects_subscribe(&xr_ready_names_events);
     /* Object 0 with its map, or with zero functions in a host built
      * without -fxray-instrument, whose shared objects register later. */
     xr_objects_register_self();

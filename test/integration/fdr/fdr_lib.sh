@@ -119,10 +119,13 @@ print(" ".join("%s:%d" % kv for kv in sorted(got.items())))
 PY
 }
 # wait_status CMD...: how CMD ended, as the raw wait status says; CMD's
-# standard output goes to prog.out.
+# standard output goes to prog.out. CMD starts with SIGPIPE and SIGXFSZ at
+# their defaults, as from a shell (python ignores both).
 wait_status() {
   python3 - "$@" <<'PY'
-import os, sys
+import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
 out = os.open("prog.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 saved = os.dup(1)
 os.dup2(out, 1)
