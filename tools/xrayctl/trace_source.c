@@ -1,0 +1,73 @@
+/* Opening a trace for the file commands. See trace_source.h. */
+#define _GNU_SOURCE
+#include "trace_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *id_name(void *ctx, int32_t fid) {
+  struct ctl_source *s = ctx;
+  snprintf(s->fallback, sizeof s->fallback, "fn%d", (int)fid);
+  return s->fallback;
+}
+
+int ctl_source_failed(const struct ctl_source *s) {
+  fprintf(stderr, "xrayctl: %s: byte %llu: %s\n", s->path,
+          (unsigned long long)s->in.err_offset, s->in.err);
+  return 1;
+}
+
+/* The profile's clock from the report the runtime wrote beside it. */
+static uint64_t report_clock(const char *path) {
+  char txt[4096 + 8];
+  if (snprintf(txt, sizeof txt, "%s.txt", path) >= (int)sizeof txt)
+    return 0;
+  FILE *f = fopen(txt, "re");
+  if (f == NULL)
+    return 0;
+  char line[512];
+  unsigned long long hz = 0;
+  for (int i = 0; i < 8 && hz == 0 && fgets(line, sizeof line, f); i++)
+    if (sscanf(line, "# clock %llu Hz", &hz) != 1)
+      hz = 0;
+  fclose(f);
+  return hz;
+}
+
+int ctl_source_open(struct ctl_source *s, const char *path, const char *binary,
+                    uint64_t frequency_hz) {
+  memset(s, 0, sizeof *s);
+  s->path = path;
+  s->in.fd = -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "xrayctl: cannot open '%s': %s\n", path, strerror(errno));
+    return 1;
+  }
+  if (ctl_in_open(&s->in, fd, path) != 0 || ctl_trace_identify(&s->in, &s->info) != 0)
+    return ctl_source_failed(s);
+  if (s->info.kind == CTL_TRACE_PROFILE)
+    s->info.frequency_hz = frequency_hz ? frequency_hz : report_clock(path);
+  else if (frequency_hz)
+    s->info.frequency_hz = frequency_hz;
+  if (s->info.frequency_hz == 0) {
+    fprintf(stderr, "xrayctl: %s: a profile holds ticks without their frequency: "
+            "give --frequency HZ (the runtime's report beside it, '%s.txt', "
+            "names it: '# clock N Hz')\n", path, path);
+    return 1;
+  }
+  (void)binary;
+  s->name = id_name;
+  s->name_ctx = s;
+  return 0;
+}
+
+void ctl_source_close(struct ctl_source *s) {
+  if (s->in.fd >= 0)
+    close(s->in.fd);
+  ctl_in_close(&s->in);
+}
