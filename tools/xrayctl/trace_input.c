@@ -32,7 +32,7 @@ int ctl_in_open(struct ctl_in *in, int fd, const char *path) {
   if (!S_ISREG(st.st_mode))
     return ctl_in_fail(in, 0, "not a regular file");
   in->size = (uint64_t)st.st_size;
-  in->cap = CTL_IN_CHUNK;
+  in->cap = in->size < CTL_IN_CHUNK ? (size_t)in->size + 1 : CTL_IN_CHUNK;
   in->buf = malloc(in->cap);
   if (in->buf == NULL)
     return ctl_in_fail(in, 0, "out of memory");

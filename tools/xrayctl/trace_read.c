@@ -173,8 +173,8 @@ struct fdr {
 static int past_end(struct ctl_in *in, uint64_t off, size_t n, uint64_t limit) {
   if (in->failed)
     return -1;
-  return ctl_in_fail(in, off, "a record of %zu bytes runs past the end of its "
-                     "%s (byte %llu)", n, limit == in->size ? "file" : "block",
+  return ctl_in_fail(in, off, "a record of %zu bytes runs past the end of "
+                     "%s (byte %llu)", n, limit == in->size ? "the file" : "its block",
                      (unsigned long long)limit);
 }
 
@@ -249,8 +249,8 @@ static int fdr_block(struct fdr *f, struct block *b) {
         return ctl_in_fail(in, at, "typed event in a version %d log (version 5 "
                            "only)", f->version);
       if (size < 0 || (uint64_t)size > limit - off)
-        return ctl_in_fail(in, at, "event of %d bytes runs past the end of its "
-                           "%s (byte %llu)", size, limit == in->size ? "file" : "block",
+        return ctl_in_fail(in, at, "event of %d bytes runs past the end of "
+                           "%s (byte %llu)", size, limit == in->size ? "the file" : "its block",
                            (unsigned long long)limit);
       struct xr_tev e = {.kind = kind == XR_FDR_TYPED_EVENT ? XR_TEV_TYPED
                                                             : XR_TEV_CUSTOM,

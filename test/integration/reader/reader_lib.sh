@@ -27,7 +27,7 @@ run_workers() {
   rm -f "$prefix"*
   XRAY_OPTIONS="xray_logfile_base=$prefix verbosity=0" "./$bin" "$@" 2>"$prefix.err" ||
     fail "$bin $*: $(cat "$prefix.err")"
-  only_file "$prefix$bin.*"
+  only_file "$prefix$bin.??????"
 }
 # same_as_account BIN LOG: xrayctl report --csv and llvm-xray account
 # -format=csv agree on every function's calls and total; prints the
