@@ -371,7 +371,8 @@ static int fdr_events(struct ctl_in *in, int version, ctl_event_fn fn, void *ctx
     }
   }
   if (rc == 0) {
-    qsort(blocks, n, sizeof *blocks, by_thread_then_time);
+    if (n > 1)
+      qsort(blocks, n, sizeof *blocks, by_thread_then_time);
     f.fn = fn;
     f.ctx = ctx;
     for (size_t i = 0; i < n && rc == 0; i++) {
