@@ -4,33 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Row and bucket of v: row 0 holds 0..31 one by one; row r >= 1 holds the
- * values whose top bit is bit r + 4, in 32 buckets of 2^(r-1) each. */
-static unsigned row_of(uint64_t v, unsigned *bucket) {
-  if (v < 32) {
-    *bucket = (unsigned)v;
-    return 0;
+bool ctl_hist_new_row(struct ctl_hist_pool *pool, struct ctl_hist *h, unsigned r) {
+  if (pool->n == pool->cap) {
+    size_t cap = pool->cap ? 2 * pool->cap : 1024;
+    uint64_t(*bigger)[32] = realloc(pool->rows, cap * sizeof *bigger);
+    if (bigger == NULL)
+      return false;
+    pool->rows = bigger;
+    pool->cap = cap;
   }
-  unsigned top = 63u - (unsigned)__builtin_clzll(v);
-  *bucket = (unsigned)(v >> (top - 5)) & 31u;
-  return top - 4;
-}
-
-bool ctl_hist_add(struct ctl_hist_pool *pool, struct ctl_hist *h, uint64_t v) {
-  unsigned b, r = row_of(v, &b);
-  if (h->row[r] == 0) {
-    if (pool->n == pool->cap) {
-      size_t cap = pool->cap ? 2 * pool->cap : 1024;
-      uint64_t(*bigger)[32] = realloc(pool->rows, cap * sizeof *bigger);
-      if (bigger == NULL)
-        return false;
-      pool->rows = bigger;
-      pool->cap = cap;
-    }
-    memset(pool->rows[pool->n], 0, sizeof pool->rows[0]);
-    h->row[r] = (uint32_t)++pool->n;
-  }
-  pool->rows[h->row[r] - 1][b]++;
+  memset(pool->rows[pool->n], 0, sizeof pool->rows[0]);
+  h->row[r] = (uint32_t)++pool->n;
   return true;
 }
 

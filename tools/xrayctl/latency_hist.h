@@ -22,8 +22,30 @@ struct ctl_hist_pool {
   size_t n, cap;
 };
 
+/* Row and bucket of v: row 0 holds 0..31 one by one; row r >= 1 holds the
+ * values whose top bit is bit r + 4, in 32 buckets of 2^(r-1) each. */
+static inline unsigned ctl_hist_row(uint64_t v, unsigned *bucket) {
+  if (v < 32) {
+    *bucket = (unsigned)v;
+    return 0;
+  }
+  unsigned top = 63u - (unsigned)__builtin_clzll(v);
+  *bucket = (unsigned)(v >> (top - 5)) & 31u;
+  return top - 4;
+}
+
+/* Takes a fresh row for h's row r; false when the pool cannot grow. */
+bool ctl_hist_new_row(struct ctl_hist_pool *pool, struct ctl_hist *h, unsigned r);
+
 /* Counts v. False when the pool cannot grow (out of memory). */
-bool ctl_hist_add(struct ctl_hist_pool *pool, struct ctl_hist *h, uint64_t v);
+static inline bool ctl_hist_add(struct ctl_hist_pool *pool, struct ctl_hist *h,
+                                uint64_t v) {
+  unsigned b, r = ctl_hist_row(v, &b);
+  if (h->row[r] == 0 && !ctl_hist_new_row(pool, h, r))
+    return false;
+  pool->rows[h->row[r] - 1][b]++;
+  return true;
+}
 
 /* The k-th smallest value counted (0-based; k below the count). */
 uint64_t ctl_hist_at(const struct ctl_hist_pool *pool, const struct ctl_hist *h,

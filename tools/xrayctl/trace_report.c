@@ -42,6 +42,8 @@ struct report {
   size_t nrows, rows_cap;
   uint32_t *slots; /* fid -> 1 + row index, open addressing */
   size_t slots_cap;
+  uint32_t *direct; /* the same for ids below DIRECT_IDS: one load */
+  struct thread *last; /* the thread of the last event: usually the next's */
   struct thread *threads;
   size_t nthreads, threads_cap;
   struct ctl_hist_pool pool;
@@ -53,6 +55,10 @@ struct report {
   size_t path_cap;
   uint32_t path_depth;
 };
+
+/* Ids of one object (FDR's dense ids, an executable's) are small: a table
+ * indexed by id, whose untouched pages cost nothing. */
+#define DIRECT_IDS ((uint32_t)1 << 22)
 
 static size_t hash32(uint32_t v) { return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 24); }
 
@@ -74,7 +80,10 @@ static bool grow_slots(struct report *r) {
 }
 
 static struct row *row_of(struct report *r, int32_t fid) {
-  if (r->slots_cap != 0) {
+  bool direct = (uint32_t)fid < DIRECT_IDS && r->direct != NULL;
+  if (direct && r->direct[fid] != 0)
+    return &r->rows[r->direct[fid] - 1];
+  if (!direct && r->slots_cap != 0) {
     for (size_t s = hash32((uint32_t)fid) & (r->slots_cap - 1); r->slots[s] != 0;
          s = (s + 1) & (r->slots_cap - 1))
       if (r->rows[r->slots[s] - 1].fid == fid)
@@ -98,6 +107,8 @@ static struct row *row_of(struct report *r, int32_t fid) {
   while (r->slots[s] != 0)
     s = (s + 1) & (r->slots_cap - 1);
   r->slots[s] = (uint32_t)++r->nrows;
+  if (direct)
+    r->direct[fid] = (uint32_t)r->nrows;
   return w;
 }
 
@@ -106,11 +117,13 @@ static size_t thread_slot(size_t cap, int32_t pid, int32_t tid) {
 }
 
 static struct thread *thread_of(struct report *r, int32_t pid, int32_t tid) {
+  if (r->last != NULL && r->last->tid == tid && r->last->pid == pid)
+    return r->last;
   if (r->threads_cap != 0) {
     for (size_t s = thread_slot(r->threads_cap, pid, tid); r->threads[s].used;
          s = (s + 1) & (r->threads_cap - 1))
       if (r->threads[s].pid == pid && r->threads[s].tid == tid)
-        return &r->threads[s];
+        return r->last = &r->threads[s];
   }
   if ((r->nthreads + 1) * 2 > r->threads_cap) {
     size_t cap = r->threads_cap ? 2 * r->threads_cap : 64;
@@ -128,6 +141,7 @@ static struct thread *thread_of(struct report *r, int32_t pid, int32_t tid) {
     free(r->threads);
     r->threads = fresh;
     r->threads_cap = cap;
+    r->last = NULL;
   }
   size_t s = thread_slot(r->threads_cap, pid, tid);
   while (r->threads[s].used)
@@ -135,7 +149,7 @@ static struct thread *thread_of(struct report *r, int32_t pid, int32_t tid) {
   struct thread *t = &r->threads[s];
   *t = (struct thread){.pid = pid, .tid = tid, .used = true};
   r->nthreads++;
-  return t;
+  return r->last = t;
 }
 
 static void count_call(struct report *r, int32_t fid, uint64_t duration,
@@ -371,6 +385,7 @@ static void report_free(struct report *r) {
   free(r->threads);
   free(r->rows);
   free(r->slots);
+  free(r->direct);
   free(r->path);
   ctl_hist_pool_free(&r->pool);
 }
@@ -427,6 +442,7 @@ int ctl_cmd_report(int argc, char **argv) {
     return rc;
   }
   struct report r = {0};
+  r.direct = calloc(DIRECT_IDS, sizeof *r.direct); /* NULL: all hashed */
   if (src.info.kind == CTL_TRACE_PROFILE) {
     rc = ctl_profile_nodes(&src.in, on_node, &r);
     end_path_to(&r, 0);
