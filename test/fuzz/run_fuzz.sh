@@ -46,6 +46,27 @@ C
     rm -f map.bin idx.bin
   done
 fi
+# fn_names: byte 0 '1' then an ELF file (-m), small instrumented programs
+# compiled here (and stripped: .dynsym only), beside the committed maps
+# (byte 0 '0').
+if [ "$target" = fn_names ] && [ -n "${XRAY_CLANG:-}" ]; then
+  cat >seed.c <<'C'
+int leaf(int x) { return x * 3 + 1; }
+static int tail(int x) { return leaf(x + 1); }
+int main(int argc, char **argv) { (void)argv; return tail(argc) & 1; }
+C
+  for variant in "-O1" "-O1 -no-pie" "-O1 -s -rdynamic" "-O1 -shared -fPIC"; do
+    # shellcheck disable=SC2086  # each variant is a list of flags
+    "$XRAY_CLANG" $variant -fxray-instrument -fxray-instruction-threshold=1 \
+      "$(if "$XRAY_CLANG" -fxray-instrument -fno-xray-link-deps -x c -E /dev/null -o /dev/null 2>/dev/null; then
+           echo -fno-xray-link-deps; else echo -fnoxray-link-deps; fi)" seed.c -o seed 2>/dev/null || continue
+    { printf 1; cat seed; } >"seeds/elf$(echo "$variant" | tr -c 'a-zA-Z0-9\n' '_')"
+  done
+  if "$XRAY_CLANG" -O1 -fuse-ld=lld "$FUZZ_CORPUS_DIR/../../integration/names/fn_names_v0.c" \
+       -o v0 2>/dev/null; then
+    { printf 1; cat v0; } >seeds/elf_v0_relocations
+  fi
+fi
 [ -n "$(ls seeds)" ] || { echo "no seeds for $target" >&2; exit 1; }
 
 if [ "$mode" = replay ]; then
@@ -59,8 +80,12 @@ set +e
 # would slow fuzzing to a crawl; a crash input is replayed below with stderr.
 dict=()
 case $target in options | mode_config) dict=(-dict="$(dirname "$FUZZ_CORPUS_DIR")/options.dict") ;; esac
+# fn_names' ELF seeds are whole programs (about 16 KB): cut to 4 KB they
+# would lose their section headers, and the fuzzer every path behind them.
+max_len=4096
+[ "$target" != fn_names ] || max_len=65536
 "$program" corpus seeds "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-  -rss_limit_mb=2048 -max_len=4096 -close_fd_mask=2 -print_final_stats=1 \
+  -rss_limit_mb=2048 -max_len=$max_len -close_fd_mask=2 -print_final_stats=1 \
   >fuzz.log 2>&1
 rc=$?
 set -e
