@@ -1,6 +1,7 @@
 /* Opening a trace for the file commands. See trace_source.h. */
 #define _GNU_SOURCE
 #include "trace_source.h"
+#include "fn_names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The writers' one door to names (xr_fn_name_fn): -m's and the map's,
+ * else the id. */
 static const char *id_name(void *ctx, int32_t fid) {
   struct ctl_source *s = ctx;
+  const char *name = ctl_names_get(s->names, fid);
+  if (name != NULL)
+    return name;
   snprintf(s->fallback, sizeof s->fallback, "fn%d", (int)fid);
   return s->fallback;
 }
@@ -60,13 +66,20 @@ int ctl_source_open(struct ctl_source *s, const char *path, const char *binary,
             "names it: '# clock N Hz')\n", path, path);
     return 1;
   }
-  (void)binary;
+  char map_buf[4096 + 8], err[512];
+  const char *map = ctl_names_sidecar(path, map_buf, sizeof map_buf);
+  s->names = ctl_names_open(binary, map, err, sizeof err);
+  if (s->names == NULL) {
+    fprintf(stderr, "xrayctl: %s\n", err);
+    return 1;
+  }
   s->name = id_name;
   s->name_ctx = s;
   return 0;
 }
 
 void ctl_source_close(struct ctl_source *s) {
+  ctl_names_close(s->names);
   if (s->in.fd >= 0)
     close(s->in.fd);
   ctl_in_close(&s->in);

@@ -5,12 +5,15 @@
 
 #include "trace_read.h"
 
+struct ctl_names;
+
 struct ctl_source {
   const char *path;
   struct ctl_in in;
   struct ctl_trace_info info;
   xr_fn_name_fn name; /* never NULL; "fn<id>" for ids nothing names */
   void *name_ctx;
+  struct ctl_names *names;
   char fallback[24];
 };
 
