@@ -1,6 +1,6 @@
 /* Basic mode's records as the decoded event stream (export/trace_formats.h):
  * the closed log file read back at flush, 1 MiB at a time, and handed to
- * every stream format trace_output names (`<log>.json`, ...), so memory
+ * every stream format trace_output names (`<log>.json`, `<log>.pftrace`), so memory
  * stays bounded by that buffer and the writers' own state, whatever the
  * size of the log. */
 #include "basic/basic_export.h"
@@ -8,6 +8,7 @@
 #include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/output/output.h"
+#include "core/thread/thread.h"
 #include "export/trace_formats.h"
 
 #include <errno.h>
@@ -39,10 +40,11 @@ static void add_records(struct xr_trace_writers *w, const uint8_t *p, size_t cou
   }
 }
 
-int xr_basic_write_streams(const char *log_path, unsigned outputs) {
+int xr_basic_write_streams(const char *log_path, unsigned outputs,
+                           const struct xr_trace_drop *drops, size_t n) {
   int fd = open(log_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    xr_report(XR_ERROR, "basic mode: cannot read %s back for its JSON: %s",
+    xr_report(XR_ERROR, "basic mode: cannot read %s back for its trace files: %s",
               log_path, strerror(errno));
     return -1;
   }
@@ -63,7 +65,7 @@ int xr_basic_write_streams(const char *log_path, unsigned outputs) {
         continue;
       if (got < 0)
         xr_report(XR_ERROR, "basic mode: reading %s back failed: %s; its "
-                  "JSON stops there", log_path, strerror(errno));
+                  "trace files stop there", log_path, strerror(errno));
       if (got <= 0)
         break;
       size_t whole = (size_t)got / sizeof(struct xr_basic_record);
@@ -72,9 +74,10 @@ int xr_basic_write_streams(const char *log_path, unsigned outputs) {
       add_records(w, chunk, whole);
       off += (off_t)(whole * sizeof(struct xr_basic_record));
     }
+    xr_trace_writers_dropped(w, xr_pid(), drops, n);
     rc = xr_trace_writers_close(w);
   } else if (chunk == MAP_FAILED) {
-    xr_report(XR_ERROR, "basic mode: no memory to read %s back; its JSON is "
+    xr_report(XR_ERROR, "basic mode: no memory to read %s back; its trace files are "
               "not written", log_path);
   }
   if (chunk != MAP_FAILED)

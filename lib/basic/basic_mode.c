@@ -166,7 +166,7 @@ static void on_thread_exit(void) {
   t->exited = 1; /* events after this (other destructors) are dropped */
   t->epoch = 0;
   if (xr_trace_outputs_streamed(outputs))
-    xr_thread_names_remember(); /* for the JSON's thread names */
+    xr_thread_names_remember(); /* for the trace files' thread names */
   xr_lock_take(&threads_lock);
   spill_cb(t);
   gone.dropped_nested += t->dropped_nested;
@@ -377,12 +377,16 @@ static XRayLogFlushStatus basic_flush(void) {
   xr_report(XR_INFO, "basic mode: wrote %llu records to %s",
             (unsigned long long)xr_basic_writer_records(),
             path[0] ? path : "(no file: nothing recorded)");
-  if (path[0] != '\0' && xr_trace_outputs_streamed(outputs))
-    xr_basic_write_streams(path, outputs);
+  if (path[0] != '\0' && xr_trace_outputs_streamed(outputs)) {
+    const struct xr_trace_drop drops[] = {
+        {"nested events (inside the tracer)", dropped},
+        {"exits without entries", unmatched}};
+    xr_basic_write_streams(path, outputs, drops, XR_ARRAY_SIZE(drops));
+  }
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
     xr_object_map_write(path, false); /* only when shared objects registered */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
-    unlink(path); /* only the JSON was asked for */
+    unlink(path); /* only the trace files were asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "
             "without entries, %llu calls closed by unwinding, %llu calls open "
             "at the end",

@@ -29,6 +29,7 @@
 #include "basic/basic_records.h"
 #include "core/base/report.h"
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/thread/lock.h"
 
 #include <limits.h>

@@ -5,20 +5,16 @@
  * through core's one buffered writer (text_out.h) with a 256 KiB buffer
  * that is written out only between events (xr_text_reserve), so the file
  * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
- * attempted: xr_write_all). */
+ * attempted: xr_write_all). No malloc, stdio, locks or /proc: with a
+ * quiet context it may run in a signal handler (trace_event.h). */
 #include "export/chrome_trace.h"
 #include "core/base/mmap_array.h"
 #include "core/base/report.h"
-#include "core/output/output.h"
 #include "core/output/text_out.h"
-#include "export/thread_names.h"
-#include "xray/xray_interface.h"
 #include "xray/xray_version.h"
 
 #include <limits.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,9 +42,8 @@ struct xr_chrome {
   int fd;
   char path[PATH_MAX];
   uint64_t frequency_hz;
-  uint64_t base_ticks; /* time 0 of the file */
-  xr_fn_name_fn name;
-  void *name_ctx;
+  struct xr_trace_context c; /* c.base_ticks: time 0 of the file */
+  uint64_t max_tsc; /* the latest time of any thread */
   uint64_t events;
   struct thread *threads;
   size_t thread_cap, thread_count;
@@ -127,11 +122,11 @@ static void put_escaped(struct xr_chrome *w, const void *data, size_t n) {
  * (104 days); counters read far more (qemu-aarch64's: 1.8e18 ns), and a
  * child ending one tick before its parent could read as ending after it. */
 static int64_t to_ns(const struct xr_chrome *w, uint64_t tsc) {
-  uint64_t f = w->frequency_hz;
-  if (tsc >= w->base_ticks)
-    return (int64_t)((unsigned __int128)(tsc - w->base_ticks) * 1000000000u / f);
+  uint64_t f = w->frequency_hz, base = w->c.base_ticks;
+  if (tsc >= base)
+    return (int64_t)((unsigned __int128)(tsc - base) * 1000000000u / f);
   /* before time 0 (not expected): the floor, still monotone */
-  return -(int64_t)(((unsigned __int128)(w->base_ticks - tsc) * 1000000000u +
+  return -(int64_t)(((unsigned __int128)(base - tsc) * 1000000000u +
                      f - 1) / f);
 }
 
@@ -146,7 +141,7 @@ static void begin_event(struct xr_chrome *w, size_t bound) {
 static void emit_call(struct xr_chrome *w, const struct thread *t,
                       int32_t fid, uint64_t begin, uint64_t end,
                       enum mark mark) {
-  const char *name = w->name(w->name_ctx, fid);
+  const char *name = w->c.name(w->c.name_ctx, fid);
   size_t len = strlen(name);
   begin_event(w, 6 * len + 192);
   put_str(w, "{\"name\":\"");
@@ -188,6 +183,29 @@ static void emit_instant(struct xr_chrome *w, const struct thread *t,
   put_str(w, "\"data\":\"");
   put_escaped(w, e->data, e->size);
   put_str(w, "\"}}");
+}
+
+/* What the mode lost: an instant event of the process ("s":"p"), or of
+ * the thread when tid is not 0, at the given time or the trace's last. */
+static void emit_dropped(struct xr_chrome *w, int32_t pid, int32_t tid,
+                         const struct xr_tev *e) {
+  if (e->arg == 0)
+    return;
+  const char *what = e->data != NULL ? e->data : "events";
+  begin_event(w, 6 * strlen(what) + 192);
+  put_str(w, "{\"name\":\"xray dropped\",\"ph\":\"i\",\"s\":\"");
+  put_str(w, tid != 0 ? "t" : "p");
+  put_str(w, "\",\"ts\":");
+  put_us(w, to_ns(w, e->tsc != 0 ? e->tsc : w->max_tsc));
+  put_str(w, ",\"pid\":");
+  put_i32(w, pid);
+  put_str(w, ",\"tid\":");
+  put_i32(w, tid != 0 ? tid : pid);
+  put_str(w, ",\"args\":{\"what\":\"");
+  put_escaped(w, what, strlen(what));
+  put_str(w, "\",\"count\":");
+  put_u64(w, e->arg);
+  put_str(w, "}}");
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -287,11 +305,17 @@ static void on_exit(struct xr_chrome *w, struct thread *t,
 
 void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
                    const struct xr_tev *e) {
+  if (e->kind == XR_TEV_DROPPED) {
+    emit_dropped(w, pid, tid, e);
+    return;
+  }
   struct thread *t = thread_of(w, pid, tid, e->tsc);
   if (t == NULL)
     return;
   if (e->tsc > t->last_tsc)
     t->last_tsc = e->tsc;
+  if (e->tsc > w->max_tsc || w->events == 0)
+    w->max_tsc = e->tsc;
   switch (e->kind) {
   case XR_TEV_ENTER:
     push(t, e->fid, e->tsc);
@@ -304,48 +328,34 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
   case XR_TEV_TYPED:
     emit_instant(w, t, e);
     break;
+  case XR_TEV_DROPPED:
+    break;
   }
 }
 
 /* ---- open / close ------------------------------------------------------- */
 
 struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
-                                    uint64_t frequency_hz, uint64_t base_ticks,
-                                    xr_fn_name_fn name, void *name_ctx) {
+                                    const struct xr_trace_context *c) {
   struct xr_chrome *w = mmap_zeroed(sizeof *w);
   if (w == NULL) {
-    xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s not "
-              "written", path);
+    if (!c->quiet)
+      xr_report(XR_ERROR, "trace_output: no memory for the JSON writer; %s "
+                "not written", path);
+    errno = ENOMEM;
     return NULL;
   }
   w->fd = fd;
-  snprintf(w->path, sizeof w->path, "%s", path);
-  w->frequency_hz = frequency_hz ? frequency_hz : 1000000000u;
-  w->base_ticks = base_ticks;
-  w->name = name;
-  w->name_ctx = name_ctx;
+  size_t n = strlen(path);
+  if (n >= sizeof w->path)
+    n = sizeof w->path - 1;
+  memcpy(w->path, path, n);
+  w->c = *c;
+  w->frequency_hz = c->frequency_hz ? c->frequency_hz : 1000000000u;
   xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   put(w, "[", 1);
   (void)xr_text_flush(&w->out); /* an array from the start; a failure sticks */
   return w;
-}
-
-/* The thread's name while it lives (comm), NULL when it is gone. */
-static const char *thread_name(int32_t pid, int32_t tid, char *buf,
-                               size_t cap) {
-  char file[64];
-  snprintf(file, sizeof file, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  ssize_t n = read(fd, buf, cap - 1);
-  close(fd);
-  if (n <= 0)
-    return NULL;
-  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
-    n--;
-  buf[n] = '\0';
-  return buf;
 }
 
 /* A thread_name or process_name metadata event. A process's also names the
@@ -378,11 +388,10 @@ int xr_chrome_close(struct xr_chrome *w) {
       emit_call(w, t, f->fid, f->tsc, t->last_tsc, MARK_OPEN);
     }
     char buf[64];
-    const char *name = thread_name(t->pid, t->tid, buf, sizeof buf);
-    if (name == NULL)
-      name = xr_thread_names_find(t->pid, t->tid, buf);
-    if (t->tid == t->pid && name == NULL)
-      name = xr_program_name();
+    const char *name =
+        w->c.thread_name ? w->c.thread_name(w->c.who_ctx, t->pid, t->tid, buf,
+                                            sizeof buf)
+                         : NULL;
     if (name != NULL)
       emit_name(w, "thread_name", t->pid, t->tid, name, false);
     if (t->stack != NULL)
@@ -393,28 +402,37 @@ int xr_chrome_close(struct xr_chrome *w) {
   for (size_t i = 0; i < w->thread_cap; i++)
     if (w->threads[i].used && w->threads[i].pid != named) {
       named = w->threads[i].pid;
-      emit_name(w, "process_name", named, named, xr_program_name(), true);
+      emit_name(w, "process_name", named, named,
+                w->c.process_name ? w->c.process_name(w->c.who_ctx, named)
+                                  : "process",
+                true);
     }
   put(w, "\n]\n", 3);
-  int rc = 0;
+  int rc = 0, err = 0;
   if (xr_text_flush(&w->out) != 0) {
-    xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
-              "the events written before (a JSON array without its end)",
-              w->path, strerror(w->out.failed));
+    err = w->out.failed;
+    if (!w->c.quiet)
+      xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
+                "the events written before (a JSON array without its end)",
+                w->path, strerror(err));
     rc = -1;
   }
   if (close(w->fd) != 0 && rc == 0) {
-    xr_report(XR_ERROR, "trace_output: closing '%s' failed: %s", w->path,
-              strerror(errno));
+    err = errno;
+    if (!w->c.quiet)
+      xr_report(XR_ERROR, "trace_output: closing '%s' failed: %s", w->path,
+                strerror(err));
     rc = -1;
   }
-  if (rc == 0)
+  if (rc == 0 && !w->c.quiet)
     xr_report(XR_INFO, "trace_output: wrote %llu events to %s (open it in "
               "https://ui.perfetto.dev)", (unsigned long long)w->events,
               w->path);
   if (w->threads != NULL)
     munmap(w->threads, w->thread_cap * sizeof *w->threads);
   munmap(w, sizeof *w);
+  if (rc != 0)
+    errno = err;
   return rc;
 }
 
@@ -422,9 +440,7 @@ int xr_chrome_close(struct xr_chrome *w) {
 
 static void *format_open(int fd, const char *path,
                          const struct xr_trace_context *c) {
-  struct xr_chrome *w =
-      xr_chrome_open_fd(fd, path, c->frequency_hz, c->base_ticks, c->name,
-                        c->name_ctx);
+  struct xr_chrome *w = xr_chrome_open_fd(fd, path, c);
   if (w == NULL)
     close(fd);
   return w;
@@ -437,5 +453,5 @@ static void format_event(void *w, int32_t pid, int32_t tid,
 
 static int format_close(void *w) { return xr_chrome_close(w); }
 
-const struct xr_trace_format xr_chrome_format = {".json", format_open,
-                                                 format_event, format_close};
+const struct xr_trace_format xr_chrome_format = {
+    ".json", format_open, format_event, format_close, true};

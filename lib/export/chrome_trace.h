@@ -18,7 +18,9 @@
  *   "open"       the call had not returned when the trace ended: it ends at
  *                the thread's last known time;
  *   "no-entry"   the trace began inside the call (its entry was not kept):
- *                it starts at the thread's first known time. */
+ *                it starts at the thread's first known time.
+ * What the mode dropped (XR_TEV_DROPPED) is an instant event "xray
+ * dropped" with args {"what", "count"}. */
 #ifndef XR_EXPORT_CHROME_TRACE_H
 #define XR_EXPORT_CHROME_TRACE_H
 
@@ -30,22 +32,20 @@ XR_HIDDEN extern const struct xr_trace_format xr_chrome_format;
 struct xr_chrome;
 
 /* Writes to fd (tests call it; the table opens the file); path names it
- * in messages. Ticks become microseconds at frequency_hz, counted from
- * base_ticks (ts 0). Returns NULL (reported at XR_ERROR) when the writer's
- * memory cannot be had. */
+ * in messages. Ticks become microseconds at c->frequency_hz, counted from
+ * c->base_ticks (ts 0). Returns NULL (reported at XR_ERROR unless
+ * c->quiet; errno ENOMEM) when the writer's memory cannot be had. */
 XR_HIDDEN struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
-                                              uint64_t frequency_hz,
-                                              uint64_t base_ticks,
-                                              xr_fn_name_fn name,
-                                              void *name_ctx);
+                                              const struct xr_trace_context *c);
 
 /* One record of thread (pid, tid). */
 XR_HIDDEN void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
                              const struct xr_tev *e);
 
-/* Ends calls still open (marked "open"), names the threads
- * (/proc/<pid>/task/<tid>/comm while they live), closes the array and the
- * file, frees w. Returns 0, or -1 when a write failed (reported). */
+/* Ends calls still open (marked "open"), names the threads and processes
+ * (the context's callbacks), closes the array and the file, frees w.
+ * Returns 0, or -1 with errno set when a write failed (reported unless
+ * quiet). */
 XR_HIDDEN int xr_chrome_close(struct xr_chrome *w);
 
 #endif

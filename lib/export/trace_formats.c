@@ -3,16 +3,21 @@
 #include "export/trace_formats.h"
 #include "core/base/report.h"
 #include "core/clock/clock.h"
+#include "core/clock/clock_lean.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/option_words.h"
 #include "core/output/output.h"
 #include "export/chrome_trace.h"
+#include "export/perfetto_trace.h"
+#include "export/thread_names.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One row per trace_output word, in bit order (XR_TRACE_OUT_*). A new
@@ -25,6 +30,7 @@ static const struct {
 } rows[] = {
     {"xray", NULL, "the log"},
     {"chrome", &xr_chrome_format, "Chrome trace events for Perfetto"},
+    {"perfetto", &xr_perfetto_format, "a native Perfetto trace"},
 };
 _Static_assert(XR_ARRAY_SIZE(rows) <= XR_TRACE_FORMATS_MAX, "one bit each");
 
@@ -102,6 +108,54 @@ static const char *dense_name(void *ctx, int32_t fid) {
                               packed < 0 ? fid : packed);
 }
 
+/* ---- threads and the process -------------------------------------------- */
+
+/* A thread's name: its comm while it lives, else the name it had when it
+ * exited (thread_names.c), else, for the main thread, the program's. */
+static const char *thread_name(void *ctx, int32_t pid, int32_t tid, char *buf,
+                               size_t cap) {
+  (void)ctx;
+  char file[64];
+  snprintf(file, sizeof file, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0 && cap > 16) {
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+      n--;
+    if (n > 0) {
+      buf[n] = '\0';
+      return buf;
+    }
+  } else if (fd >= 0) {
+    close(fd);
+  }
+  if (cap >= 16 && xr_thread_names_find(pid, tid, buf) != NULL)
+    return buf;
+  return tid == pid ? xr_program_name() : NULL;
+}
+
+static const char *process_name(void *ctx, int32_t pid) {
+  (void)ctx;
+  (void)pid; /* forks write their own logs: the process is this program */
+  return xr_program_name();
+}
+
+/* CLOCK_BOOTTIME at the clock's start ticks: now on both clocks, less the
+ * ticks since the start (0 when the clock cannot be read). */
+static uint64_t boottime_at(uint64_t base_ticks, uint64_t frequency_hz) {
+  struct timespec ts;
+  if (frequency_hz == 0 || clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+    return 0;
+  uint64_t now = xr_now();
+  uint64_t boot = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  uint64_t since = now > base_ticks
+                       ? (uint64_t)((unsigned __int128)(now - base_ticks) *
+                                    1000000000u / frequency_hz)
+                       : 0;
+  return boot > since ? boot - since : 0;
+}
+
 /* ---- writers ------------------------------------------------------------ */
 
 size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
@@ -111,9 +165,12 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
   struct xr_trace_context c = {
       .frequency_hz = frequency_hz,
       .base_ticks = xr_clock.start_ticks,
+      .base_boottime_ns = boottime_at(xr_clock.start_ticks, frequency_hz),
       .name = ids == XR_TRACE_IDS_DENSE ? dense_name : packed_name,
       .name_ctx = xr_names_table(0, &table) == XR_NAMES_OK ? (void *)table
-                                                           : NULL};
+                                                           : NULL,
+      .thread_name = thread_name,
+      .process_name = process_name};
   s->n = 0;
   s->temp = temp;
   s->log_path = log_path;
@@ -150,6 +207,16 @@ size_t xr_trace_writers_open(struct xr_trace_writers *s, unsigned outputs,
     s->w[s->n++] = w;
   }
   return s->n;
+}
+
+void xr_trace_writers_dropped(struct xr_trace_writers *s, int32_t pid,
+                              const struct xr_trace_drop *d, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    struct xr_tev e = {.kind = XR_TEV_DROPPED, .arg = d[i].count,
+                       .data = d[i].what};
+    if (d[i].count != 0)
+      xr_trace_writers_event(s, pid, 0, &e);
+  }
 }
 
 int xr_trace_writers_close(struct xr_trace_writers *s) {

@@ -18,7 +18,7 @@
  * by '+' or ','. "xray" is the mode's own log (written by the mode); every
  * other word is a stream format. Returns bit i for row i, 0 when a word is
  * unknown or none is given. */
-enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2 };
+enum { XR_TRACE_OUT_XRAY = 1, XR_TRACE_OUT_CHROME = 2, XR_TRACE_OUT_PERFETTO = 4 };
 XR_HIDDEN unsigned xr_trace_outputs_parse(const char *s);
 /* "xray and chrome": the words, for messages. */
 XR_HIDDEN const char *xr_trace_outputs_words(void);
@@ -63,6 +63,18 @@ static inline void xr_trace_writers_event(struct xr_trace_writers *s,
   for (size_t i = 0; i < s->n; i++)
     s->format[i]->event(s->w[i], pid, tid, e);
 }
+/* What a mode lost before its records reached the stream, one kind each
+ * ("nested events": count). */
+struct xr_trace_drop {
+  const char *what;
+  uint64_t count;
+};
+/* Says the drops of process pid in every writer (XR_TEV_DROPPED records at
+ * the end of the trace); kinds with count 0 are left out. */
+XR_HIDDEN void xr_trace_writers_dropped(struct xr_trace_writers *s,
+                                        int32_t pid,
+                                        const struct xr_trace_drop *d,
+                                        size_t n);
 /* Closes them all: 0, or -1 when one failed (reported). */
 XR_HIDDEN int xr_trace_writers_close(struct xr_trace_writers *s);
 

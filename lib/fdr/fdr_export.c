@@ -196,7 +196,8 @@ static void to_writers(void *ctx, const struct xr_fdr_span *span,
 /* The spans through the writers of outputs, opened and closed here. */
 static int write_spans(const char *log_path, unsigned outputs, bool temp,
                        struct xr_fdr_span *spans, size_t n, int version,
-                       uint64_t frequency_hz, bool joined) {
+                       uint64_t frequency_hz, bool joined,
+                       const struct xr_trace_drop *drops, size_t n_drops) {
   struct xr_trace_writers w;
   if (xr_trace_writers_open(&w, outputs, log_path, frequency_hz,
                             XR_TRACE_IDS_DENSE, temp) == 0)
@@ -205,14 +206,16 @@ static int write_spans(const char *log_path, unsigned outputs, bool temp,
   struct to_writers c = {&w, joined, NULL, 0};
   for (size_t i = 0; i < n; i++)
     xr_fdr_span_decode(&spans[i], version, to_writers, &c);
+  xr_trace_writers_dropped(&w, xr_pid(), drops, n_drops);
   return xr_trace_writers_close(&w);
 }
 
 int xr_fdr_write_streams(const char *log_path, unsigned outputs,
                          struct xr_fdr_span *spans, size_t n, int version,
-                         uint64_t frequency_hz) {
+                         uint64_t frequency_hz,
+                         const struct xr_trace_drop *drops, size_t n_drops) {
   return write_spans(log_path, outputs, false, spans, n, version,
-                     frequency_hz, false);
+                     frequency_hz, false, drops, n_drops);
 }
 
 int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
@@ -220,7 +223,7 @@ int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
   int fd = open(log_path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < XR_FDR_FILE_HEADER_SIZE) {
-    xr_report(XR_ERROR, "xray-fdr: cannot read '%s' back for its .json: %s",
+    xr_report(XR_ERROR, "xray-fdr: cannot read '%s' back for its trace files: %s",
               log_path, fd < 0 ? strerror(errno) : "too short");
     if (fd >= 0)
       close(fd);
@@ -230,13 +233,13 @@ int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
   uint8_t *file = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (file == MAP_FAILED) {
-    xr_report(XR_ERROR, "xray-fdr: cannot map '%s' for its .json: %s",
+    xr_report(XR_ERROR, "xray-fdr: cannot map '%s' for its trace files: %s",
               log_path, strerror(errno));
     return -1;
   }
   int version = file[0] | file[1] << 8;
   /* Version 2+ frames every block with BufferExtents; version 1 blocks
-   * have no length in front, so a version 1 file gets no JSON. */
+   * have no length in front, so a version 1 file gets no trace files. */
   size_t cap = 0, n = 0;
   struct xr_fdr_span *spans = NULL;
   int rc = version >= 2 ? 0 : -1;
@@ -259,9 +262,9 @@ int xr_fdr_file_write_streams(const char *log_path, unsigned outputs,
   }
   if (rc == 0)
     rc = write_spans(log_path, outputs, true, spans, n, version, frequency_hz,
-                     true);
+                     true, NULL, 0);
   else
-    xr_report(XR_ERROR, "xray-fdr: no .json for '%s': %s", log_path,
+    xr_report(XR_ERROR, "xray-fdr: no trace files for '%s': %s", log_path,
               version >= 2 ? "out of memory" : "FDR version 1 file");
   if (spans != NULL)
     munmap(spans, cap * sizeof *spans);

@@ -33,12 +33,15 @@ XR_HIDDEN void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
                                   xr_fdr_record_fn fn, void *ctx);
 
 /* Writes every stream format of outputs (XR_TRACE_OUT_*: `<log_path>.json`
- * for chrome) from any set of FDR buffers of this process: the flush calls
+ * for chrome, `.pftrace` for perfetto) from any set of FDR buffers of this
+ * process, and in each the n_drops drops the mode counted: the flush calls
  * it. Orders the spans in place (xr_fdr_spans_order). Returns 0, or -1 when
  * a file could not be written (reported). */
 XR_HIDDEN int xr_fdr_write_streams(const char *log_path, unsigned outputs,
                                    struct xr_fdr_span *spans, size_t n,
-                                   int version, uint64_t frequency_hz);
+                                   int version, uint64_t frequency_hz,
+                                   const struct xr_trace_drop *drops,
+                                   size_t n_drops);
 
 /* The same from an FDR file of this process (version 2+), read back: how
  * snapshots get theirs. Each is written as `<log_path><suffix>.part`,

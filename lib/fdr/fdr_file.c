@@ -10,6 +10,7 @@
 #include "core/names/object_map.h"
 #include "core/objects/objects.h"
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/thread/thread.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_export.h"
@@ -148,7 +149,7 @@ static uint64_t file_limit(void) {
  * (fdr_log_writer.c, version 5 and 1); else the buffers as they are. A write
  * that fails (disk full, RLIMIT_FSIZE) leaves the file cut back to the last
  * whole block, so what is there stays readable; with none it is removed.
- * Then the JSON beside it, when asked for. */
+ * Then the trace files beside it, when asked for. */
 void xr_fdr_file_write(unsigned outputs) {
   char path[PATH_MAX];
   int fd = xr_open_log_file(path, sizeof path);
@@ -202,13 +203,19 @@ void xr_fdr_file_write(unsigned outputs) {
   bool file_kept = kept > 0 && (rc == 0 || blocks);
   if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
     xr_object_map_write(path, true); /* only when shared objects registered */
-  if (xr_trace_outputs_streamed(outputs))
+  if (xr_trace_outputs_streamed(outputs)) {
+    const struct xr_trace_drop drops[] = {
+        {"events (no free buffer or too large)", xr_fdr_writers_dropped()},
+        {"nested events (inside the tracer)", xr_fdr_writers_nested()},
+        {"buffers overwritten (oldest records)",
+         __atomic_load_n(&xr_fdr_queue.overwritten, __ATOMIC_RELAXED)}};
     xr_fdr_write_streams(path, outputs, spans, n, xr_fdr_hot.version,
-                         xr_clock.frequency_hz);
+                         xr_clock.frequency_hz, drops, XR_ARRAY_SIZE(drops));
+  }
   if (spans != NULL)
     munmap(spans, bytes);
   if (!(outputs & XR_TRACE_OUT_XRAY))
-    unlink(path); /* the name was taken for the JSON beside it */
+    unlink(path); /* the name was taken for the trace files beside it */
 }
 
 /* True when some kept buffer holds a function record (byte 0 bit 0 clear);

@@ -12,7 +12,7 @@ XR_HIDDEN void xr_fdr_file_prepare(uint64_t buffer_size);
 /* __xray_log_process_buffers's iterator: the header, then every kept
  * buffer framed for the file; nothing unless FDR is finalized. */
 XR_HIDDEN XRayBuffer xr_fdr_iterator(XRayBuffer previous);
-/* Writes the log (and the JSON beside it, as `outputs` (XR_TRACE_OUT_*)
+/* Writes the log (and the trace files beside it, as `outputs` (XR_TRACE_OUT_*)
  * ask); failures are reported, never returned. */
 XR_HIDDEN void xr_fdr_file_write(unsigned outputs);
 /* True when some kept buffer holds a function record. */

@@ -23,7 +23,7 @@
 #include "fdr/fdr_prefault.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_slow_call.h"
-#include "fdr/fdr_snapjson.h"
+#include "fdr/fdr_snaptrace.h"
 #include "fdr/fdr_snapshot_names.h"
 #include "fdr/fdr_state.h"
 #include "fdr/fdr_thread.h"
@@ -189,7 +189,7 @@ static void install_handlers(bool on) {
                      XR_HANDLER_LEAN);
 }
 
-/* Thread exit: the JSON shows thread names, which /proc forgets. */
+/* Thread exit: the trace files show thread names, which /proc forgets. */
 static void thread_exit(void) {
   if (xr_trace_outputs_streamed(outputs) && xr_fdr_thread.writer != NULL)
     xr_thread_names_remember();
@@ -212,7 +212,7 @@ static void fork_child(void) {
   __atomic_store_n(&xr_fdr_snapshots_inside, 0, __ATOMIC_RELAXED);
   xr_fdr_prefault_fork_child();
   xr_fdr_triggers_fork_child();
-  xr_fdr_snapjson_fork_child();
+  xr_fdr_snaptrace_fork_child();
   xr_fdr_thread_forget_after_fork();
   if (xr_lifecycle_after_fork(&xr_fdr_lifecycle) != XR_NO_TRANSITION) {
     /* Another thread was initialising, finalizing or flushing: the child's
@@ -311,7 +311,7 @@ static XRayLogInitStatus fdr_init(size_t buffer_size, size_t buffer_max,
   install_handlers(true);
   xr_fdr_snapshot_prepare();
   if (xr_trace_outputs_streamed(outputs))
-    xr_fdr_snapjson_start(outputs); /* before the first snapshot is taken */
+    xr_fdr_snaptrace_start(outputs); /* before the first snapshot is taken */
   xr_lifecycle_end_init(&xr_fdr_lifecycle, true);
   xr_fdr_triggers_install(&triggers);
   xr_report(XR_INFO,
@@ -374,13 +374,13 @@ static XRayLogFlushStatus fdr_flush(void) {
   /* Keep our own handlers from running if a signal arrives mid-flush. */
   uint8_t guard = xr_guard_enter();
   __xray_log_remove_buffer_iterator();
-  /* The snapshots' JSON helper ends (after the file it is on); what it had
-   * not reached is converted here, the same way (fdr_snapjson.c). */
-  xr_fdr_snapjson_stop();
+  /* The snapshots' trace helper ends (after the file it is on); what it had
+   * not reached is converted here, the same way (fdr_snaptrace.c). */
+  xr_fdr_snaptrace_stop();
   if (!options.no_file_flush)
     xr_fdr_file_write(outputs);
   if (xr_trace_outputs_streamed(outputs))
-    xr_fdr_snapjson_convert_new();
+    xr_fdr_snaptrace_convert_new();
   report_all_calls_erased();
   uint64_t dropped = xr_fdr_writers_dropped();
   uint64_t nested = xr_fdr_writers_nested();

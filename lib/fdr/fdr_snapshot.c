@@ -44,7 +44,7 @@
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_raw_text.h"
 #include "fdr/fdr_records.h"
-#include "fdr/fdr_snapjson.h"
+#include "fdr/fdr_snaptrace.h"
 #include "fdr/fdr_snapshot.h"
 #include "fdr/fdr_snapshot_log.h"
 #include "fdr/fdr_snapshot_names.h"
@@ -517,10 +517,10 @@ static XRaySnapshotStatus write_snapshot(const struct xr_fdr_snapshot_why *why,
     write_map(name, map, sizeof map);
   }
   if (slot == XR_SNAP_SLOT_NORMAL) {
-    /* Whole (or removed): the JSON side may read it now. A crash's file
-     * gets no JSON: the process is ending. */
+    /* Whole (or removed): the trace side may read it now. A crash's file
+     * gets none here: the process is ending. */
     xr_fdr_snapshot_names_done(number);
-    xr_fdr_snapjson_wake();
+    xr_fdr_snaptrace_wake();
   }
   return status;
 }

@@ -1,7 +1,7 @@
 /* FDR snapshots: every thread's buffers written to a new file while the
  * writers go on (fdr_snapshot.c). The triggers that take them are in
  * fdr_triggers.h and fdr_slow_call.h, their names in fdr_snapshot_names.h,
- * their JSON in fdr_snapjson.h. */
+ * their trace files in fdr_snaptrace.h. */
 #ifndef XR_FDR_SNAPSHOT_H
 #define XR_FDR_SNAPSHOT_H
 

@@ -1,6 +1,6 @@
 /* The names of FDR snapshots (`<base><program>.<suffix>.snap<N>`): the
- * number each new one takes, and which finished ones the JSON side may read
- * (fdr_snapjson.c). Async-signal-safe but for the control-path calls said
+ * number each new one takes, and which finished ones the trace side may read
+ * (fdr_snaptrace.c). Async-signal-safe but for the control-path calls said
  * so in fdr_snapshot_names.h. */
 #include "core/options/options.h"
 #include "core/output/output.h"
@@ -14,7 +14,7 @@
 
 static char name_prefix[PATH_MAX]; /* <base><program>.<suffix>.snap */
 static uint32_t name_counter;  /* atomic: the last N handed out */
-/* Which files the JSON side (xr_fdr_snapshot_each_new) may read. Normal
+/* Which files the trace side (xr_fdr_snapshot_each_new) may read. Normal
  * snapshots run one at a time (the try-lock), so they end in number order:
  * each one up to normal_done is whole. A crash snapshot may run beside
  * them and take a number in between: crash_number names it (CRASH_TAKING
@@ -90,7 +90,7 @@ void xr_fdr_snapshot_each_new(void (*fn)(const char *path)) {
 
 void xr_fdr_snapshot_names_fork_child(void) {
   /* The child's snapshots get names of its own (a new suffix, from 000001):
-   * the parent's JSON side never reads them, nor the child's the parent's. */
+   * the parent's trace side never reads them, nor the child's the parent's. */
   name_prefix[0] = 0;
   __atomic_store_n(&name_counter, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&normal_done, 0, __ATOMIC_RELAXED);

@@ -1,5 +1,5 @@
 /* The names of FDR snapshots (fdr_snapshot_names.c): taken by the writer
- * (fdr_snapshot.c), read back by the JSON side (fdr_snapjson.c). */
+ * (fdr_snapshot.c), read back by the trace side (fdr_snaptrace.c). */
 #ifndef XR_FDR_SNAPSHOT_NAMES_H
 #define XR_FDR_SNAPSHOT_NAMES_H
 
@@ -10,13 +10,13 @@
 XR_HIDDEN void xr_fdr_snapshot_prepare(void);
 /* Creates the next snapshot file (O_EXCL) and writes its name into name;
  * its fd with *number set, or -1 with errno. crash: a crash snapshot, whose
- * file the JSON side never reads. Async-signal-safe. */
+ * file the trace side never reads. Async-signal-safe. */
 XR_HIDDEN int xr_fdr_snapshot_open(char *name, size_t cap, uint32_t *number,
                                    bool crash);
-/* A normal snapshot numbered `number` is whole (or removed): the JSON side
+/* A normal snapshot numbered `number` is whole (or removed): the trace side
  * may read it. Async-signal-safe. */
 XR_HIDDEN void xr_fdr_snapshot_names_done(uint32_t number);
-/* Control path (the JSON helper thread, or flush once it is joined: one
+/* Control path (the trace helper thread, or flush once it is joined: one
  * caller at a time): calls fn with the name of every file of a normal
  * snapshot (API, signal, slow call) this process finished since the last
  * call (none twice), in the order taken. Never a crash snapshot's file. */

@@ -3,8 +3,8 @@
  * Every trigger writes the snapshot itself, on the thread that triggered
  * it: the writer (fdr_snapshot.c) is async-signal-safe throughout, so a
  * signal or crash handler needs no helper thread (a thread could not help
- * a crash: the process is about to end). Only the optional Chrome JSON of
- * a snapshot, which allocates, is left to one (fdr_snapjson.c). */
+ * a crash: the process is about to end). Only the optional trace files of
+ * a snapshot, which allocates, is left to one (fdr_snaptrace.c). */
 #include "core/base/common.h"
 #include "core/base/report.h"
 #include "fdr/fdr_sigfront.h"

@@ -14,6 +14,7 @@
 #include "core/options/option_words.h"
 #include "core/options/options.h"
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/thread/thread.h"
 #include "export/pprof_mapping.h"
 #include "profiling/profile_folded.h"

@@ -6,6 +6,7 @@
  * xr_process_suffix). Files are created with O_CREAT|O_EXCL, mode 0600,
  * retrying the next name on EEXIST. */
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/options/options.h"
@@ -17,7 +18,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 /* The name is copied once, at start: a program may rewrite its argv memory
@@ -187,40 +187,6 @@ int xr_open_sibling_file(const char *path, const char *suffix, char *out,
 int xr_open_sibling_temp(const char *path, const char *suffix, char *out,
                          size_t cap) {
   return open_sibling(path, suffix, out, cap, false);
-}
-
-/* True when writing n more bytes at fd's offset would cross RLIMIT_FSIZE:
- * the kernel would raise SIGXFSZ, which kills the program by default. A
- * pipe or socket (no offset) has no such limit. */
-static bool beyond_size_limit(int fd, size_t n) {
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-    return false;
-  off_t at = lseek(fd, 0, SEEK_CUR);
-  return at >= 0 && (uint64_t)at + n > (uint64_t)rl.rlim_cur;
-}
-
-int xr_write_all(int fd, const void *buf, size_t n) {
-  if (beyond_size_limit(fd, n)) {
-    errno = EFBIG; /* said by the caller, as for a full disk */
-    return -1;
-  }
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    if (w == 0) {
-      errno = EIO; /* no progress on a regular file or pipe: give up */
-      return -1;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
 }
 
 void xr_file_header_init(struct xr_file_header *h, uint16_t version,

@@ -33,12 +33,6 @@ XR_HIDDEN int xr_open_sibling_file(const char *path, const char *suffix,
 XR_HIDDEN int xr_open_sibling_temp(const char *path, const char *suffix,
                                    char *out, size_t cap);
 
-/* Writes all n bytes, retrying on EINTR and short writes. Returns 0, or -1
- * with errno set (nothing reported: the caller says what failed); EFBIG,
- * writing nothing, when the bytes would cross RLIMIT_FSIZE (so SIGXFSZ is
- * never raised on the program). Async-signal-safe. */
-XR_HIDDEN int xr_write_all(int fd, const void *buf, size_t n);
-
 /* The common 32-byte header of basic and FDR files (LLVM's
  * docs/XRayFDRFormat.rst "Header Section"; compiler-rt's xray_records.h). */
 struct xr_file_header {

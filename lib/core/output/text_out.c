@@ -1,11 +1,46 @@
 /* Buffered writer for the readable files. See text_out.h. */
 #include "core/output/text_out.h"
-#include "core/output/output.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* True when writing n more bytes at fd's offset would cross RLIMIT_FSIZE:
+ * the kernel would raise SIGXFSZ, which kills the program by default. A
+ * pipe or socket (no offset) has no such limit. */
+static bool beyond_size_limit(int fd, size_t n) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return false;
+  off_t at = lseek(fd, 0, SEEK_CUR);
+  return at >= 0 && (uint64_t)at + n > (uint64_t)rl.rlim_cur;
+}
+
+int xr_write_all(int fd, const void *buf, size_t n) {
+  if (beyond_size_limit(fd, n)) {
+    errno = EFBIG; /* said by the caller, as for a full disk */
+    return -1;
+  }
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (w == 0) {
+      errno = EIO; /* no progress on a regular file or pipe: give up */
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
 
 int xr_text_fd_sink(void *ctx, const void *data, size_t n) {
   return xr_write_all(*(const int *)ctx, data, n);

@@ -16,6 +16,12 @@
 
 #include <stdarg.h>
 
+/* Writes all n bytes, retrying on EINTR and short writes. Returns 0, or -1
+ * with errno set (nothing reported: the caller says what failed); EFBIG,
+ * writing nothing, when the bytes would cross RLIMIT_FSIZE (so SIGXFSZ is
+ * never raised on the program). Async-signal-safe. */
+XR_HIDDEN int xr_write_all(int fd, const void *buf, size_t n);
+
 /* Writes all n bytes: 0, or -1 with errno set. */
 typedef int (*xr_sink_fn)(void *ctx, const void *data, size_t n);
 

@@ -52,7 +52,7 @@ if command -v python3 >/dev/null; then
   read -r _ _ count name blocked < <(grep '^threads init' names.txt)
   # (TSan starts a thread of its own with the first pthread_create)
   [[ "${XRAY_TEST_SANITIZE:-}" == *thread* ]] || expect_eq "helper: threads" "$((before + 1))" "$count"
-  expect_eq "helper: name" xray-snapjson "$name"
+  expect_eq "helper: name" xray-snaptrace "$name"
   if [ -n "${XRAY_TEST_EMULATOR:-}" ]; then
     # qemu-user keeps the guest's masks to itself: /proc shows its own
     note "helper's SigBlk not checked under emulation (/proc shows the emulator's mask)"

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "core/options/options.h"
 #include "core/output/output.h"
+#include "core/output/text_out.h"
 #include "core/base/report.h"
 
 static char dir[256];

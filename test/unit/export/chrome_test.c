@@ -18,6 +18,7 @@
 
 #include "export/chrome_trace.h"
 #include "export/trace_formats.h"
+#include "xray/xray_version.h"
 
 static const char *name_of(void *ctx, int32_t fid) {
   (void)ctx;
@@ -25,13 +26,33 @@ static const char *name_of(void *ctx, int32_t fid) {
   return fid >= 0 && fid < 4 ? names[fid] : "?";
 }
 
-/* pid 10 is not a live process, so no thread name comes from /proc;
- * tid == pid gets the program's name. */
-static char *run_at(void (*feed)(struct xr_chrome *), char *buf, size_t cap,
-                    uint64_t hz, uint64_t base) {
+/* Names come from the context's callbacks only (the writer reads no
+ * runtime state): thread 11 is "worker", the others have none. */
+static const char *thread_name_of(void *ctx, int32_t pid, int32_t tid,
+                                  char *buf, size_t cap) {
+  (void)ctx;
+  (void)pid;
+  (void)buf;
+  (void)cap;
+  return tid == 11 ? "worker" : NULL;
+}
+
+static const char *process_name_of(void *ctx, int32_t pid) {
+  (void)ctx;
+  (void)pid;
+  return "prog";
+}
+
+static char *run_whole(void (*feed)(struct xr_chrome *), char *buf,
+                       size_t cap, uint64_t hz, uint64_t base) {
   int fd = memfd_create("chrome", 0);
   assert_true(fd >= 0);
-  struct xr_chrome *w = xr_chrome_open_fd(fd, "mem", hz, base, name_of, NULL);
+  struct xr_trace_context c = {.frequency_hz = hz,
+                               .base_ticks = base,
+                               .name = name_of,
+                               .thread_name = thread_name_of,
+                               .process_name = process_name_of};
+  struct xr_chrome *w = xr_chrome_open_fd(fd, "mem", &c);
   assert_non_null(w);
   int dup_fd = dup(fd);
   feed(w);
@@ -40,6 +61,12 @@ static char *run_at(void (*feed)(struct xr_chrome *), char *buf, size_t cap,
   assert_true(n > 0);
   buf[n] = '\0';
   close(dup_fd);
+  return buf;
+}
+
+static char *run_at(void (*feed)(struct xr_chrome *), char *buf, size_t cap,
+                    uint64_t hz, uint64_t base) {
+  run_whole(feed, buf, cap, hz, base);
   /* drop the metadata lines (program name depends on the test binary) */
   char *m = strstr(buf, ",\n{\"name\":\"process_name\"");
   char *t = strstr(buf, ",\n{\"name\":\"thread_name\"");
@@ -247,6 +274,31 @@ static void test_before_time_zero(void **state) {
       "]\n");
 }
 
+/* What the mode dropped is said in the file (at the trace's last time when
+ * the mode gives none), and the names come from the context. */
+static void feed_drops(struct xr_chrome *w) {
+  ev(w, 11, XR_TEV_ENTER, 2, 1000);
+  ev(w, 11, XR_TEV_EXIT, 2, 3000);
+  struct xr_tev d = {.kind = XR_TEV_DROPPED, .arg = 42,
+                     .data = "nested events"};
+  xr_chrome_add(w, 10, 0, &d);
+  struct xr_tev none = {.kind = XR_TEV_DROPPED, .arg = 0, .data = "x"};
+  xr_chrome_add(w, 10, 0, &none); /* nothing lost: nothing said */
+}
+
+static void test_drops_and_names(void **state) {
+  (void)state;
+  char buf[2048];
+  assert_string_equal(
+      run_whole(feed_drops, buf, sizeof buf, 1000000000u, 0),
+      "[\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":1.000,\"dur\":2.000,\"pid\":10,\"tid\":11},\n"
+      "{\"name\":\"xray dropped\",\"ph\":\"i\",\"s\":\"p\",\"ts\":3.000,\"pid\":10,\"tid\":10,\"args\":{\"what\":\"nested events\",\"count\":42}},\n"
+      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":10,\"tid\":11,\"args\":{\"name\":\"worker\"}},\n"
+      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":10,\"tid\":10,\"args\":{\"name\":\"prog\",\"xray_runtime\":\"" XRAY_RUNTIME_VERSION "\"}}\n"
+      "]\n");
+}
+
 static void test_outputs_parse(void **state) {
   (void)state;
   assert_int_equal(xr_trace_outputs_parse("xray"), XR_TRACE_OUT_XRAY);
@@ -268,6 +320,7 @@ int main(void) {
       cmocka_unit_test(test_empty_is_valid),
       cmocka_unit_test(test_slow_counter_nests),
       cmocka_unit_test(test_before_time_zero),
+      cmocka_unit_test(test_drops_and_names),
       cmocka_unit_test(test_outputs_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,15 +21,25 @@ static void words_are_rows(void **state) {
   (void)state;
   assert_int_equal(xr_trace_outputs_parse("xray+chrome"),
                    XR_TRACE_OUT_XRAY | XR_TRACE_OUT_CHROME);
-  assert_int_equal(xr_trace_outputs_parse("perfetto"), 0);
-  assert_string_equal(xr_trace_outputs_words(), "xray and chrome");
+  assert_int_equal(xr_trace_outputs_parse("xray+perfetto"),
+                   XR_TRACE_OUT_XRAY | XR_TRACE_OUT_PERFETTO);
+  assert_int_equal(xr_trace_outputs_parse("chrome+perfetto"),
+                   XR_TRACE_OUT_CHROME | XR_TRACE_OUT_PERFETTO);
+  assert_int_equal(xr_trace_outputs_parse("pftrace"), 0);
+  assert_string_equal(xr_trace_outputs_words(), "xray, chrome and perfetto");
   char help[256];
   xr_trace_outputs_help(help, sizeof help);
-  assert_string_equal(help, "xray (the log) and chrome (Chrome trace events "
-                            "for Perfetto: <log>.json)");
+  assert_string_equal(help, "xray (the log), chrome (Chrome trace events "
+                            "for Perfetto: <log>.json) and perfetto (a "
+                            "native Perfetto trace: <log>.pftrace)");
   xr_trace_outputs_files(XR_TRACE_OUT_XRAY | XR_TRACE_OUT_CHROME, "d/log",
                          help, sizeof help);
   assert_string_equal(help, "chrome ('d/log.json')");
+  xr_trace_outputs_files(XR_TRACE_OUT_CHROME | XR_TRACE_OUT_PERFETTO, "d/log",
+                         help, sizeof help);
+  assert_string_equal(help, "chrome ('d/log.json') and perfetto "
+                            "('d/log.pftrace')");
+  assert_true(xr_trace_outputs_streamed(XR_TRACE_OUT_PERFETTO));
   xr_trace_outputs_files(XR_TRACE_OUT_XRAY, "d/log", help, sizeof help);
   assert_string_equal(help, "");
   assert_false(xr_trace_outputs_streamed(XR_TRACE_OUT_XRAY));

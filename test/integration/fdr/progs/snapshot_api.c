@@ -5,7 +5,7 @@
  *
  * Also prints the threads the process has before FDR starts, once it is
  * initialised, and after the flush ("threads WHEN N NAME SIGBLK": NAME and
- * SIGBLK of the thread named xray-snapjson, else "- -"; a sanitizer may
+ * SIGBLK of the thread named xray-snaptrace, else "- -"; a sanitizer may
  * add threads of its own to N). With chrome output in CONFIG, after each
  * snapshot it waits for `<snapshot>.json` (polling, bounded: exit 3 after
  * 60 s) and hard-links it to `<snapshot>.json.before_flush`, so the script
@@ -49,7 +49,7 @@ NEVER static int scan_threads(char other[64], int *flushing) {
       sscanf(line, "SigBlk: %31s", blocked);
     }
     fclose(f);
-    if (strcmp(name, "xray-snapjson") == 0)
+    if (strcmp(name, "xray-snaptrace") == 0)
       snprintf(other, 64, "%s %s", name, blocked);
     if (strcmp(name, "xray-flush") == 0)
       *flushing = 1;

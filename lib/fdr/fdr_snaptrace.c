@@ -1,22 +1,23 @@
-/* The Chrome trace JSON of snapshots (trace_output=chrome), soon after each.
+/* The trace files of snapshots (every stream format trace_output names:
+ * chrome's `.json`, perfetto's `.pftrace`), soon after each.
  *
  * A snapshot runs where nothing may allocate (a signal handler, the
- * async-signal-safe API, a slow call's exit); the JSON writer allocates,
- * loads the name table and reads /proc. So one helper thread writes it:
- * - it exists only while FDR is initialised with chrome output on: created
- *   at init (never in a signal context), joined at flush;
+ * async-signal-safe API, a slow call's exit); converting it loads the name
+ * table and reads /proc for thread names. So one helper thread does it:
+ * - it exists only while FDR is initialised with a stream format on:
+ *   created at init (never in a signal context), joined at flush;
  * - a snapshot wakes it with sem_post (async-signal-safe, never blocks);
  * - it converts every snapshot finished since its last pass
  *   (xr_fdr_snapshot_each_new), and flush, after joining it, converts what
  *   is left the same way: one mechanism, and one caller at a time, so each
- *   `.json` has one writer;
+ *   file has one writer;
  * - it blocks every signal (created with all of them blocked: the program's
  *   signals go to the program's threads) and never records: its
  *   xr_in_handler stays set, so an event on it would be dropped (it calls
  *   nothing instrumented; a thread without a buffer takes the full path,
  *   which checks the guard).
  * A fork child has no helper (only the forking thread survives): its
- * snapshots get their JSON at its flush. */
+ * snapshots get their files at its flush. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "core/clock/clock.h"
 #include "core/base/report.h"
@@ -24,7 +25,7 @@
 #include "export/thread_names.h"
 #include "export/trace_formats.h"
 #include "fdr/fdr_export.h"
-#include "fdr/fdr_snapjson.h"
+#include "fdr/fdr_snaptrace.h"
 #include "fdr/fdr_snapshot_names.h"
 
 #include <errno.h>
@@ -49,7 +50,7 @@ static void convert_one(const char *path) {
   }
 }
 
-void xr_fdr_snapjson_convert_new(void) {
+void xr_fdr_snaptrace_convert_new(void) {
   xr_fdr_snapshot_each_new(convert_one);
 }
 
@@ -64,18 +65,18 @@ static void *helper_main(void *arg) {
     }
     if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
       return NULL; /* flush converts the rest */
-    xr_fdr_snapjson_convert_new();
+    xr_fdr_snaptrace_convert_new();
   }
 }
 
-void xr_fdr_snapjson_start(unsigned trace_outputs) {
+void xr_fdr_snaptrace_start(unsigned trace_outputs) {
   outputs = trace_outputs; /* flush's convert_new uses it, helper or not */
   if (running)
     return;
   if (!wake_ready) {
     if (sem_init(&wake, 0, 0) != 0) {
-      xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (sem_init: %s); "
-                          "snapshots get their .json at flush",
+      xr_report(XR_ERROR, "xray-fdr: no snapshot trace thread (sem_init: %s); "
+                          "snapshots get their trace files at flush",
                 strerror(errno));
       return;
     }
@@ -84,24 +85,24 @@ void xr_fdr_snapjson_start(unsigned trace_outputs) {
   __atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
   int rc = xr_thread_start_own(helper_main, NULL, &helper);
   if (rc != 0) {
-    xr_report(XR_ERROR, "xray-fdr: no snapshot JSON thread (%s); snapshots "
-                        "get their .json at flush",
+    xr_report(XR_ERROR, "xray-fdr: no snapshot trace thread (%s); snapshots "
+                        "get their trace files at flush",
               strerror(rc));
     return;
   }
-  pthread_setname_np(helper, "xray-snapjson");
+  pthread_setname_np(helper, "xray-snaptrace");
   running = true;
   __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
 }
 
-void xr_fdr_snapjson_wake(void) {
+void xr_fdr_snaptrace_wake(void) {
   /* A post after stop (a snapshot that saw armed just before) only makes
    * the next helper look once for nothing. */
   if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
     sem_post(&wake);
 }
 
-void xr_fdr_snapjson_stop(void) {
+void xr_fdr_snaptrace_stop(void) {
   if (!running)
     return;
   __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
@@ -111,7 +112,7 @@ void xr_fdr_snapjson_stop(void) {
   running = false;
 }
 
-void xr_fdr_snapjson_fork_child(void) {
+void xr_fdr_snaptrace_fork_child(void) {
   __atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
   running = false; /* the parent's thread; nothing to join here */
   /* It may have been reading thread names when the parent forked: that

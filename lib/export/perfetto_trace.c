@@ -1,0 +1,826 @@
+/* Perfetto trace writer. See perfetto_trace.h.
+ *
+ * Field numbers are those of google/perfetto's protos/perfetto/trace/
+ * (trace.proto, trace_packet.proto, trace_packet_defaults.proto,
+ * clock_snapshot.proto, interned_data/interned_data.proto, track_event/
+ * track_event.proto, track_descriptor.proto, process_descriptor.proto,
+ * thread_descriptor.proto, debug_annotation.proto); the enum values of
+ * TrackEvent.Type, TracePacket.SequenceFlags and BuiltinClock too.
+ *
+ * Packets are written top-down, straight into the output: each one's size
+ * is computed first (sz_* below), so no message is assembled apart and a
+ * name of any length is copied once. */
+#include "export/perfetto_trace.h"
+#include "core/base/mmap_array.h"
+#include "core/base/report.h"
+#include "core/output/text_out.h"
+#include "export/pb_encode.h"
+#include "xray/xray_version.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Trace */
+enum { TRACE_PACKET = 1 };
+/* TracePacket */
+enum {
+  PK_CLOCK_SNAPSHOT = 6,
+  PK_TIMESTAMP = 8,
+  PK_SEQUENCE_ID = 10, /* trusted_packet_sequence_id */
+  PK_TRACK_EVENT = 11,
+  PK_INTERNED_DATA = 12,
+  PK_SEQUENCE_FLAGS = 13,
+  PK_TIMESTAMP_CLOCK_ID = 58,
+  PK_DEFAULTS = 59,
+  PK_TRACK_DESCRIPTOR = 60
+};
+enum { SEQ_INCREMENTAL_STATE_CLEARED = 1 };
+/* TracePacketDefaults, TrackEventDefaults */
+enum { DEF_TIMESTAMP_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11 };
+/* ClockSnapshot, ClockSnapshot.Clock */
+enum { CS_CLOCKS = 1, CS_PRIMARY_TRACE_CLOCK = 2 };
+enum { CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3 };
+enum { BUILTIN_CLOCK_BOOTTIME = 6, SEQUENCE_CLOCK = 64 /* 64-127: scoped */ };
+/* TrackEvent */
+enum {
+  TE_DEBUG_ANNOTATION = 4,
+  TE_TYPE = 9,
+  TE_NAME_IID = 10,
+  TE_TRACK_UUID = 11,
+  TE_NAME = 23
+};
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3 };
+/* InternedData, EventName */
+enum { ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2 };
+/* DebugAnnotation */
+enum { DA_UINT = 3, DA_STRING = 6, DA_NAME = 10 };
+/* TrackDescriptor, ProcessDescriptor, ThreadDescriptor */
+enum { TD_UUID = 1, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5 };
+enum { PD_PID = 1, PD_NAME = 6, PD_LABELS = 8 };
+enum { THD_PID = 1, THD_TID = 2, THD_NAME = 5 };
+
+enum { GLOBAL_SEQUENCE = 1 };
+
+/* Custom and typed events' payloads are cut after this many bytes (and
+ * marked): a payload is shown, not archived. */
+#define PAYLOAD_MAX 4096u
+#define OUT_CAP ((size_t)256 * 1024)
+#define RUNTIME_LABEL "xray runtime " XRAY_RUNTIME_VERSION
+
+enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
+static const char *const mark_text[] = {"", "unwound", "open", "no-entry"};
+
+struct interned {
+  int32_t fid;
+  uint32_t iid; /* 0: an empty slot */
+};
+
+struct thread {
+  int32_t pid, tid;
+  bool used;
+  uint32_t seq;
+  uint64_t uuid;
+  uint64_t first_tsc, last_tsc;
+  uint64_t last_ns;   /* the sequence's clock: the last timestamp written */
+  uint64_t no_entry;  /* calls written as no-entry so far */
+  int32_t *stack;
+  size_t depth, cap;
+  uint64_t untracked; /* calls entered while the stack could not grow */
+  struct interned *names;
+  size_t name_cap, name_count;
+};
+
+struct process {
+  int32_t pid;
+  bool used;
+};
+
+struct xr_perfetto {
+  int fd;
+  char path[PATH_MAX];
+  struct xr_trace_context c;
+  uint32_t next_seq;
+  uint64_t max_tsc; /* the latest time of any thread */
+  bool any_tsc;
+  struct thread *threads;
+  size_t thread_cap, thread_count;
+  struct process *processes;
+  size_t process_cap, process_count;
+  struct xr_text_out out;
+  char out_buf[OUT_CAP];
+};
+
+static void *mmap_zeroed(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+/* BOOTTIME nanoseconds of a tick count: one monotone function (floor of an
+ * exact 128-bit product, as the Chrome writer's), never below 0. */
+static uint64_t to_ns(const struct xr_perfetto *w, uint64_t tsc) {
+  uint64_t f = w->c.frequency_hz, base = w->c.base_boottime_ns;
+  if (tsc >= w->c.base_ticks)
+    return base + (uint64_t)((unsigned __int128)(tsc - w->c.base_ticks) *
+                             1000000000u / f);
+  uint64_t before = (uint64_t)(((unsigned __int128)(w->c.base_ticks - tsc) *
+                                    1000000000u + f - 1) / f);
+  return before < base ? base - before : 0;
+}
+
+/* ---- encoding: sizes first, then the bytes ----------------------------- */
+
+static size_t vsz(uint64_t v) { return xr_pb_varint_size(v); }
+
+static size_t sz_uint(unsigned field, uint64_t v) {
+  return vsz((uint64_t)field << 3) + vsz(v);
+}
+
+static size_t sz_len(unsigned field, size_t n) {
+  return vsz((uint64_t)field << 3 | XR_PB_WIRE_LEN) + vsz(n) + n;
+}
+
+static void put(struct xr_perfetto *w, const void *data, size_t n) {
+  xr_text_put(&w->out, data, n);
+}
+
+static void put_uint(struct xr_perfetto *w, unsigned field, uint64_t v) {
+  uint8_t b[2 * XR_PB_VARINT_MAX];
+  size_t n = xr_pb_varint_encode(b, (uint64_t)field << 3 | XR_PB_WIRE_VARINT);
+  n += xr_pb_varint_encode(b + n, v);
+  put(w, b, n);
+}
+
+/* The key and length of a length-delimited field; its n bytes follow. */
+static void put_len(struct xr_perfetto *w, unsigned field, size_t n) {
+  uint8_t b[2 * XR_PB_VARINT_MAX];
+  size_t k = xr_pb_varint_encode(b, (uint64_t)field << 3 | XR_PB_WIRE_LEN);
+  k += xr_pb_varint_encode(b + k, n);
+  put(w, b, k);
+}
+
+static void put_bytes(struct xr_perfetto *w, unsigned field, const void *s,
+                      size_t n) {
+  put_len(w, field, n);
+  put(w, s, n);
+}
+
+/* A packet of `body` bytes starts: whole packets only between drains, so
+ * a file cut short (a kill, a full disk) ends after a whole packet, unless
+ * one packet is larger than the buffer. */
+static void begin_packet(struct xr_perfetto *w, size_t body) {
+  xr_text_reserve(&w->out, sz_len(TRACE_PACKET, body));
+  put_len(w, TRACE_PACKET, body);
+}
+
+/* A payload as text: printable ASCII but '\' as it is, every other byte
+ * \xHH, so any payload is valid UTF-8. */
+static bool plain(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; }
+
+static size_t escaped_size(const unsigned char *s, size_t n) {
+  size_t out = n;
+  for (size_t i = 0; i < n; i++)
+    out += plain(s[i]) ? 0 : 3;
+  return out;
+}
+
+static void put_escaped(struct xr_perfetto *w, const unsigned char *s,
+                        size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (plain(s[i]))
+      continue;
+    put(w, s + start, i - start);
+    char esc[4] = {'\\', 'x', hex[s[i] >> 4], hex[s[i] & 15]};
+    put(w, esc, 4);
+    start = i + 1;
+  }
+  put(w, s + start, n - start);
+}
+
+/* DebugAnnotation {name, string_value} and {name, uint_value}. */
+static size_t sz_note_str(const char *name, size_t value_len) {
+  return sz_len(DA_NAME, strlen(name)) + sz_len(DA_STRING, value_len);
+}
+static void put_note_str(struct xr_perfetto *w, const char *name,
+                         const char *value) {
+  size_t n = strlen(value);
+  put_len(w, TE_DEBUG_ANNOTATION, sz_note_str(name, n));
+  put_bytes(w, DA_NAME, name, strlen(name));
+  put_bytes(w, DA_STRING, value, n);
+}
+static size_t sz_note_uint(const char *name, uint64_t v) {
+  return sz_len(DA_NAME, strlen(name)) + sz_uint(DA_UINT, v);
+}
+static void put_note_uint(struct xr_perfetto *w, const char *name,
+                          uint64_t v) {
+  put_len(w, TE_DEBUG_ANNOTATION, sz_note_uint(name, v));
+  put_bytes(w, DA_NAME, name, strlen(name));
+  put_uint(w, DA_UINT, v);
+}
+
+/* ---- threads and processes ---------------------------------------------- */
+
+static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
+  uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
+               0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 20) & (cap - 1);
+}
+
+/* Track uuids: a process's is its pid in the high half, a thread's adds
+ * its tid (never 0) in the low half. */
+static uint64_t process_uuid(int32_t pid) { return (uint64_t)(uint32_t)pid << 32; }
+static uint64_t thread_uuid(int32_t pid, int32_t tid) {
+  return process_uuid(pid) | (uint32_t)tid;
+}
+
+static bool grow_threads(struct xr_perfetto *w) {
+  size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
+  struct thread *fresh = mmap_zeroed(cap * sizeof *fresh);
+  if (fresh == NULL)
+    return false;
+  for (size_t i = 0; i < w->thread_cap; i++) {
+    if (!w->threads[i].used)
+      continue;
+    size_t s = slot_of(cap, w->threads[i].pid, w->threads[i].tid);
+    while (fresh[s].used)
+      s = (s + 1) & (cap - 1);
+    fresh[s] = w->threads[i];
+  }
+  if (w->threads != NULL)
+    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  w->threads = fresh;
+  w->thread_cap = cap;
+  return true;
+}
+
+static bool grow_processes(struct xr_perfetto *w) {
+  size_t cap = w->process_cap ? w->process_cap * 2 : 16;
+  struct process *fresh = mmap_zeroed(cap * sizeof *fresh);
+  if (fresh == NULL)
+    return false;
+  for (size_t i = 0; i < w->process_cap; i++) {
+    if (!w->processes[i].used)
+      continue;
+    size_t s = slot_of(cap, w->processes[i].pid, 0);
+    while (fresh[s].used)
+      s = (s + 1) & (cap - 1);
+    fresh[s] = w->processes[i];
+  }
+  if (w->processes != NULL)
+    munmap(w->processes, w->process_cap * sizeof *w->processes);
+  w->processes = fresh;
+  w->process_cap = cap;
+  return true;
+}
+
+/* The process's track, described on sequence 1 at its first sight. */
+static void see_process(struct xr_perfetto *w, int32_t pid) {
+  if (w->process_cap != 0) {
+    size_t s = slot_of(w->process_cap, pid, 0);
+    for (; w->processes[s].used; s = (s + 1) & (w->process_cap - 1))
+      if (w->processes[s].pid == pid)
+        return;
+  }
+  if ((w->process_count + 1) * 4 > w->process_cap * 3 && !grow_processes(w))
+    return; /* undescribed: its threads' tracks still name the pid */
+  size_t s = slot_of(w->process_cap, pid, 0);
+  while (w->processes[s].used)
+    s = (s + 1) & (w->process_cap - 1);
+  w->processes[s] = (struct process){pid, true};
+  w->process_count++;
+
+  const char *name =
+      w->c.process_name ? w->c.process_name(w->c.who_ctx, pid) : "process";
+  size_t name_len = strlen(name), label_len = strlen(RUNTIME_LABEL);
+  size_t pd = sz_uint(PD_PID, (uint64_t)(uint32_t)pid) +
+              sz_len(PD_NAME, name_len) + sz_len(PD_LABELS, label_len);
+  size_t td = sz_uint(TD_UUID, process_uuid(pid)) + sz_len(TD_PROCESS, pd);
+  begin_packet(w, sz_uint(PK_SEQUENCE_ID, GLOBAL_SEQUENCE) +
+                      sz_len(PK_TRACK_DESCRIPTOR, td));
+  put_uint(w, PK_SEQUENCE_ID, GLOBAL_SEQUENCE);
+  put_len(w, PK_TRACK_DESCRIPTOR, td);
+  put_uint(w, TD_UUID, process_uuid(pid));
+  put_len(w, TD_PROCESS, pd);
+  put_uint(w, PD_PID, (uint64_t)(uint32_t)pid);
+  put_bytes(w, PD_NAME, name, name_len);
+  put_bytes(w, PD_LABELS, RUNTIME_LABEL, label_len);
+}
+
+/* A clock of a ClockSnapshot. */
+static size_t sz_clock(unsigned id, uint64_t ts, bool incremental) {
+  return sz_uint(CLK_ID, id) + sz_uint(CLK_TIMESTAMP, ts) +
+         (incremental ? sz_uint(CLK_INCREMENTAL, 1) : 0);
+}
+static void put_clock(struct xr_perfetto *w, unsigned id, uint64_t ts,
+                      bool incremental) {
+  put_len(w, CS_CLOCKS, sz_clock(id, ts, incremental));
+  put_uint(w, CLK_ID, id);
+  put_uint(w, CLK_TIMESTAMP, ts);
+  if (incremental)
+    put_uint(w, CLK_INCREMENTAL, 1);
+}
+
+/* A thread's sequence starts: clock 64 is BOOTTIME, counted in deltas
+ * from the thread's first time; the sequence's state is cleared and its
+ * defaults set; the thread's track is described. */
+static void start_sequence(struct xr_perfetto *w, struct thread *t) {
+  uint64_t ns = to_ns(w, t->first_tsc);
+  t->last_ns = ns;
+  size_t cs = sz_len(CS_CLOCKS, sz_clock(SEQUENCE_CLOCK, ns, true)) +
+              sz_len(CS_CLOCKS, sz_clock(BUILTIN_CLOCK_BOOTTIME, ns, false));
+  begin_packet(w, sz_uint(PK_SEQUENCE_ID, t->seq) +
+                      sz_len(PK_CLOCK_SNAPSHOT, cs));
+  put_uint(w, PK_SEQUENCE_ID, t->seq);
+  put_len(w, PK_CLOCK_SNAPSHOT, cs);
+  put_clock(w, SEQUENCE_CLOCK, ns, true);
+  put_clock(w, BUILTIN_CLOCK_BOOTTIME, ns, false);
+
+  char buf[64];
+  const char *name = w->c.thread_name
+                         ? w->c.thread_name(w->c.who_ctx, t->pid, t->tid, buf,
+                                            sizeof buf)
+                         : NULL;
+  size_t name_len = name ? strlen(name) : 0;
+  size_t ted = sz_uint(TED_TRACK_UUID, t->uuid);
+  size_t def = sz_uint(DEF_TIMESTAMP_CLOCK_ID, SEQUENCE_CLOCK) +
+               sz_len(DEF_TRACK_EVENT, ted);
+  size_t thd = sz_uint(THD_PID, (uint64_t)(uint32_t)t->pid) +
+               sz_uint(THD_TID, (uint64_t)(int64_t)t->tid) +
+               (name ? sz_len(THD_NAME, name_len) : 0);
+  size_t td = sz_uint(TD_UUID, t->uuid) +
+              sz_uint(TD_PARENT_UUID, process_uuid(t->pid)) +
+              sz_len(TD_THREAD, thd);
+  begin_packet(w, sz_uint(PK_SEQUENCE_ID, t->seq) +
+                      sz_uint(PK_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED) +
+                      sz_len(PK_DEFAULTS, def) +
+                      sz_len(PK_TRACK_DESCRIPTOR, td));
+  put_uint(w, PK_SEQUENCE_ID, t->seq);
+  put_uint(w, PK_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+  put_len(w, PK_DEFAULTS, def);
+  put_uint(w, DEF_TIMESTAMP_CLOCK_ID, SEQUENCE_CLOCK);
+  put_len(w, DEF_TRACK_EVENT, ted);
+  put_uint(w, TED_TRACK_UUID, t->uuid);
+  put_len(w, PK_TRACK_DESCRIPTOR, td);
+  put_uint(w, TD_UUID, t->uuid);
+  put_uint(w, TD_PARENT_UUID, process_uuid(t->pid));
+  put_len(w, TD_THREAD, thd);
+  put_uint(w, THD_PID, (uint64_t)(uint32_t)t->pid);
+  put_uint(w, THD_TID, (uint64_t)(int64_t)t->tid);
+  if (name)
+    put_bytes(w, THD_NAME, name, name_len);
+}
+
+static struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
+                                int32_t tid, uint64_t tsc) {
+  if (w->thread_cap != 0) {
+    size_t s = slot_of(w->thread_cap, pid, tid);
+    for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
+      if (w->threads[s].pid == pid && w->threads[s].tid == tid)
+        return &w->threads[s];
+  }
+  if ((w->thread_count + 1) * 4 > w->thread_cap * 3 && !grow_threads(w))
+    return NULL;
+  see_process(w, pid);
+  size_t s = slot_of(w->thread_cap, pid, tid);
+  while (w->threads[s].used)
+    s = (s + 1) & (w->thread_cap - 1);
+  struct thread *t = &w->threads[s];
+  memset(t, 0, sizeof *t);
+  t->used = true;
+  t->pid = pid;
+  t->tid = tid;
+  t->seq = w->next_seq++;
+  t->uuid = thread_uuid(pid, tid);
+  t->first_tsc = t->last_tsc = tsc;
+  w->thread_count++;
+  start_sequence(w, t);
+  return t;
+}
+
+/* ---- interning ---------------------------------------------------------- */
+
+static size_t name_slot(size_t cap, int32_t fid) {
+  return (size_t)(((uint64_t)(uint32_t)fid * 0x9E3779B97F4A7C15ull) >> 24) &
+         (cap - 1);
+}
+
+static bool grow_names(struct thread *t) {
+  size_t cap = t->name_cap ? t->name_cap * 2 : 256;
+  struct interned *fresh = mmap_zeroed(cap * sizeof *fresh);
+  if (fresh == NULL)
+    return false;
+  for (size_t i = 0; i < t->name_cap; i++) {
+    if (t->names[i].iid == 0)
+      continue;
+    size_t s = name_slot(cap, t->names[i].fid);
+    while (fresh[s].iid != 0)
+      s = (s + 1) & (cap - 1);
+    fresh[s] = t->names[i];
+  }
+  if (t->names != NULL)
+    munmap(t->names, t->name_cap * sizeof *t->names);
+  t->names = fresh;
+  t->name_cap = cap;
+  return true;
+}
+
+/* fid's iid on t's sequence; *fresh when it is new (the packet interns
+ * it); 0 when the table cannot grow (the packet names it in full). */
+static uint32_t iid_of(struct thread *t, int32_t fid, bool *fresh) {
+  *fresh = false;
+  if (t->name_cap != 0) {
+    size_t s = name_slot(t->name_cap, fid);
+    for (; t->names[s].iid != 0; s = (s + 1) & (t->name_cap - 1))
+      if (t->names[s].fid == fid)
+        return t->names[s].iid;
+  }
+  if ((t->name_count + 1) * 4 > t->name_cap * 3 && !grow_names(t))
+    return 0;
+  size_t s = name_slot(t->name_cap, fid);
+  while (t->names[s].iid != 0)
+    s = (s + 1) & (t->name_cap - 1);
+  t->names[s] = (struct interned){fid, (uint32_t)++t->name_count};
+  *fresh = true;
+  return t->names[s].iid;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* The sequence's delta to tsc; never back in time (a counter that stepped
+ * back between CPUs gives 0). */
+static uint64_t delta_to(struct xr_perfetto *w, struct thread *t,
+                         uint64_t tsc) {
+  uint64_t ns = to_ns(w, tsc);
+  if (ns < t->last_ns)
+    ns = t->last_ns;
+  uint64_t d = ns - t->last_ns;
+  t->last_ns = ns;
+  return d;
+}
+
+/* The hot packets: a begin with a known name, an end without a mark.
+ * {timestamp, sequence, track_event {type[, name_iid]}}: 10-13 bytes. */
+static void put_plain_slice(struct xr_perfetto *w, struct thread *t,
+                            unsigned type, uint32_t iid, uint64_t delta) {
+  uint8_t b[48];
+  size_t te = 2 + (iid ? 1 + vsz(iid) : 0); /* < 128: one length byte */
+  size_t body = 1 + vsz(delta) + 1 + vsz(t->seq) + 2 + te;
+  size_t n = 0;
+  b[n++] = TRACE_PACKET << 3 | XR_PB_WIRE_LEN;
+  n += xr_pb_varint_encode(b + n, body);
+  b[n++] = PK_TIMESTAMP << 3 | XR_PB_WIRE_VARINT;
+  n += xr_pb_varint_encode(b + n, delta);
+  b[n++] = PK_SEQUENCE_ID << 3 | XR_PB_WIRE_VARINT;
+  n += xr_pb_varint_encode(b + n, t->seq);
+  b[n++] = PK_TRACK_EVENT << 3 | XR_PB_WIRE_LEN;
+  b[n++] = (uint8_t)te;
+  b[n++] = TE_TYPE << 3 | XR_PB_WIRE_VARINT;
+  b[n++] = (uint8_t)type;
+  if (iid) {
+    b[n++] = TE_NAME_IID << 3 | XR_PB_WIRE_VARINT;
+    n += xr_pb_varint_encode(b + n, iid);
+  }
+  xr_text_reserve(&w->out, n);
+  put(w, b, n);
+}
+
+static void slice_begin(struct xr_perfetto *w, struct thread *t,
+                        const struct xr_tev *e) {
+  uint64_t delta = delta_to(w, t, e->tsc);
+  bool fresh;
+  uint32_t iid = iid_of(t, e->fid, &fresh);
+  if (iid != 0 && !fresh && !e->has_arg) {
+    put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
+    return;
+  }
+  const char *name = w->c.name(w->c.name_ctx, e->fid);
+  size_t name_len = strlen(name);
+  size_t te = sz_uint(TE_TYPE, SLICE_BEGIN) +
+              (iid ? sz_uint(TE_NAME_IID, iid) : sz_len(TE_NAME, name_len)) +
+              (e->has_arg ? sz_len(TE_DEBUG_ANNOTATION,
+                                   sz_note_uint("arg1", e->arg))
+                          : 0);
+  size_t en = sz_uint(EN_IID, iid) + sz_len(EN_NAME, name_len);
+  size_t interned = fresh ? sz_len(ID_EVENT_NAMES, en) : 0;
+  begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
+                      sz_uint(PK_SEQUENCE_ID, t->seq) +
+                      sz_len(PK_TRACK_EVENT, te) +
+                      (fresh ? sz_len(PK_INTERNED_DATA, interned) : 0));
+  put_uint(w, PK_TIMESTAMP, delta);
+  put_uint(w, PK_SEQUENCE_ID, t->seq);
+  if (fresh) {
+    put_len(w, PK_INTERNED_DATA, interned);
+    put_len(w, ID_EVENT_NAMES, en);
+    put_uint(w, EN_IID, iid);
+    put_bytes(w, EN_NAME, name, name_len);
+  }
+  put_len(w, PK_TRACK_EVENT, te);
+  put_uint(w, TE_TYPE, SLICE_BEGIN);
+  if (iid)
+    put_uint(w, TE_NAME_IID, iid);
+  else
+    put_bytes(w, TE_NAME, name, name_len);
+  if (e->has_arg)
+    put_note_uint(w, "arg1", e->arg);
+}
+
+static void slice_end(struct xr_perfetto *w, struct thread *t, uint64_t tsc,
+                      enum mark mark) {
+  uint64_t delta = delta_to(w, t, tsc);
+  if (mark == MARK_NONE) {
+    put_plain_slice(w, t, SLICE_END, 0, delta);
+    return;
+  }
+  const char *text = mark_text[mark];
+  size_t te = sz_uint(TE_TYPE, SLICE_END) +
+              sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
+  begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
+                      sz_uint(PK_SEQUENCE_ID, t->seq) +
+                      sz_len(PK_TRACK_EVENT, te));
+  put_uint(w, PK_TIMESTAMP, delta);
+  put_uint(w, PK_SEQUENCE_ID, t->seq);
+  put_len(w, PK_TRACK_EVENT, te);
+  put_uint(w, TE_TYPE, SLICE_END);
+  put_note_str(w, "cut", text);
+}
+
+/* A packet of sequence 1: an absolute BOOTTIME timestamp, on `track`,
+ * whose TrackEvent body (te bytes, the type and track included) the caller
+ * writes next. */
+static void begin_global_event(struct xr_perfetto *w, uint64_t ns,
+                               unsigned type, uint64_t track, size_t te) {
+  begin_packet(w, sz_uint(PK_TIMESTAMP, ns) +
+                      sz_uint(PK_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_BOOTTIME) +
+                      sz_uint(PK_SEQUENCE_ID, GLOBAL_SEQUENCE) +
+                      sz_len(PK_TRACK_EVENT, te));
+  put_uint(w, PK_TIMESTAMP, ns);
+  put_uint(w, PK_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
+  put_uint(w, PK_SEQUENCE_ID, GLOBAL_SEQUENCE);
+  put_len(w, PK_TRACK_EVENT, te);
+  put_uint(w, TE_TYPE, type);
+  put_uint(w, TE_TRACK_UUID, track);
+}
+
+/* A call whose entry the trace lost: from k ns before the thread's first
+ * time (k its rank among them, so each begins before the ones it encloses
+ * and before anything the thread's sequence holds) to its exit, both on
+ * sequence 1. The exit is later than every packet of the thread written so
+ * far, so its end is not behind anything it encloses either. */
+static void no_entry_call(struct xr_perfetto *w, struct thread *t,
+                          int32_t fid, uint64_t tsc) {
+  const char *name = w->c.name(w->c.name_ctx, fid);
+  size_t name_len = strlen(name);
+  uint64_t first = to_ns(w, t->first_tsc), k = ++t->no_entry;
+  uint64_t begin = first > k ? first - k : 0;
+  uint64_t end = to_ns(w, tsc);
+  if (end < t->last_ns)
+    end = t->last_ns;
+  const char *text = mark_text[MARK_NO_ENTRY];
+  size_t te = sz_uint(TE_TYPE, SLICE_BEGIN) + sz_uint(TE_TRACK_UUID, t->uuid) +
+              sz_len(TE_NAME, name_len) +
+              sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
+  begin_global_event(w, begin, SLICE_BEGIN, t->uuid, te);
+  put_bytes(w, TE_NAME, name, name_len);
+  put_note_str(w, "cut", text);
+  te = sz_uint(TE_TYPE, SLICE_END) + sz_uint(TE_TRACK_UUID, t->uuid);
+  begin_global_event(w, end, SLICE_END, t->uuid, te);
+}
+
+static void instant(struct xr_perfetto *w, struct thread *t,
+                    const struct xr_tev *e) {
+  uint64_t delta = delta_to(w, t, e->tsc);
+  const char *name = e->kind == XR_TEV_TYPED ? "typed event" : "custom event";
+  size_t n = e->size < PAYLOAD_MAX ? e->size : PAYLOAD_MAX;
+  bool cut = n < e->size;
+  size_t data = escaped_size(e->data, n);
+  size_t te = sz_uint(TE_TYPE, INSTANT) + sz_len(TE_NAME, strlen(name)) +
+              sz_len(TE_DEBUG_ANNOTATION, sz_note_str("data", data)) +
+              (e->kind == XR_TEV_TYPED
+                   ? sz_len(TE_DEBUG_ANNOTATION,
+                            sz_note_uint("type", e->event_type))
+                   : 0) +
+              (cut ? sz_len(TE_DEBUG_ANNOTATION,
+                            sz_note_str("cut", strlen("payload"))) +
+                         sz_len(TE_DEBUG_ANNOTATION,
+                                sz_note_uint("size", e->size))
+                   : 0);
+  begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
+                      sz_uint(PK_SEQUENCE_ID, t->seq) +
+                      sz_len(PK_TRACK_EVENT, te));
+  put_uint(w, PK_TIMESTAMP, delta);
+  put_uint(w, PK_SEQUENCE_ID, t->seq);
+  put_len(w, PK_TRACK_EVENT, te);
+  put_uint(w, TE_TYPE, INSTANT);
+  put_bytes(w, TE_NAME, name, strlen(name));
+  put_len(w, TE_DEBUG_ANNOTATION, sz_note_str("data", data));
+  put_bytes(w, DA_NAME, "data", 4);
+  put_len(w, DA_STRING, data);
+  put_escaped(w, e->data, n);
+  if (e->kind == XR_TEV_TYPED)
+    put_note_uint(w, "type", e->event_type);
+  if (cut) {
+    put_note_str(w, "cut", "payload");
+    put_note_uint(w, "size", e->size);
+  }
+}
+
+/* What the mode lost, as an instant on the process's (or thread's) track
+ * of sequence 1: "xray dropped" {what, count}. */
+static void dropped(struct xr_perfetto *w, int32_t pid, int32_t tid,
+                    const struct xr_tev *e) {
+  if (e->arg == 0)
+    return;
+  uint64_t track = process_uuid(pid);
+  if (tid != 0) {
+    struct thread *t = thread_of(w, pid, tid, e->tsc);
+    if (t != NULL)
+      track = t->uuid;
+  } else {
+    see_process(w, pid);
+  }
+  uint64_t tsc = e->tsc != 0 ? e->tsc : w->any_tsc ? w->max_tsc : w->c.base_ticks;
+  const char *what = e->data != NULL ? e->data : "events";
+  const char *name = "xray dropped";
+  size_t te = sz_uint(TE_TYPE, INSTANT) + sz_uint(TE_TRACK_UUID, track) +
+              sz_len(TE_NAME, strlen(name)) +
+              sz_len(TE_DEBUG_ANNOTATION, sz_note_str("what", strlen(what))) +
+              sz_len(TE_DEBUG_ANNOTATION, sz_note_uint("count", e->arg));
+  begin_global_event(w, to_ns(w, tsc), INSTANT, track, te);
+  put_bytes(w, TE_NAME, name, strlen(name));
+  put_note_str(w, "what", what);
+  put_note_uint(w, "count", e->arg);
+}
+
+static void push(struct thread *t, int32_t fid) {
+  if (t->untracked == 0 && t->depth == t->cap) {
+    int32_t *s = xr_mmap_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
+    if (s == NULL) {
+      t->untracked++;
+      return;
+    }
+    t->stack = s;
+  } else if (t->untracked != 0) {
+    t->untracked++;
+    return;
+  }
+  t->stack[t->depth++] = fid;
+}
+
+/* An exit ends its call (marked "unwound" when the mode wrote it while
+ * unwinding) and first the calls above it, whose exits were skipped; an
+ * exit without its call on the stack is a call whose entry was lost. */
+static void on_exit(struct xr_perfetto *w, struct thread *t,
+                    const struct xr_tev *e) {
+  if (t->untracked != 0) {
+    t->untracked--; /* deeper than we could track: assume it matches */
+    slice_end(w, t, e->tsc, e->unwound ? MARK_UNWOUND : MARK_NONE);
+    return;
+  }
+  size_t i = t->depth;
+  while (i > 0 && t->stack[i - 1] != e->fid)
+    i--;
+  while (t->depth > i) {
+    t->depth--;
+    slice_end(w, t, e->tsc, MARK_UNWOUND);
+  }
+  if (i > 0) {
+    t->depth--;
+    slice_end(w, t, e->tsc, e->unwound ? MARK_UNWOUND : MARK_NONE);
+  } else {
+    no_entry_call(w, t, e->fid, e->tsc);
+  }
+}
+
+void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
+                     const struct xr_tev *e) {
+  if (e->kind == XR_TEV_DROPPED) {
+    dropped(w, pid, tid, e);
+    return;
+  }
+  struct thread *t = thread_of(w, pid, tid, e->tsc);
+  if (t == NULL)
+    return;
+  if (e->tsc > t->last_tsc)
+    t->last_tsc = e->tsc;
+  if (!w->any_tsc || e->tsc > w->max_tsc)
+    w->max_tsc = e->tsc;
+  w->any_tsc = true;
+  switch (e->kind) {
+  case XR_TEV_ENTER:
+    slice_begin(w, t, e);
+    push(t, e->fid);
+    break;
+  case XR_TEV_EXIT:
+  case XR_TEV_TAIL_EXIT:
+    on_exit(w, t, e);
+    break;
+  case XR_TEV_CUSTOM:
+  case XR_TEV_TYPED:
+    instant(w, t, e);
+    break;
+  case XR_TEV_DROPPED:
+    break;
+  }
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+struct xr_perfetto *xr_perfetto_open_fd(int fd, const char *path,
+                                        const struct xr_trace_context *c) {
+  struct xr_perfetto *w = mmap_zeroed(sizeof *w);
+  if (w == NULL) {
+    if (!c->quiet)
+      xr_report(XR_ERROR, "trace_output: no memory for the Perfetto writer; "
+                "%s not written", path);
+    errno = ENOMEM;
+    return NULL;
+  }
+  w->fd = fd;
+  size_t n = strlen(path);
+  if (n >= sizeof w->path)
+    n = sizeof w->path - 1;
+  memcpy(w->path, path, n);
+  w->c = *c;
+  if (w->c.frequency_hz == 0)
+    w->c.frequency_hz = 1000000000u;
+  w->next_seq = GLOBAL_SEQUENCE + 1;
+  xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
+  /* BOOTTIME is the trace's clock: sequence 1's timestamps are in it, and
+   * every thread's clock 64 is tied to it. */
+  size_t cs = sz_len(CS_CLOCKS, sz_clock(BUILTIN_CLOCK_BOOTTIME,
+                                          w->c.base_boottime_ns, false)) +
+              sz_uint(CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_BOOTTIME);
+  begin_packet(w, sz_uint(PK_SEQUENCE_ID, GLOBAL_SEQUENCE) +
+                      sz_len(PK_CLOCK_SNAPSHOT, cs));
+  put_uint(w, PK_SEQUENCE_ID, GLOBAL_SEQUENCE);
+  put_len(w, PK_CLOCK_SNAPSHOT, cs);
+  put_clock(w, BUILTIN_CLOCK_BOOTTIME, w->c.base_boottime_ns, false);
+  put_uint(w, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_BOOTTIME);
+  return w;
+}
+
+int xr_perfetto_close(struct xr_perfetto *w) {
+  for (size_t i = 0; i < w->thread_cap; i++) {
+    struct thread *t = &w->threads[i];
+    if (!t->used)
+      continue;
+    for (; t->untracked != 0; t->untracked--)
+      slice_end(w, t, t->last_tsc, MARK_OPEN);
+    for (; t->depth > 0; t->depth--)
+      slice_end(w, t, t->last_tsc, MARK_OPEN);
+    if (t->stack != NULL)
+      munmap(t->stack, t->cap * sizeof *t->stack);
+    if (t->names != NULL)
+      munmap(t->names, t->name_cap * sizeof *t->names);
+  }
+  int rc = xr_text_flush(&w->out) == 0 ? 0 : -1;
+  int err = rc != 0 ? w->out.failed : 0;
+  if (rc != 0 && !w->c.quiet)
+    xr_report(XR_ERROR, "trace_output: writing '%s' failed: %s; it holds "
+              "the packets written before", w->path, strerror(err));
+  if (close(w->fd) != 0 && rc == 0) {
+    err = errno;
+    rc = -1;
+    if (!w->c.quiet)
+      xr_report(XR_ERROR, "trace_output: closing '%s' failed: %s", w->path,
+                strerror(err));
+  }
+  if (rc == 0 && !w->c.quiet)
+    xr_report(XR_INFO, "trace_output: wrote %s (open it in "
+              "https://ui.perfetto.dev)", w->path);
+  if (w->threads != NULL)
+    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  if (w->processes != NULL)
+    munmap(w->processes, w->process_cap * sizeof *w->processes);
+  munmap(w, sizeof *w);
+  if (rc != 0)
+    errno = err;
+  return rc;
+}
+
+/* ---- the format row ----------------------------------------------------- */
+
+static void *format_open(int fd, const char *path,
+                         const struct xr_trace_context *c) {
+  struct xr_perfetto *w = xr_perfetto_open_fd(fd, path, c);
+  if (w == NULL)
+    close(fd);
+  return w;
+}
+
+static void format_event(void *w, int32_t pid, int32_t tid,
+                         const struct xr_tev *e) {
+  xr_perfetto_add(w, pid, tid, e);
+}
+
+static int format_close(void *w) { return xr_perfetto_close(w); }
+
+const struct xr_trace_format xr_perfetto_format = {
+    ".pftrace", format_open, format_event, format_close, true};
