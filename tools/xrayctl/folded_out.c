@@ -337,4 +337,4 @@ static int folded_close(void *w) {
 }
 
 const struct xr_trace_format ctl_folded_format = {".folded", folded_open, on_event,
-                                                  folded_close};
+                                                  folded_close, false};

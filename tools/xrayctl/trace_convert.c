@@ -4,6 +4,8 @@
 #include "folded_out.h"
 #include "profile_read.h"
 #include "trace_source.h"
+#include "export/chrome_trace.h"
+#include "export/perfetto_trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +21,17 @@ static const struct {
   const struct xr_trace_format *format;
   bool takes_profile;
 } formats[] = {
+    {"perfetto", &xr_perfetto_format, false},
+    {"chrome", &xr_chrome_format, false},
     {"folded", &ctl_folded_format, true},
 };
+
+/* The program's name: -m BINARY's base name; the trace does not hold it. */
+static const char *program_name(void *ctx, int32_t pid) {
+  (void)pid;
+  const char *binary = ctx, *slash = strrchr(binary, '/');
+  return slash ? slash + 1 : binary;
+}
 
 struct feed {
   const struct xr_trace_format *format;
@@ -91,7 +102,9 @@ int ctl_cmd_convert(int argc, char **argv) {
   struct xr_trace_context c = {.frequency_hz = src.info.frequency_hz,
                                .base_ticks = src.info.start_tsc,
                                .name = src.name,
-                               .name_ctx = src.name_ctx};
+                               .name_ctx = src.name_ctx,
+                               .process_name = binary ? program_name : NULL,
+                               .who_ctx = (void *)binary};
   struct feed feed = {formats[k].format, formats[k].format->open(fd, out, &c)};
   if (feed.w == NULL) { /* said why; the writer closed fd */
     unlink(out);

@@ -1,0 +1,53 @@
+# xrayctl convert of basic and FDR logs (ours, 4 threads): --to chrome is
+# valid JSON with account's calls per function; --to folded has exactly
+# the program's call paths, in the order first called (recursion folded), and, all together, the
+# self time report gives; --to perfetto passes the Perfetto checker with
+# account's calls (when python's protobuf is installed).
+# shellcheck source=../lib.sh
+source "$XRAY_TEST_LIB_SH"
+source "$TEST_SRC_DIR/reader_lib.sh"
+need_llvm_xray
+build_workers
+N=400
+account_calls() { # LOG: "name:calls" per function, sorted by name
+  "$LLVM_XRAY" account -format=csv -m workers "$1" |
+    awk -F, 'NR > 1 { gsub(/"/, "", $NF); print $NF ":" $2 }' | sort | xargs
+}
+pb2=
+if python3 -c 'import google.protobuf' 2>/dev/null && command -v protoc >/dev/null; then
+  mkdir -p pb2
+  protoc -I"$XRAY_SRC/test/integration/perfetto" --python_out=pb2 \
+    "$XRAY_SRC/test/integration/perfetto/xray_perfetto.proto" && pb2=pb2
+fi
+
+for mode in basic fdr; do
+  note "$mode"
+  log=$(run_workers workers $mode- xray-$mode "func_duration_threshold_us=0" 4 $N 0)
+  want=$(account_calls "$log")
+  expect_eq "$mode: account's calls" \
+    "fib:$((36 * N)) leaf:$((8 * N)) logged:$((4 * N)) step:$((4 * N)) worker:4" "$want"
+
+  "$XRAYCTL" convert "$log" -m workers --to chrome -o "$mode.json" || fail "--to chrome"
+  expect_eq "$mode: chrome calls" "$want" "$(python3 "$TEST_SRC_DIR/chrome_calls.py" "$mode.json")"
+
+  "$XRAYCTL" convert "$log" -m workers --to folded -o "$mode.folded" || fail "--to folded"
+  expect_eq "$mode: folded stacks" \
+    "worker worker;step worker;step;leaf worker;step;fib worker;step;logged" \
+    "$(cut -d' ' -f1 "$mode.folded" | xargs)"
+  "$XRAYCTL" report --csv "$log" >"$mode.csv"
+  self=$(awk -F, 'NR > 1 { s += $9 } END { print s }' "$mode.csv")
+  folded=$(awk '{ s += $2 } END { print s }' "$mode.folded")
+  # each line's ns and each function's are rounded down apart: 5 lines, 5 ns
+  [ $((self - folded)) -ge -5 ] && [ $((self - folded)) -le 5 ] ||
+    fail "$mode: folded total $folded ns, report's self total $self ns"
+
+  if [ -n "$pb2" ]; then
+    "$XRAYCTL" convert "$log" -m workers --to perfetto -o "$mode.pftrace" || fail "--to perfetto"
+    "$LLVM_XRAY" account -format=csv -m workers "$log" >"$mode.account.csv"
+    python3 "$XRAY_SRC/test/integration/perfetto/perfetto_check.py" "$pb2" "$mode.pftrace" \
+      --account "$mode.account.csv" >"$mode.perfetto.txt" || fail "$mode: perfetto_check"
+  else
+    note "python3's protobuf or protoc missing: --to perfetto not checked"
+  fi
+done
+echo "convert: ok"
