@@ -1,8 +1,8 @@
 # xrayctl convert of basic and FDR logs (ours, 4 threads): --to chrome is
 # valid JSON with account's calls per function; --to folded has exactly
-# the program's call paths, in the order first called (recursion folded), and, all together, the
-# self time report gives; --to perfetto passes the Perfetto checker with
-# account's calls (when python's protobuf is installed).
+# the program's call paths, in the order first called (recursion folded),
+# and all together the self time report gives; --to perfetto passes the
+# Perfetto checker with account's calls (when python's protobuf is there).
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/reader_lib.sh"
