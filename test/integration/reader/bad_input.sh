@@ -36,9 +36,13 @@ rejected() {
 cut_at() { head -c "$2" "$1" >"$3"; }
 # poke FILE OFFSET HEXBYTES OUT: a copy with bytes replaced
 poke() {
+  local hex=$3 esc=
+  while [ -n "$hex" ]; do
+    esc+="\\x${hex:0:2}"
+    hex=${hex:2}
+  done
   cp "$1" "$4"
-  printf '%b' "$(sed 's/\(..\)/\\x\1/g' <<<"$3")" |
-    dd of="$4" bs=1 seek="$2" conv=notrunc status=none
+  printf '%b' "$esc" | dd of="$4" bs=1 seek="$2" conv=notrunc status=none
 }
 
 note "cut short"

@@ -8,7 +8,9 @@ source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/reader_lib.sh"
 build_workers
 prof=$(run_workers workers prof- xray-profiling "profiling_output=xray+folded+report:report_top=100" 4 500 0)
-[ -s "$prof.txt" ] && [ -s "$prof.folded" ] || fail "the runtime wrote no .txt or .folded"
+if [ ! -s "$prof.txt" ] || [ ! -s "$prof.folded" ]; then
+  fail "the runtime wrote no .txt or .folded"
+fi
 
 # the runtime's report: "calls local_ns name" per function
 awk '!/^#/ && NF >= 8 { split($1, us, "."); print $4, us[1] * 1000 + us[2], $8 }' "$prof.txt" |
