@@ -185,7 +185,35 @@ static int fdr_block(struct fdr *f, struct block *b) {
   struct ctl_in *in = f->in;
   uint64_t off = b->off, limit = b->end, tsc = 0, unwound = 0;
   bool first = true, v1 = f->version == 1;
+  static const enum xr_tev_kind plain_kinds[3] = {XR_TEV_ENTER, XR_TEV_EXIT,
+                                                  XR_TEV_TAIL_EXIT};
+  struct xr_tev plain = {0}; /* reused: only kind, fid and tsc change */
   while (off < limit) {
+    /* The common case first: enter, exit and tail-exit records already in
+     * the buffer, with nothing to mark; anything else goes the long way. */
+    if (f->fn && unwound == 0 && off >= in->at && off - in->at < in->len) {
+      const uint8_t *p = in->buf + (off - in->at);
+      uint64_t end = in->at + in->len < limit ? in->at + in->len : limit;
+      const uint8_t *stop = p + (end - off);
+      const uint8_t *from = p;
+      while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
+        uint32_t word = get32(p);
+        unsigned kind = (word >> 1) & 7;
+        if (kind > XR_FDR_FN_TAIL_EXIT)
+          break;
+        tsc += get32(p + 4);
+        plain.kind = plain_kinds[kind];
+        plain.fid = (int32_t)(word >> 4);
+        plain.tsc = tsc;
+        f->fn(f->ctx, b->pid, b->tid, &plain);
+        p += XR_FDR_FN_SIZE;
+      }
+      if (p != from) {
+        first = false;
+        off += (uint64_t)(p - from);
+        continue;
+      }
+    }
     const uint8_t *p = need(in, off, 1);
     if (p == NULL)
       return past_end(in, off, 1, limit);

@@ -14,6 +14,7 @@
 #include "latency_hist.h"
 #include "profile_read.h"
 #include "trace_source.h"
+#include "core/base/common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ struct report {
   struct thread *threads;
   size_t nthreads, threads_cap;
   struct ctl_hist_pool pool;
-  uint64_t unmatched, events;
+  uint64_t unmatched;
   bool no_memory;
   /* profiles: the current thread's path, to subtract callees */
   uint64_t prof_tid;
@@ -152,8 +153,8 @@ static struct thread *thread_of(struct report *r, int32_t pid, int32_t tid) {
   return r->last = t;
 }
 
-static void count_call(struct report *r, int32_t fid, uint64_t duration,
-                       uint64_t self) {
+static XR_NOINLINE void count_call_slow(struct report *r, int32_t fid,
+                                        uint64_t duration, uint64_t self) {
   struct row *w = row_of(r, fid);
   if (w == NULL || !ctl_hist_add(&r->pool, &w->hist, duration)) {
     r->no_memory = true;
@@ -168,30 +169,59 @@ static void count_call(struct report *r, int32_t fid, uint64_t duration,
     w->max = duration;
 }
 
-static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e) {
-  struct report *r = ctx;
-  r->events++;
-  if (e->kind == XR_TEV_CUSTOM || e->kind == XR_TEV_TYPED)
-    return;
-  struct thread *t = thread_of(r, pid, tid);
-  if (t == NULL) {
-    r->no_memory = true;
+static inline void count_call(struct report *r, int32_t fid, uint64_t duration,
+                              uint64_t self) {
+  uint32_t at = (uint32_t)fid < DIRECT_IDS && r->direct ? r->direct[fid] : 0;
+  if (at == 0) { /* a new function, or a large id */
+    count_call_slow(r, fid, duration, self);
     return;
   }
-  if (e->kind == XR_TEV_ENTER) {
-    if (t->depth == t->cap) {
-      size_t cap = t->cap ? 2 * t->cap : 64;
-      struct frame *bigger = realloc(t->stack, cap * sizeof *bigger);
-      if (bigger == NULL) {
-        r->no_memory = true;
-        return;
-      }
-      t->stack = bigger;
-      t->cap = cap;
+  struct row *w = &r->rows[at - 1];
+  unsigned b, k = ctl_hist_row(duration, &b);
+  if (w->hist.row[k] == 0) {
+    count_call_slow(r, fid, duration, self);
+    return;
+  }
+  r->pool.rows[w->hist.row[k] - 1][b]++;
+  w->calls++;
+  w->total += duration;
+  w->self += self;
+  if (duration < w->min)
+    w->min = duration;
+  if (duration > w->max)
+    w->max = duration;
+}
+
+static XR_NOINLINE bool grow_stack(struct report *r, struct thread *t) {
+  size_t cap = t->cap ? 2 * t->cap : 64;
+  struct frame *bigger = realloc(t->stack, cap * sizeof *bigger);
+  if (bigger == NULL) {
+    r->no_memory = true;
+    return false;
+  }
+  t->stack = bigger;
+  t->cap = cap;
+  return true;
+}
+
+static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e) {
+  struct report *r = ctx;
+  struct thread *t = r->last;
+  if (t == NULL || t->tid != tid || t->pid != pid) {
+    t = thread_of(r, pid, tid);
+    if (t == NULL) {
+      r->no_memory = true;
+      return;
     }
+  }
+  if (e->kind == XR_TEV_ENTER) {
+    if (t->depth == t->cap && !grow_stack(r, t))
+      return;
     t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
     return;
   }
+  if (e->kind != XR_TEV_EXIT && e->kind != XR_TEV_TAIL_EXIT)
+    return; /* custom and typed events: account ignores them too */
   if (t->depth == 0 || t->stack[t->depth - 1].fid != e->fid) {
     r->unmatched++;
     return;
