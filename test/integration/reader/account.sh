@@ -1,6 +1,6 @@
 # xrayctl report --csv against llvm-xray account -format=csv: equal calls
 # and totals per function id, on multi-threaded basic and FDR logs (version
-# 5 and 1) of our runtime and compiler-rt's. compiler-rt's FDR log of
+# 5 and 1) and an FDR snapshot of our runtime, and compiler-rt's logs. compiler-rt's FDR log of
 # concurrent threads (several buffers per thread, written in queue order)
 # is one account refuses (docs/formats.md "What llvm-xray needs", rule 1):
 # it is checked against account's rule applied to llvm-xray convert's
@@ -27,6 +27,17 @@ log=$(run_workers workers v1- xray-fdr "func_duration_threshold_us=0:buffer_size
 expect_eq "v1: version" "1" "$(od -An -tu2 -N2 "$log" | tr -d ' ')"
 got=$(same_as_account workers "$log")
 expect_eq "fdr v1: calls" "$want" "$(calls "$got")"
+
+# an FDR snapshot (of a program whose calls longjmp skipped: the runtime
+# closes them) is an FDR log
+xr_cc threads "$XRAY_SRC/test/integration/trace_json/progs/threads.c"
+rm -f snap-*
+THREADS_SNAPSHOT=1 XRAY_OPTIONS="xray_logfile_base=snap- verbosity=0" ./threads xray-fdr \
+  "func_duration_threshold_us=0:buffer_size=1024:buffer_max=4000" 4 300 1 0 ||
+  fail "threads with a snapshot"
+snap=$(only_file "snap-threads.??????.snap000001")
+# leaf 2400, deep 688 (43 longjmps a thread, 4 frames each), mid 1200, worker 4
+expect_eq "snapshot: calls" "1:2400 2:688 4:1200 5:4" "$(same_as_account threads "$snap")"
 
 if build_workers_ref; then
   N=200
