@@ -81,8 +81,9 @@ static uint32_t child(struct folded *f, uint32_t parent, int32_t fid) {
   if ((f->nnodes + 1) * 2 > f->slots_cap || f->nnodes == f->nodes_cap) {
     if (f->nnodes == f->nodes_cap) {
       size_t cap = 2 * f->nodes_cap;
-      struct node *bigger = realloc(f->nodes, cap * sizeof *bigger);
-      if (bigger == NULL || cap > UINT32_MAX)
+      struct node *bigger = cap <= UINT32_MAX ? realloc(f->nodes, cap * sizeof *bigger)
+                                              : NULL;
+      if (bigger == NULL)
         return 0;
       f->nodes = bigger;
       f->nodes_cap = cap;
@@ -268,11 +269,14 @@ static void *folded_open(int fd, const char *path, const struct xr_trace_context
 /* Depth first; each line is its parent's line (kept in `line` by depth)
  * and its own name. */
 static int write_lines(struct folded *f) {
-  char *line = NULL;
-  size_t cap = 0;
+  size_t cap = 4096;
+  char *line = malloc(cap);
   size_t *len_at = calloc(f->nnodes + 1, sizeof *len_at); /* depth -> prefix length */
-  if (len_at == NULL)
+  if (line == NULL || len_at == NULL) {
+    free(line);
+    free(len_at);
     return -1;
+  }
   uint32_t n = f->nodes[0].first_child;
   while (n != 0) {
     const struct node *x = &f->nodes[n];
@@ -291,8 +295,12 @@ static int write_lines(struct folded *f) {
     size_t at = keep;
     if (x->depth > 1)
       line[at++] = ';';
-    for (const char *s = name; *s; s++)
-      line[at++] = *s == ';' || *s == ' ' || *s == '\n' || *s == '\t' ? '_' : *s;
+    for (const char *s = name; *s; s++) {
+      char c = *s;
+      if (c == ';' || c == ' ' || c == '\n' || c == '\t')
+        c = '_'; /* the format's separators, as the runtime's view writes */
+      line[at++] = c;
+    }
     len_at[x->depth] = at;
     fwrite(line, 1, at, f->out);
     fprintf(f->out, " %llu\n",

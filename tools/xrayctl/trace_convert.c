@@ -50,7 +50,7 @@ static const char usage_convert[] =
 int ctl_cmd_convert(int argc, char **argv) {
   const char *path = NULL, *binary = NULL, *to = NULL, *out = NULL;
   unsigned long long hz = 0;
-  for (int i = 0; i < argc; i++) {
+  for (int i = 0; i < argc && argv[i] != NULL; i++) {
     const char *a = argv[i];
     bool has_value = i + 1 < argc;
     if (strcmp(a, "-m") == 0 && has_value) {

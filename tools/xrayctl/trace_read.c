@@ -382,8 +382,8 @@ static int fdr_events(struct ctl_in *in, int version, ctl_event_fn fn, void *ctx
       blocks = bigger;
     }
     struct block *b = &blocks[n];
+    *b = (struct block){.off = off, .end = in->size};
     if (version == 1) {
-      *b = (struct block){.off = off, .end = in->size};
       const uint8_t *p = need(in, off, 1);
       if (p != NULL && p[0] != ((XR_FDR_NEW_BUFFER << 1) | 1))
         rc = ctl_in_fail(in, off, "expected a NewBuffer record (0x01), found 0x%02x",

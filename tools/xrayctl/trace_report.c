@@ -430,7 +430,7 @@ int ctl_cmd_report(int argc, char **argv) {
   bool csv = false;
   unsigned long long hz = 0;
   enum sort_key key = SORT_SUM;
-  for (int i = 0; i < argc; i++) {
+  for (int i = 0; i < argc && argv[i] != NULL; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     char *end = NULL;
     if (strcmp(a, "--csv") == 0) {

@@ -37,9 +37,13 @@ static uint64_t report_clock(const char *path) {
     return 0;
   char line[512];
   unsigned long long hz = 0;
-  for (int i = 0; i < 8 && hz == 0 && fgets(line, sizeof line, f); i++)
-    if (sscanf(line, "# clock %llu Hz", &hz) != 1)
+  for (int i = 0; i < 8 && hz == 0 && fgets(line, sizeof line, f); i++) {
+    char *end = line;
+    if (strncmp(line, "# clock ", 8) == 0)
+      hz = strtoull(line + 8, &end, 10);
+    if (hz != 0 && strncmp(end, " Hz", 3) != 0)
       hz = 0;
+  }
   fclose(f);
   return hz;
 }

@@ -78,7 +78,8 @@ static const char usage_text[] =
     "The socket is found in DIR (--dir, or XRAYCTL_DIR), else in the process's\n"
     "$XDG_RUNTIME_DIR/xray and /tmp/xray-<uid>, inside its root when it runs in\n"
     "a container (PID is then the host's).\n"
-    "Exit status: 0 done; 1 the program refused or failed; 2 usage error;\n"
+    "Exit status: 0 done; 1 the program refused or failed, or a bad file (its\n"
+    "byte offset is named); 2 usage error;\n"
     "3 no such controllable process; 4 permission denied.\n";
 
 static const char *forced_dir;
