@@ -17,8 +17,7 @@ int ctl_in_fail(struct ctl_in *in, uint64_t offset, const char *fmt, ...) {
   in->err_offset = offset;
   va_list ap;
   va_start(ap, fmt);
-  /* started above: the analyzer loses it on callers that pass no argument */
-  vsnprintf(in->err, sizeof in->err, fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
+  vsnprintf(in->err, sizeof in->err, fmt, ap);
   va_end(ap);
   return -1;
 }
