@@ -83,6 +83,10 @@ want_cmd unshare util-linux # PID and mount namespaces (control.container; it sk
 # libc++, whose __cxa_demangle is LLVM's (names.spelling's second half; left out without)
 want_file "/usr/lib/$(uname -m)-linux-gnu/libc++.so" libc++-dev
 want_file "/usr/lib/$(uname -m)-linux-gnu/libc++abi.so" libc++abi-dev
+# an AArch64 C library to link AArch64 programs that xrayctl's names module
+# reads on this host (names.fn_names_aarch64; it skips without)
+want_file /usr/aarch64-linux-gnu/include/stdio.h libc6-dev-arm64-cross
+want_file /usr/lib/gcc-cross/aarch64-linux-gnu/12/crtbeginS.o libgcc-12-dev-arm64-cross
 case " $PHASES " in
   *" static "*) # the static phase's tools; the AArch64 port is analysed
                 # against its own C library headers
@@ -293,7 +297,7 @@ phase_fuzz() {
 # dpkg --add-architecture arm64; optional: without it aarch64.reference and
 # the side-by-side parts of other tests skip) is the reference the
 # comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.deps|fuzz_corpus\.sled_map|package\.install_find_package|package\.pkg_config|package\.demo)$'
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|names\.fn_names|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.deps|fuzz_corpus\.(sled_map|fn_names)|package\.install_find_package|package\.pkg_config|package\.demo)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
 AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr)$'
 phase_aarch64() {

@@ -131,13 +131,33 @@ struct sled {
   unsigned kind, version;
 };
 
-/* Pass over every entry: calls `visit` with entry i's decoded fields. A
- * zero field of version 0/1 is taken from r when r is given. Returns -1
- * (err set) when an entry cannot be a sled or the section cannot be read. */
+struct builder {
+  struct ctl_instr_map *map;
+  size_t cap;
+};
+
+/* A new id each time the function differs from the previous entry's. */
+static int add_function(struct builder *b, size_t i, const struct sled *s) {
+  struct ctl_instr_map *m = b->map;
+  if (i > 0 && m->functions[m->count - 1] == s->function)
+    return 0;
+  if (m->count == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 64;
+    uint64_t *f = realloc(m->functions, cap * sizeof *f);
+    if (f == NULL)
+      return -1;
+    m->functions = f;
+    b->cap = cap;
+  }
+  m->functions[m->count++] = s->function;
+  return 0;
+}
+
+/* Decodes every entry into b's functions. A zero field of version 0/1 is
+ * taken from r when r is given. Returns -1 (err set) when an entry cannot
+ * be a sled or the section cannot be read. */
 static int read_entries(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t entries,
-                        const struct relocs *r,
-                        int (*visit)(void *ctx, size_t i, const struct sled *s), void *ctx,
-                        char *err, size_t errcap) {
+                        const struct relocs *r, struct builder *b, char *err, size_t errcap) {
   unsigned char chunk[CHUNK_ENTRIES * ENTRY_SIZE];
   for (size_t done = 0; done < entries;) {
     size_t n = entries - done < CHUNK_ENTRIES ? entries - done : CHUNK_ENTRIES;
@@ -164,7 +184,7 @@ static int read_entries(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t en
       if (s.function == 0 || s.address == 0)
         return fail(err, errcap, "xray_instr_map entry %zu has no address (an "
                     "unrelocated object file?)", i);
-      if (visit(ctx, i, &s) != 0)
+      if (add_function(b, i, &s) != 0)
         return fail(err, errcap, "out of memory");
     }
     done += n;
@@ -172,31 +192,7 @@ static int read_entries(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t en
   return 0;
 }
 
-struct builder {
-  struct ctl_instr_map *map;
-  size_t cap;
-};
-
-/* A new id each time the function differs from the previous entry's. */
-static int add_function(void *ctx, size_t i, const struct sled *s) {
-  struct builder *b = ctx;
-  struct ctl_instr_map *m = b->map;
-  if (i > 0 && m->functions[m->count - 1] == s->function)
-    return 0;
-  if (m->count == b->cap) {
-    size_t cap = b->cap ? 2 * b->cap : 64;
-    uint64_t *f = realloc(m->functions, cap * sizeof *f);
-    if (f == NULL)
-      return -1;
-    m->functions = f;
-    b->cap = cap;
-  }
-  m->functions[m->count++] = s->function;
-  return 0;
-}
-
 /* Does a version 0/1 entry hold a zero address, which a relocation fills? */
-
 static bool needs_relocs(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t entries) {
   unsigned char chunk[CHUNK_ENTRIES * ENTRY_SIZE];
   for (size_t done = 0; done < entries;) {
@@ -235,7 +231,7 @@ int ctl_instr_map_read(const struct ctl_elf *e, struct ctl_instr_map *m, char *e
     rc = load_relocs(e, sh->sh_addr, entries, &r, err, errcap);
   struct builder b = {m, 0};
   if (rc == 0)
-    rc = read_entries(e, sh, entries, relocate ? &r : NULL, add_function, &b, err, errcap);
+    rc = read_entries(e, sh, entries, relocate ? &r : NULL, &b, err, errcap);
   free(r.value);
   free(r.known);
   if (rc != 0)

@@ -13,6 +13,7 @@ must also equal, byte for byte, those the runtime itself gives in the
 program (its `names` mode: "id<TAB>name"), as both come from the same
 __cxa_demangle. Prints a summary; exits 1 on the first difference.
 """
+import os
 import re
 import subprocess
 import sys
@@ -46,7 +47,9 @@ def ours(path):
 
 def canonical(driver, names):
     text = "".join(n + "\n" for n in names)
-    out = subprocess.run([driver, "canon"], input=text, capture_output=True, text=True,
+    # in a cross build the driver runs under the emulator (a command and its arguments)
+    emulator = os.environ.get("XRAY_TEST_EMULATOR", "").split()
+    out = subprocess.run(emulator + [driver, "canon"], input=text, capture_output=True, text=True,
                          check=True).stdout
     return out.split("\n")[:len(names)]
 

@@ -64,7 +64,7 @@ static void make(struct image *im, const struct options *o) {
   im->size = sizeof(Elf64_Ehdr);
   const uint64_t fns[5] = {FN_A, FN_A, FN_B, FN_A, FN_C};
   unsigned char map[5 * 32] = {0};
-  Elf64_Rela rela[10];
+  Elf64_Rela rela[12]; /* two per entry, two elsewhere */
   size_t nrela = 0;
   uint32_t relative = o->machine == EM_X86_64 ? R_X86_64_RELATIVE : R_AARCH64_RELATIVE;
   uint32_t abs64 = o->machine == EM_X86_64 ? R_X86_64_64 : R_AARCH64_ABS64;
