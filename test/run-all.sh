@@ -73,6 +73,8 @@ need_cmd ld.lld lld
 need_file /usr/include/cmocka.h libcmocka-dev
 need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
 need_cmd python3 python3 # the tests' readers of pprof and JSON output
+need_cmd protoc protobuf-compiler # compiles the Perfetto tests' schema (perfetto.*)
+need_file /usr/lib/python3/dist-packages/google/protobuf/__init__.py python3-protobuf # decodes .pftrace (perfetto.*)
 need_cmd strace strace # counts the bytes a snapshot writes (fdr.snapshot_writes)
 need_cmd valgrind valgrind # memcheck and callgrind run traced programs (valgrind.*)
 # Perfetto traces decoded by their schema (reader.convert's --to perfetto)
@@ -297,9 +299,9 @@ phase_fuzz() {
 # dpkg --add-architecture arm64; optional: without it aarch64.reference and
 # the side-by-side parts of other tests skip) is the reference the
 # comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|names\.fn_names|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|house\.deps|fuzz_corpus\.(sled_map|fn_names)|package\.install_find_package|package\.pkg_config|package\.demo)$'
+AARCH64_DEFAULT='^(aarch64\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|names\.fn_names|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|perfetto\.(basic|snapshot|exceptions|record)|house\.deps|fuzz_corpus\.(sled_map|fn_names)|package\.install_find_package|package\.pkg_config|package\.demo)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
-AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr)$'
+AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr|perfetto\.fdr)$'
 phase_aarch64() {
   local pkgs=() p
   for p in qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross \

@@ -321,24 +321,32 @@ out:
 }
 
 /* Basic and FDR keep every call (threshold 0); `output` "chrome" adds the
- * Chrome trace JSON beside the log. */
+ * Chrome trace JSON beside the log, "perfetto" the Perfetto trace. */
 static void cmd_record(uint32_t seconds, const char *given, const char *output,
                        const char *patterns, const struct xr_ctl_client *client,
                        struct xr_ctl_reply *r) {
+  static const struct {
+    const char *word, *options;
+  } outputs[] = {
+      {"xray", "func_duration_threshold_us=0"},
+      {"chrome", "func_duration_threshold_us=0 trace_output=xray+chrome"},
+      {"perfetto", "func_duration_threshold_us=0 trace_output=xray+perfetto"},
+  };
   const char *mode = xr_ctl_mode_name(given);
-  bool chrome = strcmp(output, "chrome") == 0;
-  if (!chrome && strcmp(output, "xray") != 0) {
-    xr_ctl_fail(r, "unknown output '%s' (xray or chrome)", output);
+  size_t o = 0;
+  while (o < XR_ARRAY_SIZE(outputs) && strcmp(output, outputs[o].word) != 0)
+    o++;
+  if (o == XR_ARRAY_SIZE(outputs)) {
+    xr_ctl_fail(r, "unknown output '%s' (xray, chrome or perfetto)", output);
     return;
   }
-  if (chrome && mode && strcmp(mode, "xray-profiling") == 0) {
-    xr_ctl_fail(r, "xray-profiling writes no Chrome trace");
+  bool profiling = mode && strcmp(mode, "xray-profiling") == 0;
+  if (o != 0 && profiling) {
+    xr_ctl_fail(r, "xray-profiling writes no %s trace", output);
     return;
   }
-  const char *options = mode && strcmp(mode, "xray-profiling") == 0 ? ""
-                        : chrome ? "func_duration_threshold_us=0 trace_output=xray+chrome"
-                                 : "func_duration_threshold_us=0";
-  session(given, options, patterns, seconds * 1000u, client, NULL, 0, r);
+  session(given, profiling ? "" : outputs[o].options, patterns,
+          seconds * 1000u, client, NULL, 0, r);
 }
 
 static void cmd_top(uint32_t ms, uint32_t rows,

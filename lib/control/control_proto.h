@@ -30,7 +30,7 @@ enum xr_ctl_verb {
   XR_CTL_STOP,     /* -> files written, one absolute path per line */
   XR_CTL_FLUSH,    /* -> files written */
   XR_CTL_SNAPSHOT, /* -> the snapshot's path */
-  XR_CTL_RECORD,   /* SECONDS MODE xray|chrome PATTERNS -> files written */
+  XR_CTL_RECORD,   /* SECONDS MODE xray|chrome|perfetto PATTERNS -> files */
   XR_CTL_TOP,      /* MILLISECONDS ROWS -> "calls local_ns name" rows */
   XR_CTL_VERB_COUNT
 };

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Size and time of the Chrome trace JSON (trace_output=chrome) for a trace of
-# 10 million records, basic and FDR mode (docs/performance.md).
+# Size and time of the Chrome trace JSON (trace_output=chrome) and of the
+# Perfetto trace (trace_output=perfetto) for a trace of 10 million records,
+# basic and FDR mode (docs/performance.md).
 #
 #   test/bench/chrome_10m.sh [LIBXRAY]     (default build/lib/libxray.a)
 #
 # Method: one thread calls a leaf 5 million times (10M records: an entry
 # and an exit each) with every call kept (threshold 0); the program runs
-# once with trace_output=xray and once with xray+chrome, three times each,
-# alternating. The JSON's cost is the difference of the flush times (the
+# once with trace_output=xray, once with xray+chrome and once with
+# xray+perfetto, three times each, alternating. A writer's cost is the
+# difference of the flush times (the
 # program times it around __xray_log_flushLog, CLOCK_MONOTONIC); peak RSS
 # from /usr/bin/time shows that the writer adds no copy of the trace.
 set -euo pipefail
@@ -59,8 +61,12 @@ for mode in xray-basic xray-fdr; do
     a=$(run $mode "$base:trace_output=xray")
     b=$(run $mode "$base:trace_output=xray+chrome")
     log=$(printf '%s\n' xray-log.ten.* | grep -v json)
-    echo "$mode run $i: flush ${a% *} s -> ${b% *} s with JSON; peak RSS ${a#* } -> ${b#* } KiB;" \
-         "log $(stat -c %s "$log") B, JSON $(stat -c %s "$log.json") B," \
-         "$(grep -c '"ph":"X"' "$log.json") calls"
+    json=$(stat -c %s "$log.json")
+    calls=$(grep -c '"ph":"X"' "$log.json")
+    c=$(run $mode "$base:trace_output=xray+perfetto")
+    log=$(printf '%s\n' xray-log.ten.* | grep -v pftrace)
+    echo "$mode run $i: flush ${a% *} s -> ${b% *} s with JSON, ${c% *} s with" \
+         "Perfetto; peak RSS ${a#* } -> ${b#* } / ${c#* } KiB; log $(stat -c %s "$log") B," \
+         "JSON $json B ($calls calls), Perfetto $(stat -c %s "$log.pftrace") B"
   done
 done

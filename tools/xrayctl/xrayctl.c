@@ -55,7 +55,7 @@ static const char usage_text[] =
     "                              wait S seconds, stop, unpatch: the program is left as\n"
     "                              it was; prints the files; -o copies the trace to FILE\n"
     "                              and its .map to FILE.map (FILE.json: the Chrome\n"
-    "                              trace JSON)\n"
+    "                              trace JSON; FILE.pftrace: the Perfetto trace)\n"
     "  top PID [--interval S] [--batch] [--iterations N]\n"
     "                              the functions with the most local time over each\n"
     "                              interval (default 1 s), all threads; --batch prints\n"
@@ -635,22 +635,30 @@ static void cmd_record(long pid, int argc, char **argv) {
   if (xr_ctl_mode_name(mode) == NULL)
     usage("--mode must be basic, fdr or profiling");
   check_text("patterns", patterns);
-  bool chrome = output && ends_with(output, ".json");
-  char *files = call(pid, "record %ld %s %s %s", s, mode, chrome ? "chrome" : "xray",
-                     patterns);
+  /* FILE's suffix chooses the trace the mode writes beside its log. */
+  static const struct {
+    const char *suffix, *word;
+  } traces[] = {{".json", "chrome"}, {".pftrace", "perfetto"}};
+  const char *suffix = NULL, *word = "xray";
+  for (size_t i = 0; output && i < sizeof traces / sizeof traces[0]; i++)
+    if (ends_with(output, traces[i].suffix)) {
+      suffix = traces[i].suffix;
+      word = traces[i].word;
+    }
+  char *files = call(pid, "record %ld %s %s %s", s, mode, word, patterns);
   fputs(files, stdout);
   if (output == NULL)
     return;
   char first[4096];
   if (sscanf(files, "%4095[^\n]", first) != 1)
     die(EXIT_REFUSED, "the program wrote no file (nothing recorded?)");
-  if (chrome) { /* the JSON beside the log: "<log>.json", if it fits */
+  if (suffix) { /* the trace beside the log: "<log><suffix>", if it fits */
     size_t n = strlen(first);
-    if (n + sizeof ".json" > sizeof first)
+    if (n + strlen(suffix) + 1 > sizeof first)
       die(EXIT_REFUSED, "the program named a file too long to copy (%zu bytes)", n);
-    memcpy(first + n, ".json", sizeof ".json");
+    memcpy(first + n, suffix, strlen(suffix) + 1);
   }
-  if (chrome) { /* the JSON names its functions itself */
+  if (suffix) { /* the trace names its functions itself */
     copy_file(first, output, target.uid);
     printf("%s\n", output);
   } else {

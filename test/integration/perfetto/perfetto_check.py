@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a Perfetto trace written by trace_output=perfetto.
 
-perfetto_check.py PB2_DIR TRACE [--account ACCOUNT.csv]...
+perfetto_check.py PB2_DIR TRACE [--account ACCOUNT.csv]... [--chrome JSON]
 
 Decodes TRACE with the schema compiled from xray_perfetto.proto (PB2_DIR
 holds protoc's xray_perfetto_pb2.py) and rebuilds it as the trace
@@ -20,13 +20,17 @@ processor does:
   described process track;
 - --account: `llvm-xray account -format=csv` of the log written beside it:
   the same number of calls per function (slices marked no-entry left out:
-  the binary log drops their exits).
+  the binary log drops their exits) and the same total time per function.
+- --chrome: the Chrome trace JSON of the same run (trace_output=...+chrome):
+  the same calls, each slice's begin and end equal to its complete event's
+  to the nanosecond (see same_as_chrome).
 Prints "name:slices" per function, "marks:" with the cut marks, then
 "instants:N", "drops:what=count,...", "threads:name,...", "process:NAME
 LABELS", and "bytes_per_event:X" (file size / (2 * slices)).
 """
 import collections
 import csv
+from decimal import Decimal
 import os
 import sys
 
@@ -49,6 +53,40 @@ def no_unknown(msg, where):
         values = value if field.label == field.LABEL_REPEATED else [value]
         for v in values:
             no_unknown(v, where + "." + field.name)
+
+
+def same_as_chrome(spans, path, base):
+    """Every slice is the Chrome writer's complete event of the same call
+    (JSON of the same run): same thread, name and cut mark, the same begin
+    and end to the nanosecond, counted from the trace's first clock value
+    (time 0 of both files), but for a no-entry call's begin, written a few
+    ns earlier on purpose. Slices that nested wrongly (an end given to the
+    wrong begin) show here as calls of the wrong length."""
+    import json
+    ours = collections.Counter()
+    for tid, name, b, e, cut in spans:
+        ours[(tid, name, None if cut == "no-entry" else b - base, e - base, cut)] += 1
+    theirs = collections.Counter()
+    early = {}
+    for ev in json.load(open(path)):
+        if ev.get("ph") != "X":
+            continue
+        b = int(round(float(ev["ts"]) * 1000))
+        e = b + int(round(float(ev["dur"]) * 1000))
+        cut = ev.get("args", {}).get("cut")
+        key = (ev["tid"], ev["name"], None if cut == "no-entry" else b, e, cut)
+        theirs[key] += 1
+        if cut == "no-entry":
+            early[key] = b
+    if ours != theirs:
+        diff = list((ours - theirs).items())[:3] + list((theirs - ours).items())[:3]
+        fail("slices differ from the Chrome trace %s: %r" % (path, diff))
+    for tid, name, b, e, cut in spans:
+        if cut == "no-entry":
+            first = early[(tid, name, None, e - base, cut)]
+            if not 0 < first - (b - base) < 4096:
+                fail("%s (no-entry) begins at %d, the thread's first time %d"
+                     % (name, b - base, first))
 
 
 def main():
@@ -74,6 +112,7 @@ def main():
     tracks = {}         # uuid -> ("thread", pid, tid, name, parent) | ("process", pid, name, labels)
     events = []         # (ts, index, track, type, name, notes)
     primary = None
+    base = 0
     for i, p in enumerate(trace.packet):
         if not p.HasField("trusted_packet_sequence_id"):
             fail("packet %d has no sequence id" % i)
@@ -82,6 +121,7 @@ def main():
             cs = p.clock_snapshot
             if cs.HasField("primary_trace_clock"):
                 primary = cs.primary_trace_clock
+                base = cs.clocks[0].timestamp
             clocks = {c.clock_id: c for c in cs.clocks}
             if 64 in clocks:
                 if not clocks[64].is_incremental or 6 not in clocks:
@@ -155,7 +195,9 @@ def main():
         fail("the trace's clock is %r, not BOOTTIME (6)" % primary)
     events.sort(key=lambda e: (e[0], e[1]))
     stacks = collections.defaultdict(list)
+    spans = []  # (tid, name, begin, end, cut)
     calls = collections.Counter()
+    total = collections.Counter()
     marks = collections.Counter()
     drops = collections.Counter()
     instants = 0
@@ -171,6 +213,8 @@ def main():
             if not stacks[track]:
                 fail("packet %d: an end without its begin on track %d" % (i, track))
             b, bname, bnotes = stacks[track].pop()
+            spans.append((tracks[track][2], bname, b, ts,
+                          notes.get("cut") or bnotes.get("cut")))
             if ts < b:
                 fail("packet %d: %s ends before it begins" % (i, bname))
             cut = notes.get("cut") or bnotes.get("cut")
@@ -178,6 +222,7 @@ def main():
                 marks[cut] += 1
             if cut != "no-entry":
                 calls[bname] += 1
+                total[bname] += ts - b
             slices += 1
             if stacks[track] and stacks[track][-1][0] > b:
                 fail("packet %d: %s begins before its parent" % (i, bname))
@@ -200,19 +245,32 @@ def main():
                 fail("thread track %d has no process track of pid %d" % (uuid, t[1]))
             threads.append(t[3])
         else:
-            process = "%s %s" % (t[2], ",".join(t[3]))
+            process = "%s;%s" % (t[2], ",".join(t[3]))
 
     args = sys.argv[3:]
     for k, a in enumerate(args):
         if a != "--account":
             continue
         acalls = collections.Counter()
+        atotal = collections.Counter()
         with open(args[k + 1]) as f:
             for row in csv.DictReader(f):
                 acalls[row["function"]] += int(row["count"])
+                atotal[row["function"]] += Decimal(row["sum"]) * 10**9
         if acalls != calls:
             fail("slices differ from llvm-xray account (%s): ours %r, account %r"
                  % (args[k + 1], dict(calls), dict(acalls)))
+        # slices that nest wrongly trade their ends: their functions' total
+        # times differ from account's (1 ns per call for our rounding,
+        # account's 7 digits)
+        for name in calls:
+            slack = calls[name] + Decimal(total[name]) / 10**6
+            if abs(Decimal(total[name]) - atotal[name]) > slack:
+                fail("%s: slices last %d ns in all, account %s ns"
+                     % (name, total[name], atotal[name]))
+    for k, a in enumerate(args):
+        if a == "--chrome":
+            same_as_chrome(spans, args[k + 1], base)
     for name in sorted(calls):
         print("%s:%d" % (name, calls[name]))
     print("marks:" + ",".join("%s=%d" % kv for kv in sorted(marks.items())))

@@ -224,6 +224,30 @@ static void test_payload_cut(void **state) {
     assert_int_equal(data[i], 'z');
 }
 
+static void feed_arg(struct xr_perfetto *w) {
+  struct xr_tev e = {.kind = XR_TEV_ENTER, .fid = 2, .tsc = 100,
+                     .has_arg = true, .arg = 42};
+  xr_perfetto_add(w, 10, 11, &e);
+  ev(w, XR_TEV_EXIT, 2, 110);
+}
+
+/* A logged first argument is a debug annotation "arg1" of the begin. */
+static void test_arg1(void **state) {
+  (void)state;
+  uint8_t got[1024];
+  size_t n = run(feed_arg, got, sizeof got);
+  static const uint8_t tail[] = {
+      /* f begins at +0: interned_data {event_names {iid 1, "f"}},
+       * track_event {type 1, name_iid 1, {name "arg1", uint_value 42}} */
+      0x0a, 0x1d, 0x40, 0x00, 0x50, 0x02, 0x62, 0x07, 0x12, 0x05, 0x08, 0x01,
+      0x12, 0x01, 'f', 0x5a, 0x0e, 0x48, 0x01, 0x50, 0x01, 0x22, 0x08, 0x52,
+      0x04, 'a', 'r', 'g', '1', 0x18, 0x2a,
+      /* f ends at +10 */
+      0x0a, 0x08, 0x40, 0x0a, 0x50, 0x02, 0x5a, 0x02, 0x48, 0x02};
+  assert_true(n > sizeof tail);
+  assert_memory_equal(got + n - sizeof tail, tail, sizeof tail);
+}
+
 static void feed_nothing(struct xr_perfetto *w) { (void)w; }
 
 /* No event: the clock packet alone, a valid Trace. */
@@ -255,6 +279,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiny_stream_bytes),
       cmocka_unit_test(test_payload_cut),
+      cmocka_unit_test(test_arg1),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_failure_returned),
   };
