@@ -13,8 +13,15 @@ account_calls() { # LOG: "name:calls" per function, sorted by name
   "$LLVM_XRAY" account -format=csv -m workers "$1" |
     awk -F, 'NR > 1 { gsub(/"/, "", $NF); print $NF ":" $2 }' | sort | xargs
 }
-pb2=
-if python3 -c 'import google.protobuf' 2>/dev/null && command -v protoc >/dev/null; then
+# the Perfetto tests' schema and checker, with a python3 that has protobuf
+pb2='' pb_python=''
+for py in python3 /usr/bin/python3; do
+  if [ -z "$pb_python" ] && command -v "$py" >/dev/null &&
+    "$py" -c 'import google.protobuf' 2>/dev/null; then
+    pb_python=$py
+  fi
+done
+if [ -n "$pb_python" ] && command -v protoc >/dev/null; then
   mkdir -p pb2
   protoc -I"$XRAY_SRC/test/integration/perfetto" --python_out=pb2 \
     "$XRAY_SRC/test/integration/perfetto/xray_perfetto.proto" && pb2=pb2
@@ -45,7 +52,7 @@ for mode in basic fdr; do
   if [ -n "$pb2" ]; then
     "$XRAYCTL" convert "$log" -m workers --to perfetto -o "$mode.pftrace" || fail "--to perfetto"
     "$LLVM_XRAY" account -format=csv -m workers "$log" >"$mode.account.csv"
-    python3 "$XRAY_SRC/test/integration/perfetto/perfetto_check.py" "$pb2" "$mode.pftrace" \
+    "$pb_python" "$XRAY_SRC/test/integration/perfetto/perfetto_check.py" "$pb2" "$mode.pftrace" \
       --account "$mode.account.csv" >"$mode.perfetto.txt" || fail "$mode: perfetto_check"
   else
     note "python3's protobuf or protoc missing: --to perfetto not checked"
