@@ -204,22 +204,11 @@ static XR_NOINLINE bool grow_stack(struct report *r, struct thread *t) {
   return true;
 }
 
-static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e) {
-  struct report *r = ctx;
-  struct thread *t = r->last;
-  if (t == NULL || t->tid != tid || t->pid != pid) {
-    t = thread_of(r, pid, tid);
-    if (t == NULL) {
-      r->no_memory = true;
-      return;
-    }
-  }
-  if (e->kind == XR_TEV_ENTER) {
-    if (t->depth == t->cap && !grow_stack(r, t))
-      return;
-    t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
-    return;
-  }
+/* An exit: ends the call on top of its thread's stack when it is that
+ * call's (account's rule). Apart from on_event, whose entries then need
+ * no saved registers. */
+static XR_NOINLINE void end_call(struct report *r, struct thread *t,
+                                const struct xr_tev *e) {
   if (e->kind != XR_TEV_EXIT && e->kind != XR_TEV_TAIL_EXIT)
     return; /* custom and typed events: account ignores them too */
   if (t->depth == 0 || t->stack[t->depth - 1].fid != e->fid) {
@@ -232,6 +221,29 @@ static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e
   count_call(r, f->fid, d, d > f->callees ? d - f->callees : 0);
   if (t->depth > 0)
     t->stack[t->depth - 1].callees += d;
+}
+
+static XR_NOINLINE struct thread *other_thread(struct report *r, int32_t pid,
+                                               int32_t tid) {
+  struct thread *t = thread_of(r, pid, tid);
+  if (t == NULL)
+    r->no_memory = true;
+  return t;
+}
+
+static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e) {
+  struct report *r = ctx;
+  struct thread *t = r->last;
+  if (XR_UNLIKELY(t == NULL || t->tid != tid || t->pid != pid) &&
+      (t = other_thread(r, pid, tid)) == NULL)
+    return;
+  if (e->kind != XR_TEV_ENTER) {
+    end_call(r, t, e);
+    return;
+  }
+  if (XR_UNLIKELY(t->depth == t->cap) && !grow_stack(r, t))
+    return;
+  t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
 }
 
 /* ---- profiles ----------------------------------------------------------- */
