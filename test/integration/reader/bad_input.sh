@@ -1,5 +1,6 @@
 # Bad files: cut short at many offsets, a wrong magic, an unknown version,
-# a block or an event past the end, an unknown record: report and convert
+# a block or an event past the end, an unknown record, a garbage object map
+# beside a log (its line instead of a byte offset): report and convert
 # each end with status 1 (never a crash, a hang or another status) and one
 # message that names the file and the byte offset of what is wrong; convert
 # leaves no output behind.
@@ -80,5 +81,24 @@ poke "$fdr" $at 1f unknown_meta && rejected unknown_meta $at "metadata record of
 poke "$basic" $((32 + 32)) 0500 basic_type && rejected basic_type 64 "record type 5 unknown"
 # a profile block that claims more than the file holds
 poke "$prof" 32 ffffff00 prof_block && rejected prof_block 32 "runs past the end of the file"
+
+note "a garbage object map beside the log"
+cp "$basic" with_map
+printf 'garbage\n' >with_map.map
+for cmd in report convert; do
+  rc=0
+  rm -f out.json
+  if [ $cmd = report ]; then
+    "$XRAYCTL" report with_map >out.txt 2>err.txt || rc=$?
+  else
+    "$XRAYCTL" convert with_map --to chrome -o out.json >out.txt 2>err.txt || rc=$?
+    [ ! -e out.json ] || fail "convert with a garbage map: left out.json behind"
+  fi
+  [ $rc = 1 ] || fail "$cmd with a garbage map: status $rc, want 1: $(cat err.txt)"
+  grep -q "^xrayctl: with_map.map: line 1: " err.txt ||
+    fail "$cmd with a garbage map: message [$(cat err.txt)], want 'with_map.map: line 1: ...'"
+done
+rm with_map.map
+"$XRAYCTL" report with_map >/dev/null || fail "the same log without its map"
 
 echo "bad_input: ok"
