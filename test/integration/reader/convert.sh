@@ -2,7 +2,9 @@
 # valid JSON with account's calls per function; --to folded has exactly
 # the program's call paths, in the order first called (recursion folded),
 # and all together the self time report gives; --to perfetto passes the
-# Perfetto checker with account's calls (when python's protobuf is there).
+# Perfetto checker with account's calls (when python's protobuf is there);
+# and --to chrome of a log whose calls longjmp skipped is the runtime's own
+# JSON of it, marks included.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/reader_lib.sh"
@@ -57,5 +59,19 @@ for mode in basic fdr; do
   else
     note "python3's protobuf or protoc missing: --to perfetto not checked"
   fi
+done
+# calls longjmp skipped, custom events: --to chrome of the log holds the
+# calls of the runtime's own JSON, "unwound" marks included (basic: the
+# flag byte; FDR: the "xray-unwound N" events)
+xr_cc threads "$XRAY_SRC/test/integration/trace_json/progs/threads.c"
+for mode in basic fdr; do
+  rm -f "j-$mode-"*
+  XRAY_OPTIONS="xray_logfile_base=j-$mode- verbosity=0" ./threads "xray-$mode" \
+    "func_duration_threshold_us=0:trace_output=xray+chrome" 4 700 1 1 || fail "threads $mode"
+  log=$(only_file "j-$mode-threads.??????")
+  "$XRAYCTL" convert "$log" -m threads --to chrome -o "j-$mode.json" || fail "--to chrome"
+  # 4 threads x 700 mid: 100 deep(3) jumps a thread, 4 frames each unwound
+  expect_eq "$mode: calls and marks against the runtime's JSON" "whole=8432 unwound=1600" \
+    "$(python3 "$TEST_SRC_DIR/chrome_calls.py" "j-$mode.json" --same-as "$log.json")"
 done
 echo "convert: ok"
