@@ -4,10 +4,9 @@
 # driver is the target's too, and runs under the emulator.
 FN_DRIVER=$(dirname "$XRAY_LIB")/../test/integration/names/fn_names_driver
 [ -x "$FN_DRIVER" ] || fail "the driver is not built at $FN_DRIVER"
-# fn_driver ARGS...: runs the driver (XRAY_TEST_EMULATOR is a command and
-# its arguments: split on purpose)
+# fn_driver ARGS...: runs the driver
 fn_driver() {
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086  # XRAY_TEST_EMULATOR is a command and its arguments
   ${XRAY_TEST_EMULATOR:-} "$FN_DRIVER" "$@"
 }
 
