@@ -7,8 +7,8 @@
 
 #define NEVER __attribute__((xray_never_instrument))
 
-static volatile int sink;
-__attribute__((noinline)) void hot(int i) { sink += i; }
+static volatile unsigned sink;
+__attribute__((noinline)) void hot(int i) { sink += (unsigned)i; }
 
 NEVER int main(int argc, char **argv) {
   if (argc != 3) {
