@@ -3,7 +3,7 @@
  * (lib/export/trace_event.h): each thread's events in time order, threads
  * possibly interleaved, exactly what the runtime's own writers are fed.
  *
- * Memory: the input's buffer, plus for FDR an index of its blocks (40
+ * Memory: the input's buffer, plus for FDR an index of its blocks (32
  * bytes each: one per thread in our logs, one per buffer in compiler-rt's);
  * nothing grows with the number of events. Basic logs are read in one pass;
  * FDR logs in two: the block headers first (version 1: its records, which
