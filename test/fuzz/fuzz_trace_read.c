@@ -9,7 +9,9 @@
  *   message; one that succeeds leaves no error;
  * - every event is of a known kind; a custom or typed event's payload lies
  *   in readable memory (every byte is read);
- * - every profile node has a path of at least one non-zero id. */
+ * - every profile node has a path of at least one non-zero id;
+ * - shared out between two threads (ctl_trace_events_split), a file is
+ *   accepted or refused as in one. */
 #define _GNU_SOURCE
 #include "xrayctl/profile_read.h"
 #include "xrayctl/trace_read.h"
@@ -19,16 +21,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static volatile uint8_t sink;
-
+/* ctx: a byte of its own per part, so the parts share nothing */
 static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e) {
-  (void)ctx, (void)pid, (void)tid;
+  (void)pid, (void)tid;
+  volatile uint8_t *sink = ctx;
   assert(e->kind <= XR_TEV_TYPED);
   if (e->kind == XR_TEV_CUSTOM || e->kind == XR_TEV_TYPED) {
     assert(e->size == 0 || e->data != NULL);
     const uint8_t *d = e->data;
     for (size_t i = 0; i < e->size; i++)
-      sink ^= d[i];
+      *sink ^= d[i];
   }
 }
 
@@ -49,16 +51,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   struct ctl_in in;
   struct ctl_trace_info info;
+  uint8_t sinks[2] = {0, 0};
   int rc = ctl_in_open(&in, fd, "fuzz");
   if (rc == 0)
     rc = ctl_trace_identify(&in, &info);
   if (rc == 0)
     rc = info.kind == CTL_TRACE_PROFILE ? ctl_profile_nodes(&in, on_node, NULL)
-                                        : ctl_trace_events(&in, &info, on_event, NULL);
+                                        : ctl_trace_events(&in, &info, on_event, &sinks[0]);
   assert((rc != 0) == in.failed);
   if (rc != 0)
     assert(in.err[0] != '\0' && in.err_offset <= size);
   ctl_in_close(&in);
+  /* the same shared out between two threads: the same verdict */
+  struct ctl_in again;
+  if (rc == 0 || info.kind != CTL_TRACE_PROFILE) {
+    int again_rc = ctl_in_open(&again, fd, "fuzz");
+    if (again_rc == 0)
+      again_rc = ctl_trace_identify(&again, &info);
+    void *ctxs[2] = {&sinks[0], &sinks[1]};
+    if (again_rc == 0 && info.kind != CTL_TRACE_PROFILE)
+      again_rc = ctl_trace_events_split(&again, &info, 2, on_event, ctxs);
+    assert((again_rc != 0) == (rc != 0));
+    ctl_in_close(&again);
+  }
   close(fd);
   return 0;
 }

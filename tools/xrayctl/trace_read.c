@@ -3,6 +3,7 @@
 #include "trace_read.h"
 #include "fdr/fdr_records.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,7 +363,53 @@ static int index_extents(struct fdr *f, struct block *b, uint64_t off) {
   return 0;
 }
 
-static int fdr_events(struct ctl_in *in, int version, ctl_event_fn fn, void *ctx) {
+/* One worker of a split decode: the blocks of the threads given to it. */
+struct worker {
+  struct ctl_in own; /* workers after the first read through their own buffer */
+  struct ctl_in *in;
+  struct fdr f;
+  const struct block *blocks;
+  const uint8_t *part_of;
+  size_t n;
+  unsigned part;
+  int rc;
+};
+
+static void *run_worker(void *arg) {
+  struct worker *w = arg;
+  for (size_t i = 0; i < w->n && w->rc == 0; i++) {
+    if (w->part_of[i] != w->part)
+      continue;
+    struct block b = w->blocks[i];
+    if (w->f.version == 1)
+      b.end = w->in->size; /* it stops at its EndOfBuffer again */
+    w->rc = fdr_block(&w->f, &b);
+  }
+  return NULL;
+}
+
+/* Gives each thread's run of blocks to the part with the fewest bytes so
+ * far (runs taken in file order: good enough for a few parts). */
+static void assign_parts(const struct block *blocks, size_t n, unsigned parts,
+                         uint8_t *part_of) {
+  uint64_t load[CTL_TRACE_PARTS_MAX] = {0};
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    uint64_t bytes = 0;
+    for (; j < n && blocks[j].pid == blocks[i].pid && blocks[j].tid == blocks[i].tid; j++)
+      bytes += blocks[j].end - blocks[j].off + 1;
+    unsigned k = 0;
+    for (unsigned p = 1; p < parts; p++)
+      if (load[p] < load[k])
+        k = p;
+    load[k] += bytes;
+    for (; i < j; i++)
+      part_of[i] = (uint8_t)k;
+  }
+}
+
+static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_fn fn,
+                      void *const *ctxs) {
   struct fdr f = {in, version, NULL, NULL};
   struct block *blocks = NULL;
   size_t n = 0, cap = 0;
@@ -398,26 +445,63 @@ static int fdr_events(struct ctl_in *in, int version, ctl_event_fn fn, void *ctx
       n++;
     }
   }
+  uint8_t *part_of = rc == 0 ? calloc(n + 1, 1) : NULL;
+  if (rc == 0 && part_of == NULL)
+    rc = ctl_in_fail(in, 0, "out of memory for the index of %zu blocks", n);
   if (rc == 0) {
     if (n > 1)
       qsort(blocks, n, sizeof *blocks, by_thread_then_time);
-    f.fn = fn;
-    f.ctx = ctx;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-      if (version == 1)
-        blocks[i].end = in->size; /* it stops at its EndOfBuffer again */
-      rc = fdr_block(&f, &blocks[i]);
+    if (parts > 1)
+      assign_parts(blocks, n, parts, part_of);
+    struct worker w[CTL_TRACE_PARTS_MAX];
+    pthread_t thread[CTL_TRACE_PARTS_MAX];
+    bool started[CTL_TRACE_PARTS_MAX] = {false};
+    for (unsigned k = 0; k < parts; k++) {
+      w[k] = (struct worker){.in = in, .f = {in, version, fn, ctxs[k]}, .blocks = blocks,
+                             .part_of = part_of, .n = n, .part = k};
+      if (k == 0)
+        continue;
+      /* a worker of its own: its buffer; the file the same (pread) */
+      w[k].in = &w[k].own;
+      w[k].f.in = &w[k].own;
+      w[k].rc = ctl_in_open(&w[k].own, in->fd, in->path);
+      started[k] = w[k].rc == 0 && pthread_create(&thread[k], NULL, run_worker, &w[k]) == 0;
+      if (!started[k] && w[k].rc == 0)
+        run_worker(&w[k]); /* no thread: in turn */
+    }
+    run_worker(&w[0]);
+    rc = w[0].rc;
+    for (unsigned k = 1; k < parts; k++) {
+      if (started[k])
+        pthread_join(thread[k], NULL);
+      /* the error found first in the file is the one said */
+      if (w[k].rc != 0 && (!in->failed || w[k].own.err_offset < in->err_offset)) {
+        in->failed = false;
+        ctl_in_fail(in, w[k].own.err_offset, "%s", w[k].own.err);
+        rc = -1;
+      }
+      ctl_in_close(&w[k].own);
     }
   }
+  free(part_of);
   free(blocks);
   return rc;
 }
 
 int ctl_trace_events(struct ctl_in *in, const struct ctl_trace_info *info,
                      ctl_event_fn fn, void *ctx) {
+  void *ctxs[1] = {ctx};
+  return ctl_trace_events_split(in, info, 1, fn, ctxs);
+}
+
+int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
+                           unsigned parts, ctl_event_fn fn, void *const *ctxs) {
   if (info->kind == CTL_TRACE_BASIC)
-    return basic_events(in, fn, ctx);
-  if (info->kind == CTL_TRACE_FDR)
-    return fdr_events(in, info->version, fn, ctx);
+    return basic_events(in, fn, ctxs[0]);
+  if (info->kind == CTL_TRACE_FDR) {
+    if (parts < 1 || parts > CTL_TRACE_PARTS_MAX)
+      parts = 1;
+    return fdr_events(in, info->version, parts, fn, ctxs);
+  }
   return ctl_in_fail(in, 0, "a profile has calls, not events");
 }

@@ -42,4 +42,14 @@ typedef void (*ctl_event_fn)(void *ctx, int32_t pid, int32_t tid,
 int ctl_trace_events(struct ctl_in *in, const struct ctl_trace_info *info,
                      ctl_event_fn fn, void *ctx);
 
+/* The same on up to `parts` threads: an FDR log's threads are shared out
+ * (each of the trace's threads whole, in time order, to one part; part k's
+ * events go to fn with ctxs[k], from its own thread, so fn and ctxs[k]
+ * must not share state between parts); a basic log, whose threads come
+ * interleaved, is read in one pass to ctxs[0]. Part k > 0 reads through a
+ * buffer of its own. The error said is the first in the file. */
+#define CTL_TRACE_PARTS_MAX 8
+int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
+                           unsigned parts, ctl_event_fn fn, void *const *ctxs);
+
 #endif

@@ -8,7 +8,9 @@
  * total counts nested time again); any other exit is not counted (account
  * -k skips it; without -k it stops). Self time is the duration minus the
  * durations of the calls made directly from it. Memory: one stack per
- * thread, one row and a histogram per function. */
+ * thread, one row and a histogram per function. An FDR log's threads are
+ * accounted on up to REPORT_PARTS CPUs, each part on its own, then added
+ * together (the trace's threads are independent). */
 #define _GNU_SOURCE
 #include "trace_report.h"
 #include "latency_hist.h"
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct row {
   int32_t fid;
@@ -47,6 +50,7 @@ struct report {
   struct thread *last; /* the thread of the last event: usually the next's */
   struct thread *threads;
   size_t nthreads, threads_cap;
+  size_t other_threads, other_open; /* of the parts merged into this one */
   struct ctl_hist_pool pool;
   uint64_t unmatched;
   bool no_memory;
@@ -60,6 +64,8 @@ struct report {
 /* Ids of one object (FDR's dense ids, an executable's) are small: a table
  * indexed by id, whose untouched pages cost nothing. */
 #define DIRECT_IDS ((uint32_t)1 << 22)
+/* Threads that read an FDR log's parts at most (a 2-CPU machine uses 2). */
+#define REPORT_PARTS 4
 
 static size_t hash32(uint32_t v) { return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 24); }
 
@@ -298,6 +304,41 @@ static void on_node(void *ctx, const struct ctl_profile_node *n) {
   r->path[r->path_depth++] = (struct frame){n->path[0], n->ticks, 0};
 }
 
+/* ---- parts ---------------------------------------------------------------- */
+
+/* Adds part b (other threads of the same trace) into a. */
+static void merge_into(struct report *a, const struct report *b) {
+  for (size_t i = 0; i < b->nrows; i++) {
+    const struct row *x = &b->rows[i];
+    struct row *w = row_of(a, x->fid);
+    if (w == NULL) {
+      a->no_memory = true;
+      return;
+    }
+    w->calls += x->calls;
+    w->total += x->total;
+    w->self += x->self;
+    w->min = x->min < w->min ? x->min : w->min;
+    w->max = x->max > w->max ? x->max : w->max;
+    for (unsigned k = 0; k < CTL_HIST_ROWS; k++) {
+      if (x->hist.row[k] == 0)
+        continue;
+      if (w->hist.row[k] == 0 && !ctl_hist_new_row(&a->pool, &w->hist, k)) {
+        a->no_memory = true;
+        return;
+      }
+      for (unsigned c = 0; c < 32; c++)
+        a->pool.rows[w->hist.row[k] - 1][c] += b->pool.rows[x->hist.row[k] - 1][c];
+    }
+  }
+  a->unmatched += b->unmatched;
+  a->no_memory |= b->no_memory;
+  a->other_threads += b->nthreads + b->other_threads;
+  a->other_open += b->other_open;
+  for (size_t i = 0; i < b->threads_cap; i++)
+    a->other_open += b->threads[i].used ? b->threads[i].depth : 0;
+}
+
 /* ---- output ------------------------------------------------------------- */
 
 enum sort_key { SORT_SUM, SORT_COUNT, SORT_SELF, SORT_MAX, SORT_NAME };
@@ -365,7 +406,8 @@ static void print_rows(const struct print *pr, size_t top, bool csv) {
     printf("# %s: %s", s->path, kinds[s->info.kind]);
     if (s->info.kind != CTL_TRACE_PROFILE)
       printf(" version %d", s->info.version);
-    printf(", %zu thread(s), %zu function(s), clock %llu Hz\n", r->nthreads,
+    printf(", %zu thread(s), %zu function(s), clock %llu Hz\n",
+           r->nthreads + r->other_threads,
            r->nrows, (unsigned long long)hz);
     printf("# times in ns: total includes callees (every call, recursive ones "
            "too), self excludes them;%s\n",
@@ -412,7 +454,7 @@ static void print_rows(const struct print *pr, size_t top, bool csv) {
   if (!csv) {
     if (shown < r->nrows)
       printf("# %zu more function(s) not shown\n", r->nrows - shown);
-    size_t open = 0;
+    size_t open = r->other_open;
     for (size_t i = 0; i < r->threads_cap; i++)
       open += r->threads[i].used ? r->threads[i].depth : 0;
     printf("# not counted: %llu exit(s) not matching the top of their thread's "
@@ -483,30 +525,47 @@ int ctl_cmd_report(int argc, char **argv) {
     ctl_source_close(&src);
     return rc;
   }
-  struct report r = {0};
-  r.direct = calloc(DIRECT_IDS, sizeof *r.direct); /* NULL: all hashed */
+  /* An FDR log's threads are shared out between the CPUs (a part each,
+   * merged at the end); a basic log and a profile are read in one pass. */
+  struct report part[CTL_TRACE_PARTS_MAX];
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned parts = src.info.kind == CTL_TRACE_FDR && cpus > 1
+                       ? (unsigned)(cpus < REPORT_PARTS ? cpus : REPORT_PARTS)
+                       : 1;
+  void *ctxs[CTL_TRACE_PARTS_MAX];
+  for (unsigned k = 0; k < parts; k++) {
+    part[k] = (struct report){0};
+    part[k].direct = calloc(DIRECT_IDS, sizeof *part[k].direct); /* NULL: hashed */
+    ctxs[k] = &part[k];
+  }
+  struct report *r = &part[0];
   if (src.info.kind == CTL_TRACE_PROFILE) {
-    rc = ctl_profile_nodes(&src.in, on_node, &r);
-    end_path_to(&r, 0);
+    rc = ctl_profile_nodes(&src.in, on_node, r);
+    end_path_to(r, 0);
   } else {
-    rc = ctl_trace_events(&src.in, &src.info, on_event, &r);
+    rc = ctl_trace_events_split(&src.in, &src.info, parts, on_event, ctxs);
+  }
+  for (unsigned k = 1; k < parts; k++) {
+    if (rc == 0)
+      merge_into(r, &part[k]);
+    report_free(&part[k]);
   }
   if (rc != 0) {
     rc = ctl_source_failed(&src);
-  } else if (r.no_memory) {
+  } else if (r->no_memory) {
     fprintf(stderr, "xrayctl: %s: out of memory\n", path);
     rc = 1;
   } else {
-    struct print pr = {&src, &r, key};
+    struct print pr = {&src, r, key};
     sorting = &pr;
-    qsort(r.rows, r.nrows, sizeof *r.rows, by_key);
+    qsort(r->rows, r->nrows, sizeof *r->rows, by_key);
     print_rows(&pr, top, csv);
     if (fflush(stdout) != 0) {
       perror("xrayctl: writing the report");
       rc = 1;
     }
   }
-  report_free(&r);
+  report_free(r);
   ctl_source_close(&src);
   return rc;
 }
