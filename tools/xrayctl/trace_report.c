@@ -53,12 +53,12 @@ struct report {
   size_t other_threads, other_open; /* of the parts merged into this one */
   struct ctl_hist_pool pool;
   uint64_t unmatched;
-  bool no_memory;
   /* profiles: the current thread's path, to subtract callees */
   uint64_t prof_tid;
   struct frame *path;
   size_t path_cap;
   uint32_t path_depth;
+  bool no_memory;
 };
 
 /* Ids of one object (FDR's dense ids, an executable's) are small: a table
