@@ -82,10 +82,6 @@ void xr_trace_outputs_files(unsigned outputs, const char *log_path,
   xr_options_word_list(buf, cap, words, files, n);
 }
 
-const struct xr_trace_format *xr_trace_outputs_format(unsigned bit) {
-  return bit < XR_ARRAY_SIZE(rows) ? rows[bit].format : NULL;
-}
-
 bool xr_trace_outputs_streamed(unsigned outputs) {
   for (size_t i = 0; i < XR_ARRAY_SIZE(rows); i++)
     if ((outputs >> i & 1) && rows[i].format != NULL)

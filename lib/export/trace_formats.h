@@ -33,12 +33,6 @@ XR_HIDDEN void xr_trace_outputs_files(unsigned outputs, const char *log_path,
  * then decodes its records at flush and keeps the names of exited threads. */
 XR_HIDDEN bool xr_trace_outputs_streamed(unsigned outputs);
 
-/* The format of bit `bit` of outputs (XR_TRACE_OUT_PERFETTO: 2), NULL for
- * the mode's own log or past the table. Reads a constant table:
- * async-signal-safe, so a crash handler can pick the formats of outputs
- * whose signal_safe is set and run them itself (with a quiet context). */
-XR_HIDDEN const struct xr_trace_format *xr_trace_outputs_format(unsigned bit);
-
 /* Function ids as the modes record them: packed (object << 24 | function,
  * every object's; basic) or dense (FDR, core/objects/objects.h). */
 enum xr_trace_ids { XR_TRACE_IDS_PACKED, XR_TRACE_IDS_DENSE };

@@ -40,13 +40,6 @@ static void words_are_rows(void **state) {
   assert_string_equal(help, "chrome ('d/log.json') and perfetto "
                             "('d/log.pftrace')");
   assert_true(xr_trace_outputs_streamed(XR_TRACE_OUT_PERFETTO));
-  /* the rows' formats by bit, and which a signal handler may run */
-  assert_null(xr_trace_outputs_format(0));
-  assert_string_equal(xr_trace_outputs_format(1)->suffix, ".json");
-  assert_string_equal(xr_trace_outputs_format(2)->suffix, ".pftrace");
-  assert_true(xr_trace_outputs_format(1)->signal_safe);
-  assert_true(xr_trace_outputs_format(2)->signal_safe);
-  assert_null(xr_trace_outputs_format(3));
   xr_trace_outputs_files(XR_TRACE_OUT_XRAY, "d/log", help, sizeof help);
   assert_string_equal(help, "");
   assert_false(xr_trace_outputs_streamed(XR_TRACE_OUT_XRAY));
