@@ -74,7 +74,7 @@ need_file /usr/include/cmocka.h libcmocka-dev
 need_cmd go golang-go # go tool pprof reads the profiling mode's .pb (profiling.pprof)
 need_cmd python3 python3 # the tests' readers of pprof and JSON output
 need_cmd protoc protobuf-compiler # compiles the Perfetto tests' schema (perfetto.*)
-need_file /usr/lib/python3/dist-packages/google/protobuf/__init__.py python3-protobuf # decodes .pftrace (perfetto.*)
+need_file /usr/lib/python3/dist-packages/google/protobuf/__init__.py python3-protobuf # decodes .pftrace (perfetto.*, reader.convert)
 need_cmd strace strace # counts the bytes a snapshot writes (fdr.snapshot_writes)
 need_cmd valgrind valgrind # memcheck and callgrind run traced programs (valgrind.*)
 want_cmd gdb gdb # backtraces through the trampolines (core_patch.exceptions)

@@ -30,6 +30,8 @@ struct frame {
 struct thread {
   int32_t pid, tid;
   bool used;
+  uint8_t ids_len;
+  char ids[48]; /* ,"pid":P,"tid":T of every event, formatted once */
   uint64_t first_tsc, last_tsc;
   struct frame *stack;
   size_t depth, cap;
@@ -65,10 +67,35 @@ static void put(struct xr_chrome *w, const void *data, size_t n) {
 
 static void put_str(struct xr_chrome *w, const char *s) { put(w, s, strlen(s)); }
 
+/* The digits d[i..end) into the output. Inside the room begin_event
+ * reserved, one fixed 32-byte copy (d holds 32 bytes past i; what follows
+ * the digits is written over next) instead of a memcpy call of their
+ * length: numbers are most of an event's bytes. */
+static void put_digits(struct xr_chrome *w, const char d[56], size_t i,
+                       size_t end) {
+  struct xr_text_out *o = &w->out;
+  if (o->cap - o->len >= 32) {
+    __builtin_memcpy(o->buf + o->len, d + i, 32);
+    o->len += end - i;
+  } else {
+    put(w, d + i, end - i);
+  }
+}
+
+/* The thread's ids, with the same fixed copy. */
+static void put_ids(struct xr_chrome *w, const struct thread *t) {
+  struct xr_text_out *o = &w->out;
+  if (o->cap - o->len >= sizeof t->ids) {
+    __builtin_memcpy(o->buf + o->len, t->ids, sizeof t->ids);
+    o->len += t->ids_len;
+  } else {
+    put(w, t->ids, t->ids_len);
+  }
+}
+
 static void put_u64(struct xr_chrome *w, uint64_t v) {
-  char d[24];
-  size_t i = xr_u64_digits(d, v, 1);
-  put(w, d + i, sizeof d - i);
+  char d[56] = {0}; /* xr_u64_digits fills d[i..24) */
+  put_digits(w, d, xr_u64_digits(d, v, 1), 24);
 }
 
 static void put_i32(struct xr_chrome *w, int32_t v) {
@@ -85,10 +112,13 @@ static void put_us(struct xr_chrome *w, int64_t signed_ns) {
   if (signed_ns < 0)
     put(w, "-", 1);
   uint64_t ns = signed_ns < 0 ? -(uint64_t)signed_ns : (uint64_t)signed_ns;
-  put_u64(w, ns / 1000);
-  char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
-                  (char)('0' + ns % 10)};
-  put(w, frac, 4);
+  char d[56] = {0};
+  size_t i = xr_u64_digits(d, ns, 4); /* at least "0.001" */
+  d[24] = d[23]; /* the point before the last three digits */
+  d[23] = d[22];
+  d[22] = d[21];
+  d[21] = '.';
+  put_digits(w, d, i, 25);
 }
 
 /* A JSON string body: quote, backslash and every byte outside printable
@@ -151,10 +181,7 @@ static void emit_call(struct xr_chrome *w, const struct thread *t,
   put_us(w, b);
   put_str(w, ",\"dur\":");
   put_us(w, e > b ? e - b : 0);
-  put_str(w, ",\"pid\":");
-  put_i32(w, t->pid);
-  put_str(w, ",\"tid\":");
-  put_i32(w, t->tid);
+  put_ids(w, t);
   if (mark != MARK_NONE) {
     put_str(w, ",\"args\":{\"cut\":\"");
     put_str(w, mark_text[mark]);
@@ -170,10 +197,7 @@ static void emit_instant(struct xr_chrome *w, const struct thread *t,
                                      : "{\"name\":\"custom event\"");
   put_str(w, ",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
   put_us(w, to_ns(w, e->tsc));
-  put_str(w, ",\"pid\":");
-  put_i32(w, t->pid);
-  put_str(w, ",\"tid\":");
-  put_i32(w, t->tid);
+  put_ids(w, t);
   put_str(w, ",\"args\":{");
   if (e->kind == XR_TEV_TYPED) {
     put_str(w, "\"type\":");
@@ -209,6 +233,27 @@ static void emit_dropped(struct xr_chrome *w, int32_t pid, int32_t tid,
 }
 
 /* ---- threads ------------------------------------------------------------ */
+
+/* An i32 into out; returns the bytes written (at most 11). */
+static size_t i32_text(char *out, int32_t v) {
+  char d[24];
+  uint64_t u = v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
+  size_t i = xr_u64_digits(d, u, 1), n = 0;
+  if (v < 0)
+    out[n++] = '-';
+  memcpy(out + n, d + i, sizeof d - i);
+  return n + sizeof d - i;
+}
+
+static void format_ids(struct thread *t) {
+  size_t n = 0;
+  memcpy(t->ids, ",\"pid\":", 7);
+  n = 7 + i32_text(t->ids + 7, t->pid);
+  memcpy(t->ids + n, ",\"tid\":", 7);
+  n += 7;
+  n += i32_text(t->ids + n, t->tid);
+  t->ids_len = (uint8_t)n; /* at most 36 */
+}
 
 static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
   uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
@@ -255,6 +300,7 @@ static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
   t->pid = pid;
   t->tid = tid;
   t->first_tsc = t->last_tsc = tsc;
+  format_ids(t);
   w->thread_count++;
   return t;
 }

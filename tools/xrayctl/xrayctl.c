@@ -1,5 +1,6 @@
 /* xrayctl: steers a running program started with XRAY_OPTIONS=xray_control=true
- * through its control socket (docs/control.md). C11, libc only.
+ * through its control socket (docs/control.md), and reads trace files
+ * (report, convert: trace_report.c, trace_convert.c). C11, libc only.
  *
  * Exit status: 0 done; 1 the program refused or failed (its message is
  * printed); 2 usage error; 3 no such controllable process; 4 permission
@@ -8,6 +9,8 @@
 #include "control/control_path.h"
 #include "control/control_proto.h"
 #include "proc_target.h"
+#include "trace_convert.h"
+#include "trace_report.h"
 #include "xray/xray_version.h"
 
 #include <dirent.h>
@@ -58,13 +61,25 @@ static const char usage_text[] =
     "                              interval (default 1 s), all threads; --batch prints\n"
     "                              plain text (default 1 iteration)\n"
     "\n"
+    "Files (no program needed; docs/control.md \"Reading files\"):\n"
+    "  report TRACE [-m BINARY] [--top N] [--sort count|sum|self|max|name] [--csv]\n"
+    "                              one row per function of a basic or FDR log or a\n"
+    "                              profile: calls, min, median, p90, p99, max, total\n"
+    "                              and self time (ns)\n"
+    "  convert TRACE [-m BINARY] --to perfetto|chrome|folded -o OUT\n"
+    "                              the runtime's readable views, from the file\n"
+    "                              (a profile: folded only)\n"
+    "                              Names: -m BINARY and TRACE.map (found beside it);\n"
+    "                              a profile's clock: --frequency HZ, else TRACE.txt\n"
+    "\n"
     "  --version, -V               print xrayctl's version (that of the runtime it\n"
     "                              was built with) and exit\n"
     "\n"
     "The socket is found in DIR (--dir, or XRAYCTL_DIR), else in the process's\n"
     "$XDG_RUNTIME_DIR/xray and /tmp/xray-<uid>, inside its root when it runs in\n"
     "a container (PID is then the host's).\n"
-    "Exit status: 0 done; 1 the program refused or failed; 2 usage error;\n"
+    "Exit status: 0 done; 1 the program refused or failed, or a bad file (its\n"
+    "byte offset is named); 2 usage error;\n"
     "3 no such controllable process; 4 permission denied.\n";
 
 static const char *forced_dir;
@@ -740,6 +755,10 @@ int main(int argc, char **argv) {
     usage(NULL);
   const char *cmd = argv[i++];
   int rest = argc - i;
+  if (strcmp(cmd, "report") == 0)
+    return ctl_cmd_report(rest, argv + i);
+  if (strcmp(cmd, "convert") == 0)
+    return ctl_cmd_convert(rest, argv + i);
   if (strcmp(cmd, "list") == 0) {
     if (rest != 0)
       usage("list takes no argument");

@@ -70,11 +70,25 @@ XR_HIDDEN void xr_text_u64(struct xr_text_out *o, uint64_t v);
  * of d: returns where they start. The one number formatter (this writer,
  * FDR's async-signal-safe text); async-signal-safe. */
 static inline size_t xr_u64_digits(char d[24], uint64_t v, int width) {
+  /* Two digits a division: the writers of trace files format two numbers
+   * an event, and this was a fifth of a Chrome trace's time. */
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                              "25262728293031323334353637383940414243444546474849"
+                              "50515253545556575859606162636465666768697071727374"
+                              "75767778798081828384858687888990919293949596979899";
   size_t i = 24;
-  do {
-    d[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
+  while (v >= 100) {
+    unsigned r = (unsigned)(v % 100);
+    v /= 100;
+    d[--i] = pairs[2 * r + 1];
+    d[--i] = pairs[2 * r];
+  }
+  if (v >= 10) {
+    d[--i] = pairs[2 * v + 1];
+    d[--i] = pairs[2 * v];
+  } else {
+    d[--i] = (char)('0' + v);
+  }
   while (24 - i < (size_t)width && i > 4)
     d[--i] = '0';
   return i;
