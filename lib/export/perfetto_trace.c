@@ -426,9 +426,6 @@ static void start_sequence(struct xr_perfetto *w, struct thread *t) {
 
 static struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
                                 int32_t tid, uint64_t tsc) {
-  struct thread *last = w->last;
-  if (last != NULL && last->pid == pid && last->tid == tid)
-    return last;
   if (w->thread_cap != 0) {
     size_t s = slot_of(w->thread_cap, pid, tid);
     for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
@@ -596,13 +593,8 @@ static void slice_begin(struct xr_perfetto *w, struct thread *t,
     put_note_uint(w, "arg1", e->arg);
 }
 
-static void slice_end(struct xr_perfetto *w, struct thread *t, uint64_t tsc,
-                      enum mark mark) {
-  uint64_t delta = delta_to(w, t, tsc);
-  if (mark == MARK_NONE) {
-    put_plain_slice(w, t, SLICE_END, 0, delta);
-    return;
-  }
+static void marked_end(struct xr_perfetto *w, struct thread *t,
+                       uint64_t delta, enum mark mark) {
   const char *text = mark_text[mark];
   size_t te = sz_uint(TE_TYPE, SLICE_END) +
               sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
@@ -614,6 +606,15 @@ static void slice_end(struct xr_perfetto *w, struct thread *t, uint64_t tsc,
   put_len(w, PK_TRACK_EVENT, te);
   put_uint(w, TE_TYPE, SLICE_END);
   put_note_str(w, "cut", text);
+}
+
+static inline void slice_end(struct xr_perfetto *w, struct thread *t,
+                             uint64_t tsc, enum mark mark) {
+  uint64_t delta = delta_to(w, t, tsc);
+  if (mark == MARK_NONE)
+    put_plain_slice(w, t, SLICE_END, 0, delta);
+  else
+    marked_end(w, t, delta, mark);
 }
 
 /* A packet of sequence 1: an absolute BOOTTIME timestamp, on `track`,
@@ -769,9 +770,12 @@ void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
     dropped(w, pid, tid, e);
     return;
   }
-  struct thread *t = thread_of(w, pid, tid, e->tsc);
-  if (t == NULL)
-    return;
+  struct thread *t = w->last;
+  if (t == NULL || t->pid != pid || t->tid != tid) {
+    t = thread_of(w, pid, tid, e->tsc);
+    if (t == NULL)
+      return;
+  }
   if (e->tsc > t->last_tsc)
     t->last_tsc = e->tsc;
   if (!w->any_tsc || e->tsc > w->max_tsc)
