@@ -9,7 +9,9 @@
  *
  * Packets are written top-down, straight into the output: each one's size
  * is computed first (sz_* below), so no message is assembled apart and a
- * name of any length is copied once. */
+ * name of any length is copied once. The hot packets (a plain begin or end,
+ * nearly every packet) are short enough to be written in place in the
+ * output buffer and their one-byte lengths filled in after. */
 #include "export/perfetto_trace.h"
 #include "core/base/mmap_array.h"
 #include "core/base/report.h"
