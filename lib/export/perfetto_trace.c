@@ -163,7 +163,7 @@ static struct ns_scale ns_scale_of(uint64_t f) {
 /* floor(d * 1e9 / f) modulo 2^64, as the 128-bit division gives it. */
 static inline uint64_t ticks_to_ns(const struct ns_scale *s, uint64_t f,
                                    uint64_t d) {
-  if (__builtin_expect(d > s->fast_max, 0))
+  if (XR_UNLIKELY(d > s->fast_max))
     return (uint64_t)((unsigned __int128)d * 1000000000u / f);
   uint64_t q = (uint64_t)(((unsigned __int128)d * s->mul) >> s->shift);
   uint64_t r = d * 1000000000u - q * f;
@@ -174,7 +174,7 @@ static inline uint64_t ticks_to_ns(const struct ns_scale *s, uint64_t f,
  * exact 128-bit product, as the Chrome writer's), never below 0. */
 static inline uint64_t to_ns(const struct xr_perfetto *w, uint64_t tsc) {
   uint64_t f = w->c.frequency_hz, base = w->c.base_boottime_ns;
-  if (__builtin_expect(tsc >= w->c.base_ticks, 1))
+  if (XR_LIKELY(tsc >= w->c.base_ticks))
     return base + ticks_to_ns(&w->scale, f, tsc - w->c.base_ticks);
   uint64_t before = (uint64_t)(((unsigned __int128)(w->c.base_ticks - tsc) *
                                     1000000000u + f - 1) / f);
@@ -426,8 +426,9 @@ static void start_sequence(struct xr_perfetto *w, struct thread *t) {
     put_bytes(w, THD_NAME, name, name_len);
 }
 
-static struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
-                                int32_t tid, uint64_t tsc) {
+static XR_NOINLINE struct thread *thread_of(struct xr_perfetto *w,
+                                            int32_t pid, int32_t tid,
+                                            uint64_t tsc) {
   if (w->thread_cap != 0) {
     size_t s = slot_of(w->thread_cap, pid, tid);
     for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
@@ -555,15 +556,11 @@ static void put_plain_slice(struct xr_perfetto *w, struct thread *t,
   w->out.len += (size_t)(q - p);
 }
 
-static void slice_begin(struct xr_perfetto *w, struct thread *t,
-                        const struct xr_tev *e) {
-  uint64_t delta = delta_to(w, t, e->tsc);
-  bool fresh;
-  uint32_t iid = iid_of(t, e->fid, &fresh);
-  if (iid != 0 && !fresh && !e->has_arg) {
-    put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
-    return;
-  }
+/* A begin that interns its name, names it in full or logs an argument:
+ * out of line, so the hot path's frame stays small. */
+static XR_NOINLINE void named_begin(struct xr_perfetto *w, struct thread *t,
+                                    const struct xr_tev *e, uint64_t delta,
+                                    uint32_t iid, bool fresh) {
   const char *name = w->c.name(w->c.name_ctx, e->fid);
   size_t name_len = strlen(name);
   size_t te = sz_uint(TE_TYPE, SLICE_BEGIN) +
@@ -595,8 +592,19 @@ static void slice_begin(struct xr_perfetto *w, struct thread *t,
     put_note_uint(w, "arg1", e->arg);
 }
 
-static void marked_end(struct xr_perfetto *w, struct thread *t,
-                       uint64_t delta, enum mark mark) {
+static inline void slice_begin(struct xr_perfetto *w, struct thread *t,
+                               const struct xr_tev *e) {
+  uint64_t delta = delta_to(w, t, e->tsc);
+  bool fresh;
+  uint32_t iid = iid_of(t, e->fid, &fresh);
+  if (iid != 0 && !fresh && !e->has_arg)
+    put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
+  else
+    named_begin(w, t, e, delta, iid, fresh);
+}
+
+static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
+                                   uint64_t delta, enum mark mark) {
   const char *text = mark_text[mark];
   size_t te = sz_uint(TE_TYPE, SLICE_END) +
               sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
@@ -641,8 +649,9 @@ static void begin_global_event(struct xr_perfetto *w, uint64_t ns,
  * and before anything the thread's sequence holds) to its exit, both on
  * sequence 1. The exit is later than every packet of the thread written so
  * far, so its end is not behind anything it encloses either. */
-static void no_entry_call(struct xr_perfetto *w, struct thread *t,
-                          int32_t fid, uint64_t tsc) {
+static XR_NOINLINE void no_entry_call(struct xr_perfetto *w,
+                                      struct thread *t, int32_t fid,
+                                      uint64_t tsc) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t name_len = strlen(name);
   uint64_t first = to_ns(w, t->first_tsc), k = ++t->no_entry;
@@ -661,8 +670,8 @@ static void no_entry_call(struct xr_perfetto *w, struct thread *t,
   begin_global_event(w, end, SLICE_END, t->uuid, te);
 }
 
-static void instant(struct xr_perfetto *w, struct thread *t,
-                    const struct xr_tev *e) {
+static XR_NOINLINE void instant(struct xr_perfetto *w, struct thread *t,
+                                const struct xr_tev *e) {
   uint64_t delta = delta_to(w, t, e->tsc);
   const char *name = e->kind == XR_TEV_TYPED ? "typed event" : "custom event";
   size_t n = e->size < PAYLOAD_MAX ? e->size : PAYLOAD_MAX;
@@ -701,8 +710,8 @@ static void instant(struct xr_perfetto *w, struct thread *t,
 
 /* What the mode lost, as an instant on the process's (or thread's) track
  * of sequence 1: "xray dropped" {what, count}. */
-static void dropped(struct xr_perfetto *w, int32_t pid, int32_t tid,
-                    const struct xr_tev *e) {
+static XR_NOINLINE void dropped(struct xr_perfetto *w, int32_t pid,
+                                int32_t tid, const struct xr_tev *e) {
   if (e->arg == 0)
     return;
   uint64_t track = process_uuid(pid);
