@@ -252,6 +252,41 @@ static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e
   t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
 }
 
+/* A run of plain records of one thread: on_event's work without a call
+ * per event, the thread's stack top kept in registers. */
+static void on_calls(void *ctx, int32_t pid, int32_t tid,
+                     const struct ctl_call_rec *c, size_t n) {
+  struct report *r = ctx;
+  struct thread *t = r->last;
+  if (XR_UNLIKELY(t == NULL || t->tid != tid || t->pid != pid) &&
+      (t = other_thread(r, pid, tid)) == NULL)
+    return;
+  struct frame *stack = t->stack;
+  size_t depth = t->depth;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].kind == XR_TEV_ENTER) {
+      if (XR_UNLIKELY(depth == t->cap)) {
+        t->depth = depth;
+        if (!grow_stack(r, t))
+          return;
+        stack = t->stack;
+      }
+      stack[depth++] = (struct frame){c[i].fid, c[i].tsc, 0};
+      continue;
+    }
+    if (depth == 0 || stack[depth - 1].fid != c[i].fid) {
+      r->unmatched++;
+      continue;
+    }
+    struct frame *f = &stack[--depth];
+    uint64_t d = c[i].tsc >= f->tsc ? c[i].tsc - f->tsc : f->tsc - c[i].tsc;
+    count_call(r, f->fid, d, d > f->callees ? d - f->callees : 0);
+    if (depth > 0)
+      stack[depth - 1].callees += d;
+  }
+  t->depth = depth;
+}
+
 /* ---- profiles ----------------------------------------------------------- */
 
 /* A node ends when a node at its depth or above follows (depth first):
@@ -543,7 +578,7 @@ int ctl_cmd_report(int argc, char **argv) {
     rc = ctl_profile_nodes(&src.in, on_node, r);
     end_path_to(r, 0);
   } else {
-    rc = ctl_trace_events_split(&src.in, &src.info, parts, on_event, ctxs);
+    rc = ctl_trace_events_split(&src.in, &src.info, parts, on_event, on_calls, ctxs);
   }
   for (unsigned k = 1; k < parts; k++) {
     if (rc == 0)
