@@ -2,9 +2,11 @@
 # From a fresh clone to a picture of where the time went:
 #   1. builds and installs the runtime (cmake),
 #   2. builds docs/examples/calc.c instrumented, linked with it (pkg-config),
-#   3. traces it in FDR mode and prints `llvm-xray account`'s top functions,
-#   4. converts the trace to a Chrome trace (open it in Perfetto),
-#   5. profiles it in profiling mode and prints our report, with a
+#   3. traces it in FDR mode: the XRay log and a native Perfetto trace,
+#   4. prints the top functions with `xrayctl report` (llvm-xray account's
+#      counts and sums, read without llvm-xray),
+#   5. converts the log into a Chrome trace with `xrayctl convert`,
+#   6. profiles it in profiling mode and prints our report, with a
 #      flame-graph-ready folded file and a pprof profile,
 #   7. starts calc in the background with xray_control=true (nothing traced)
 #      and records two seconds of it from outside with `xrayctl record`.
@@ -88,25 +90,32 @@ echo "  $OUT/calc: $FUNCS instrumented functions"
 step 3 "Tracing calc in FDR mode (every call, 2 threads x 300 expressions)"
 # patch_premain=true: patch before main; the mode is initialised from
 # XRAY_FDR_OPTIONS and its log written at exit. Threshold 0 keeps every call.
-# trace_output=xray+chrome: the log for llvm-xray, and <log>.json beside it
-# for Perfetto.
+# trace_output=xray+perfetto: the log for llvm-xray and xrayctl, and
+# <log>.pftrace beside it for Perfetto.
 XRAY_OPTIONS="patch_premain=true xray_mode=xray-fdr xray_logfile_base=$RESULTS/fdr-" \
-XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=1048576 buffer_max=16 trace_output=xray+chrome" \
+XRAY_FDR_OPTIONS="func_duration_threshold_us=0 buffer_size=1048576 buffer_max=16 trace_output=xray+perfetto" \
   "$OUT/calc" 300 2
-FDR_LOG=$(first_not '\.json$' "$RESULTS"/fdr-calc.*)
+FDR_LOG=$(first_not '\.(json|pftrace)$' "$RESULTS"/fdr-calc.*)
 [ -n "$FDR_LOG" ] || die "no FDR log was written in $RESULTS"
-FDR_JSON="$FDR_LOG.json"
-[ -f "$FDR_JSON" ] || die "no $FDR_JSON was written"
+FDR_PFTRACE="$FDR_LOG.pftrace"
+[ -f "$FDR_PFTRACE" ] || die "no $FDR_PFTRACE was written"
 echo "  trace: $FDR_LOG ($(stat -c %s "$FDR_LOG") bytes)"
-echo "  timeline: $FDR_JSON ($(stat -c %s "$FDR_JSON") bytes)"
+echo "  timeline: $FDR_PFTRACE ($(stat -c %s "$FDR_PFTRACE") bytes, Perfetto's own format)"
 
-step 4 "Top functions by total time (llvm-xray account)"
-"$LLVM_XRAY" account "$FDR_LOG" -m "$OUT/calc" -sort=sum -sortorder=dsc -top=12 \
-  >"$RESULTS/account.txt" || die "llvm-xray account failed"
-cat "$RESULTS/account.txt"
+XRAYCTL=${XRAYCTL:-$OUT/prefix/bin/xrayctl}
+step 4 "Top functions by total time (xrayctl report)"
+echo "  \$ xrayctl report $(basename "$FDR_LOG") -m calc --top 12"
+"$XRAYCTL" report "$FDR_LOG" -m "$OUT/calc" --top 12 >"$RESULTS/report.txt" ||
+  die "xrayctl report failed"
+cat "$RESULTS/report.txt"
 
-step 5 "The timeline for Perfetto (written by the runtime, no conversion)"
-head -c 400 "$FDR_JSON"; echo " ..."
+step 5 "The same trace as Chrome trace JSON (xrayctl convert)"
+FDR_JSON="$RESULTS/timeline.json"
+echo "  \$ xrayctl convert $(basename "$FDR_LOG") -m calc --to chrome -o timeline.json"
+"$XRAYCTL" convert "$FDR_LOG" -m "$OUT/calc" --to chrome -o "$FDR_JSON" ||
+  die "xrayctl convert failed"
+echo "  $FDR_JSON: $(stat -c %s "$FDR_JSON") bytes, against $(stat -c %s "$FDR_PFTRACE") for the .pftrace"
+head -c 300 "$FDR_JSON"; echo " ..."
 
 step 6 "Profiling calc (profiling mode, 2 threads x 3000 expressions)"
 # profiling_output: the binary profile plus folded stacks, the report and a
@@ -125,7 +134,6 @@ cat "$REPORT"
 
 step 7 "Steering a running calc from outside (xrayctl record, docs/control.md)"
 # xray_control=true: nothing is patched and no mode runs until xrayctl asks.
-XRAYCTL=${XRAYCTL:-$OUT/prefix/bin/xrayctl}
 CTL_DIR=$OUT/control
 rm -rf "$CTL_DIR"
 XRAY_OPTIONS="xray_control=true xray_control_dir=$CTL_DIR xray_logfile_base=$RESULTS/record-" \
@@ -142,13 +150,13 @@ until answers; do
 done
 echo "  \$ xrayctl list"
 XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
-echo "  \$ xrayctl record $CALC --seconds 2 --mode fdr -o $RESULTS/record.json"
-XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" record "$CALC" --seconds 2 --mode fdr -o "$RESULTS/record.json" |
+echo "  \$ xrayctl record $CALC --seconds 2 --mode fdr -o $RESULTS/record.pftrace"
+XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" record "$CALC" --seconds 2 --mode fdr -o "$RESULTS/record.pftrace" |
   sed 's/^/  /' || { kill "$CALC"; die "xrayctl record failed"; }
 echo "  \$ xrayctl list    (calc runs on, unpatched, as before)"
 XRAYCTL_DIR=$CTL_DIR "$XRAYCTL" list | sed 's/^/  /'
 kill "$CALC"; wait "$CALC" 2>/dev/null || true
-RECORD_LOG=$(first_not '\.json$' "$RESULTS"/record-calc.*)
+RECORD_LOG=$(first_not '\.(json|pftrace)$' "$RESULTS"/record-calc.*)
 [ -n "$RECORD_LOG" ] || die "xrayctl record wrote no log"
 
 cat <<EOF
@@ -156,15 +164,17 @@ cat <<EOF
 Done in $((SECONDS - START)) s. Your files, in $RESULTS:
 
   $(basename "$FDR_LOG")
-      the FDR trace (binary, XRay FDR format). Read it with llvm-xray:
-        $LLVM_XRAY account $FDR_LOG -m $OUT/calc
+      the FDR trace (binary, XRay FDR format). Read it with xrayctl or llvm-xray:
+        $XRAYCTL report $FDR_LOG -m $OUT/calc --sort self
         $LLVM_XRAY graph $FDR_LOG -m $OUT/calc -o calls.dot
-  account.txt
+  $(basename "$FDR_PFTRACE")
+      the same trace as a timeline (a native Perfetto trace), one slice per
+      call, one track per thread. Open it:
+        open https://ui.perfetto.dev and drop $FDR_PFTRACE on it
+  report.txt
       the table above.
   $(basename "$FDR_JSON")
-      the same trace as a timeline (Chrome trace events), one bar per call,
-      one track per thread. Open it:
-        open https://ui.perfetto.dev and drop $FDR_JSON on it
+      the timeline as Chrome trace events (JSON: larger, for other viewers).
   $(basename "$PROFILE")
       the profile (binary: per-thread call trees with counts and times).
 EOF
@@ -180,7 +190,7 @@ cat <<EOF
       the same profile for pprof (calls and local time per call path):
         go tool pprof -http=localhost:8080 $PPROF   (View > Flame Graph)
         go tool pprof -top $PPROF
-  $(basename "$RECORD_LOG"), record.json
+  $(basename "$RECORD_LOG"), record.pftrace
       two seconds of the running calc, recorded from outside by xrayctl
-      (FDR log, and its Chrome trace for Perfetto).
+      (FDR log, and its Perfetto trace).
 EOF

@@ -22,23 +22,28 @@ PATH="$(dirname "$XRAY_CLANG"):$PATH" CLANG="$XRAY_CLANG" LLVM_XRAY="$LLVM_XRAY"
 cat demo.out >&2
 
 R=demo/results
-fdr=$(printf '%s\n' "$R"/fdr-calc.* | grep -v '\.json$' || true)   # the log, not its .json
+fdr=$(printf '%s\n' "$R"/fdr-calc.* | grep -Ev '\.(json|pftrace)$' || true)   # the log, not its trace files
 { [ "$(echo "$fdr" | wc -w)" = 1 ] && [ -f "$fdr" ]; } || fail "expected one FDR log, got: $fdr"
 # calc checks itself: no mismatches, and the traced runs print its summary.
 grep -q 'calc: 600 expressions checked on 2 threads, 0 mismatches' demo.out || fail "FDR run of calc"
 grep -q 'calc: 6000 expressions checked on 2 threads, 0 mismatches' demo.out || fail "profiling run of calc"
-# llvm-xray account read the FDR log. The demo keeps the top 12 by time,
-# whose members depend on timing, so the test reads the whole table: the
-# recursive builtin_fib is in it, and the demo's table has its 12 rows.
-grep -q 'sum' "$R/account.txt" || fail "account.txt has no table"
-[ "$(grep -Ec '^ *[0-9]+ +[0-9]+ ' "$R/account.txt")" = 12 ] || { cat "$R/account.txt" >&2; fail "account.txt lacks its 12 rows"; }
+# xrayctl report read the FDR log. The demo keeps the top 12 by time,
+# whose members depend on timing: the table has its 12 rows, and the whole
+# table (llvm-xray account's too) has the recursive builtin_fib.
+grep -q '^ *calls .* function$' "$R/report.txt" || fail "report.txt has no table"
+[ "$(grep -Ec '^ *[0-9]+ +[0-9]+ ' "$R/report.txt")" = 12 ] || { cat "$R/report.txt" >&2; fail "report.txt lacks its 12 rows"; }
 "$LLVM_XRAY" account "$fdr" -m demo/calc -sort=sum -sortorder=dsc >account-all.txt ||
   fail "llvm-xray account rejected $fdr"
 grep -q 'builtin_fib' account-all.txt || { cat account-all.txt >&2; fail "account lacks builtin_fib"; }
-# The runtime's Chrome trace (trace_output=chrome) is JSON with complete
-# events of both calc threads.
+# The runtime's Perfetto trace (trace_output=perfetto; test/integration/
+# perfetto/ decodes such traces), and the summary's way to open it.
+[ -s "$fdr.pftrace" ] || fail "no $fdr.pftrace"
+grep -q "drop $fdr.pftrace\|drop .*/$(basename "$fdr").pftrace" demo.out || fail "summary lacks the .pftrace"
+# xrayctl convert's Chrome trace is JSON with complete events of both calc
+# threads.
+json=$R/timeline.json
 if command -v python3 >/dev/null; then
-  python3 - "$fdr.json" <<'PY' || fail "$fdr.json is not a usable trace"
+  python3 - "$json" <<'PY' || fail "$json is not a usable trace"
 import json, sys
 events = [e for e in json.load(open(sys.argv[1])) if e.get("ph") == "X"]
 names = {e["name"] for e in events}
@@ -46,7 +51,7 @@ assert "parse_sum" in names and "eval" in names, sorted(names)[:20]
 assert len({e["tid"] for e in events}) >= 2, "one thread only"
 PY
 else
-  grep -q '"name":"parse_sum"' "$fdr.json" || fail "$fdr.json lacks parse_sum"
+  grep -q '"name":"parse_sum"' "$json" || fail "$json lacks parse_sum"
 fi
 # Profiling: the binary profile, the folded stacks and the report.
 folded=$(only_file "$R/profile-calc.*.folded")
@@ -61,7 +66,8 @@ if command -v go >/dev/null; then
   grep -q ' builtin_fib$' pprof-top.txt || { cat pprof-top.txt >&2; fail "pprof -top lacks builtin_fib"; }
 fi
 # Every file the summary names exists.
-{ grep -q "drop $fdr.json\|drop .*/$(basename "$fdr").json" demo.out && grep -q "ui.perfetto.dev" demo.out; } || fail "summary"
+grep -q "ui.perfetto.dev" demo.out || fail "summary"
+[ -s "$R/record.pftrace" ] || fail "xrayctl record -o record.pftrace wrote nothing"
 # FDR log header: version 5, type 1.
 expect_eq "FDR header" 05000100 "$(head -c 4 "$fdr" | od -An -tx1 | tr -d ' \n')"
 echo PASS
