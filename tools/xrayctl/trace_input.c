@@ -81,8 +81,15 @@ struct ctl_ahead {
   size_t want, len;
   int err;
   bool asked, done, quit;
-  bool pending; /* the caller's: a request not yet taken back */
+  /* the caller's: a request not yet taken back; chunks in a row that were
+   * not ready when wanted (the thread gets no CPU of its own: the caller
+   * then reads alone, no slower than waiting for it) */
+  bool pending;
+  unsigned late;
 };
+
+/* Chunks in a row not ready when wanted before the caller reads alone. */
+#define AHEAD_LATE_MAX 3
 
 static void *ahead_loop(void *arg) {
   struct ctl_ahead *a = arg;
@@ -119,11 +126,12 @@ static void ahead_wait(struct ctl_ahead *a) {
   a->pending = false;
 }
 
-/* Asks for the chunk at off (none past the end). */
+/* Asks for the chunk at off (none past the end, none once the thread has
+ * fallen behind). */
 static void ahead_ask(struct ctl_in *in, uint64_t off) {
   struct ctl_ahead *a = in->ahead;
   ahead_wait(a);
-  if (off >= in->size)
+  if (off >= in->size || a->late >= AHEAD_LATE_MAX)
     return;
   pthread_mutex_lock(&a->lock);
   a->off = off;
@@ -141,6 +149,9 @@ static bool ahead_take(struct ctl_in *in, uint64_t off, size_t n) {
   struct ctl_ahead *a = in->ahead;
   if (!a->pending || a->off != off)
     return false;
+  pthread_mutex_lock(&a->lock);
+  a->late = a->done ? 0 : a->late + 1;
+  pthread_mutex_unlock(&a->lock);
   ahead_wait(a);
   if (a->err != 0 || a->len != a->want || a->len < n)
     return false; /* read again the ordinary way, which says why */
@@ -179,7 +190,14 @@ void ctl_in_read_ahead(struct ctl_in *in, bool on) {
   a->buf = malloc(a->cap);
   bool locks = a->buf != NULL && pthread_mutex_init(&a->lock, NULL) == 0;
   bool cond = locks && pthread_cond_init(&a->cond, NULL) == 0;
-  if (cond && pthread_create(&a->thread, NULL, ahead_loop, a) == 0) {
+  pthread_attr_t attr;
+  bool attr_ok = cond && pthread_attr_init(&attr) == 0;
+  if (attr_ok) /* pread's frames only: a small stack, few pages to touch */
+    pthread_attr_setstacksize(&attr, (size_t)64 << 10);
+  bool started = attr_ok && pthread_create(&a->thread, &attr, ahead_loop, a) == 0;
+  if (attr_ok)
+    pthread_attr_destroy(&attr);
+  if (started) {
     in->ahead = a;
     return;
   }

@@ -39,7 +39,9 @@ void ctl_in_close(struct ctl_in *in);
  * into a second buffer, while the caller decodes this one (a sequential
  * reader then waits for the kernel's copy only when it outruns it); off:
  * that thread ends. Nothing else changes: a read that is not the next
- * chunk's is made as before. On when it can be (no thread: as before). */
+ * chunk's is made as before, and so is every read once the thread has
+ * fallen behind (it gets no CPU of its own). On when it can be (no thread:
+ * as before). */
 void ctl_in_read_ahead(struct ctl_in *in, bool on);
 
 /* The n bytes at offset off, valid until the next call; NULL when they are
