@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       again_rc = ctl_trace_identify(&again, &info);
     void *ctxs[2] = {&sinks[0], &sinks[1]};
     if (again_rc == 0 && info.kind != CTL_TRACE_PROFILE)
-      again_rc = ctl_trace_events_split(&again, &info, 2, on_event, ctxs);
+      again_rc = ctl_trace_events_split(&again, &info, 2, on_event, NULL, ctxs);
     assert((again_rc != 0) == (rc != 0));
     ctl_in_close(&again);
   }

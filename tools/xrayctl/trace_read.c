@@ -168,8 +168,12 @@ struct fdr {
   struct ctl_in *in;
   int version;
   ctl_event_fn fn; /* NULL: the index pass of version 1 */
+  ctl_calls_fn calls; /* NULL: plain records go to fn too */
   void *ctx;
 };
+
+/* Plain records decoded at a time for calls: small enough for L1. */
+#define CALL_RUN 256
 
 static int past_end(struct ctl_in *in, uint64_t off, size_t n, uint64_t limit) {
   if (in->failed)
@@ -197,17 +201,37 @@ static int fdr_block(struct fdr *f, struct block *b) {
       uint64_t end = in->at + in->len < limit ? in->at + in->len : limit;
       const uint8_t *stop = p + (end - off);
       const uint8_t *from = p;
-      while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
-        uint32_t word = get32(p);
-        unsigned kind = (word >> 1) & 7;
-        if (kind > XR_FDR_FN_TAIL_EXIT)
-          break;
-        tsc += get32(p + 4);
-        plain.kind = plain_kinds[kind];
-        plain.fid = (int32_t)(word >> 4);
-        plain.tsc = tsc;
-        f->fn(f->ctx, b->pid, b->tid, &plain);
-        p += XR_FDR_FN_SIZE;
+      if (f->calls) {
+        struct ctl_call_rec run[CALL_RUN];
+        size_t n = 0;
+        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
+          uint32_t word = get32(p);
+          unsigned kind = (word >> 1) & 7;
+          if (kind > XR_FDR_FN_TAIL_EXIT)
+            break;
+          tsc += get32(p + 4);
+          run[n] = (struct ctl_call_rec){plain_kinds[kind], (int32_t)(word >> 4), tsc};
+          p += XR_FDR_FN_SIZE;
+          if (++n == CALL_RUN) {
+            f->calls(f->ctx, b->pid, b->tid, run, n);
+            n = 0;
+          }
+        }
+        if (n != 0)
+          f->calls(f->ctx, b->pid, b->tid, run, n);
+      } else {
+        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
+          uint32_t word = get32(p);
+          unsigned kind = (word >> 1) & 7;
+          if (kind > XR_FDR_FN_TAIL_EXIT)
+            break;
+          tsc += get32(p + 4);
+          plain.kind = plain_kinds[kind];
+          plain.fid = (int32_t)(word >> 4);
+          plain.tsc = tsc;
+          f->fn(f->ctx, b->pid, b->tid, &plain);
+          p += XR_FDR_FN_SIZE;
+        }
       }
       if (p != from) {
         first = false;
@@ -409,8 +433,8 @@ static void assign_parts(const struct block *blocks, size_t n, unsigned parts,
 }
 
 static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_fn fn,
-                      void *const *ctxs) {
-  struct fdr f = {in, version, NULL, NULL};
+                      ctl_calls_fn calls, void *const *ctxs) {
+  struct fdr f = {in, version, NULL, NULL, NULL};
   struct block *blocks = NULL;
   size_t n = 0, cap = 0;
   int rc = 0;
@@ -451,13 +475,22 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
   if (rc == 0) {
     if (n > 1)
       qsort(blocks, n, sizeof *blocks, by_thread_then_time);
+    /* a part per thread at most; a spare part reads ahead for one */
+    size_t runs = n != 0;
+    for (size_t i = 1; i < n; i++)
+      runs += blocks[i].pid != blocks[i - 1].pid || blocks[i].tid != blocks[i - 1].tid;
+    unsigned spare = 0;
+    if (runs < parts) {
+      spare = parts - (unsigned)(runs ? runs : 1);
+      parts -= spare;
+    }
     if (parts > 1)
       assign_parts(blocks, n, parts, part_of);
     struct worker w[CTL_TRACE_PARTS_MAX];
     pthread_t thread[CTL_TRACE_PARTS_MAX];
     bool started[CTL_TRACE_PARTS_MAX] = {false};
     for (unsigned k = 0; k < parts; k++) {
-      w[k] = (struct worker){.in = in, .f = {in, version, fn, ctxs[k]}, .blocks = blocks,
+      w[k] = (struct worker){.in = in, .f = {in, version, fn, calls, ctxs[k]}, .blocks = blocks,
                              .part_of = part_of, .n = n, .part = k};
       if (k == 0)
         continue;
@@ -465,11 +498,16 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
       w[k].in = &w[k].own;
       w[k].f.in = &w[k].own;
       w[k].rc = ctl_in_open(&w[k].own, in->fd, in->path);
+      if (k < spare)
+        ctl_in_read_ahead(w[k].in, true);
       started[k] = w[k].rc == 0 && pthread_create(&thread[k], NULL, run_worker, &w[k]) == 0;
       if (!started[k] && w[k].rc == 0)
         run_worker(&w[k]); /* no thread: in turn */
     }
+    if (spare > 0)
+      ctl_in_read_ahead(in, true);
     run_worker(&w[0]);
+    ctl_in_read_ahead(in, false);
     rc = w[0].rc;
     for (unsigned k = 1; k < parts; k++) {
       if (started[k])
@@ -491,17 +529,18 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
 int ctl_trace_events(struct ctl_in *in, const struct ctl_trace_info *info,
                      ctl_event_fn fn, void *ctx) {
   void *ctxs[1] = {ctx};
-  return ctl_trace_events_split(in, info, 1, fn, ctxs);
+  return ctl_trace_events_split(in, info, 1, fn, NULL, ctxs);
 }
 
 int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
-                           unsigned parts, ctl_event_fn fn, void *const *ctxs) {
+                           unsigned parts, ctl_event_fn fn, ctl_calls_fn calls,
+                           void *const *ctxs) {
   if (info->kind == CTL_TRACE_BASIC)
     return basic_events(in, fn, ctxs[0]);
   if (info->kind == CTL_TRACE_FDR) {
     if (parts < 1 || parts > CTL_TRACE_PARTS_MAX)
       parts = 1;
-    return fdr_events(in, info->version, parts, fn, ctxs);
+    return fdr_events(in, info->version, parts, fn, calls, ctxs);
   }
   return ctl_in_fail(in, 0, "a profile has calls, not events");
 }

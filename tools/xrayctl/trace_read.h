@@ -42,14 +42,33 @@ typedef void (*ctl_event_fn)(void *ctx, int32_t pid, int32_t tid,
 int ctl_trace_events(struct ctl_in *in, const struct ctl_trace_info *info,
                      ctl_event_fn fn, void *ctx);
 
+/* A plain function record of an FDR log: an entry without argument, an
+ * exit or a tail exit not unwound; kind is XR_TEV_ENTER, XR_TEV_EXIT or
+ * XR_TEV_TAIL_EXIT. */
+struct ctl_call_rec {
+  uint32_t kind;
+  int32_t fid;
+  uint64_t tsc;
+};
+
+/* A run of n such records of thread (pid, tid), in order: what fn would
+ * get one by one, handed over at once (one call per run, not per event:
+ * the report's loop over them is the reader's hot path). */
+typedef void (*ctl_calls_fn)(void *ctx, int32_t pid, int32_t tid,
+                             const struct ctl_call_rec *recs, size_t n);
+
 /* The same on up to `parts` threads: an FDR log's threads are shared out
  * (each of the trace's threads whole, in time order, to one part; part k's
  * events go to fn with ctxs[k], from its own thread, so fn and ctxs[k]
  * must not share state between parts); a basic log, whose threads come
  * interleaved, is read in one pass to ctxs[0]. Part k > 0 reads through a
- * buffer of its own. The error said is the first in the file. */
+ * buffer of its own. The error said is the first in the file. calls, when
+ * not NULL, takes the runs of plain function records of an FDR log; fn
+ * the rest, in the same order. When the log has fewer threads than parts,
+ * a spare part reads the file ahead of the decoding one. */
 #define CTL_TRACE_PARTS_MAX 8
 int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
-                           unsigned parts, ctl_event_fn fn, void *const *ctxs);
+                           unsigned parts, ctl_event_fn fn, ctl_calls_fn calls,
+                           void *const *ctxs);
 
 #endif

@@ -252,6 +252,67 @@ static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e
   t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
 }
 
+/* A run of plain records of one thread: on_event's work without a call
+ * per event, the thread's stack and the report's tables in registers
+ * (reloaded after the slow path, which may move them). */
+static void on_calls(void *ctx, int32_t pid, int32_t tid,
+                     const struct ctl_call_rec *c, size_t n) {
+  struct report *r = ctx;
+  struct thread *t = r->last;
+  if (XR_UNLIKELY(t == NULL || t->tid != tid || t->pid != pid) &&
+      (t = other_thread(r, pid, tid)) == NULL)
+    return;
+  struct frame *stack = t->stack;
+  size_t depth = t->depth;
+  const uint32_t *direct = r->direct;
+  struct row *rows = r->rows;
+  uint64_t(*buckets)[32] = r->pool.rows;
+  uint64_t unmatched = 0;
+  for (size_t i = 0; i < n; i++) {
+    int32_t fid = c[i].fid;
+    uint64_t tsc = c[i].tsc;
+    if (c[i].kind == XR_TEV_ENTER) {
+      if (XR_UNLIKELY(depth == t->cap)) {
+        t->depth = depth;
+        if (!grow_stack(r, t))
+          break;
+        stack = t->stack;
+      }
+      stack[depth++] = (struct frame){fid, tsc, 0};
+      continue;
+    }
+    if (depth == 0 || stack[depth - 1].fid != fid) {
+      unmatched++;
+      continue;
+    }
+    struct frame *f = &stack[--depth];
+    uint64_t d = tsc >= f->tsc ? tsc - f->tsc : f->tsc - tsc;
+    uint64_t self = d > f->callees ? d - f->callees : 0;
+    if (depth > 0)
+      stack[depth - 1].callees += d;
+    uint32_t at = (uint32_t)fid < DIRECT_IDS && direct ? direct[fid] : 0;
+    unsigned b, k = ctl_hist_row(d, &b);
+    uint32_t hrow = at != 0 ? rows[at - 1].hist.row[k] : 0;
+    if (XR_UNLIKELY(hrow == 0)) { /* a new function, bucket row or large id */
+      count_call_slow(r, fid, d, self);
+      rows = r->rows;
+      buckets = r->pool.rows;
+      continue;
+    }
+    struct row *w = &rows[at - 1];
+    buckets[hrow - 1][b]++;
+    w->calls++;
+    w->total += d;
+    w->self += self;
+    if (d < w->min)
+      w->min = d;
+    if (d > w->max)
+      w->max = d;
+  }
+  t->depth = depth;
+  r->unmatched += unmatched;
+}
+
 /* ---- profiles ----------------------------------------------------------- */
 
 /* A node ends when a node at its depth or above follows (depth first):
@@ -543,7 +604,7 @@ int ctl_cmd_report(int argc, char **argv) {
     rc = ctl_profile_nodes(&src.in, on_node, r);
     end_path_to(r, 0);
   } else {
-    rc = ctl_trace_events_split(&src.in, &src.info, parts, on_event, ctxs);
+    rc = ctl_trace_events_split(&src.in, &src.info, parts, on_event, on_calls, ctxs);
   }
   for (unsigned k = 1; k < parts; k++) {
     if (rc == 0)

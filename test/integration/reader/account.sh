@@ -23,6 +23,12 @@ log=$(run_workers workers fdr- xray-fdr "func_duration_threshold_us=0:buffer_siz
 got=$(same_as_account workers "$log")
 expect_eq "fdr: calls" "$want" "$(calls "$got")"
 
+# one thread, 4 MiB: report reads it ahead on a spare CPU (chunks of 1 MiB)
+log=$(run_workers workers one- xray-fdr "func_duration_threshold_us=0:buffer_size=65536:buffer_max=100" 1 20000 0)
+[ "$(stat -c %s "$log")" -gt $((3 * 1048576)) ] || fail "one thread: under 3 MiB"
+got=$(same_as_account workers "$log")
+expect_eq "fdr, one thread: calls" "1 20000 20000 40000 180000" "$(calls "$got")"
+
 log=$(run_workers workers v1- xray-fdr "func_duration_threshold_us=0:buffer_size=1024:buffer_max=8000:format_version=1" 4 $N 0)
 expect_eq "v1: version" "1" "$(od -An -tu2 -N2 "$log" | tr -d ' ')"
 got=$(same_as_account workers "$log")
