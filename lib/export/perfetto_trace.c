@@ -9,7 +9,9 @@
  *
  * Packets are written top-down, straight into the output: each one's size
  * is computed first (sz_* below), so no message is assembled apart and a
- * name of any length is copied once. */
+ * name of any length is copied once. The hot packets (a plain begin or end,
+ * nearly every packet) are short enough to be written in place in the
+ * output buffer and their one-byte lengths filled in after. */
 #include "export/perfetto_trace.h"
 #include "core/base/mmap_array.h"
 #include "core/base/report.h"
@@ -91,11 +93,28 @@ struct thread {
   uint64_t untracked; /* calls entered while the stack could not grow */
   struct interned *names;
   size_t name_cap, name_count;
+  /* The bytes every hot packet holds after its timestamp: the sequence id
+   * field and the key of track_event (at most 7 bytes, stored as 8). */
+  uint8_t tail[8];
+  uint8_t tail_len;
 };
 
 struct process {
   int32_t pid;
   bool used;
+};
+
+/* floor(d * 1e9 / f) without a 128-bit division (a tenth of the writer's
+ * time): q = (d * mul) >> shift with mul = floor(1e9 * 2^shift / f), the
+ * largest shift that keeps mul in 64 bits. For d < 2^shift the estimate is
+ * at most 1 short: d*1e9/f - d*mul/2^shift = d * e / 2^shift with e < 1.
+ * So the remainder r = d*1e9 - q*f is in [0, 2f), exact in 64-bit
+ * wrap-around arithmetic when f <= 2^63, and one comparison makes q exact.
+ * Other d (or f) take the division. */
+struct ns_scale {
+  uint64_t mul;
+  unsigned shift;
+  uint64_t fast_max; /* the largest d of the fast form; 0 with f > 2^63 */
 };
 
 struct xr_perfetto {
@@ -105,6 +124,8 @@ struct xr_perfetto {
   uint32_t next_seq;
   uint64_t max_tsc; /* the latest time of any thread */
   bool any_tsc;
+  struct ns_scale scale;
+  struct thread *last; /* the last event's: events come in runs per thread */
   struct thread *threads;
   size_t thread_cap, thread_count;
   struct process *processes;
@@ -121,13 +142,40 @@ static void *mmap_zeroed(size_t bytes) {
 
 /* ---- time --------------------------------------------------------------- */
 
+static struct ns_scale ns_scale_of(uint64_t f) {
+  struct ns_scale s = {0, 0, 0};
+  if (f > (uint64_t)1 << 63)
+    return s;
+  /* 1e9 * 2^96 < 2^126; mul grows with shift, so the first that fits is
+   * the largest. f >= 1 fits by shift 34 (1e9 * 2^34 < 2^64). */
+  for (unsigned k = 96;; k--) {
+    unsigned __int128 m = ((unsigned __int128)1000000000u << k) / f;
+    if ((uint64_t)(m >> 64) == 0) {
+      s.mul = (uint64_t)m;
+      s.shift = k;
+      break;
+    }
+  }
+  s.fast_max = s.shift >= 64 ? UINT64_MAX : ((uint64_t)1 << s.shift) - 1;
+  return s;
+}
+
+/* floor(d * 1e9 / f) modulo 2^64, as the 128-bit division gives it. */
+static inline uint64_t ticks_to_ns(const struct ns_scale *s, uint64_t f,
+                                   uint64_t d) {
+  if (XR_UNLIKELY(d > s->fast_max))
+    return (uint64_t)((unsigned __int128)d * 1000000000u / f);
+  uint64_t q = (uint64_t)(((unsigned __int128)d * s->mul) >> s->shift);
+  uint64_t r = d * 1000000000u - q * f;
+  return q + (r >= f);
+}
+
 /* BOOTTIME nanoseconds of a tick count: one monotone function (floor of an
  * exact 128-bit product, as the Chrome writer's), never below 0. */
-static uint64_t to_ns(const struct xr_perfetto *w, uint64_t tsc) {
+static inline uint64_t to_ns(const struct xr_perfetto *w, uint64_t tsc) {
   uint64_t f = w->c.frequency_hz, base = w->c.base_boottime_ns;
-  if (tsc >= w->c.base_ticks)
-    return base + (uint64_t)((unsigned __int128)(tsc - w->c.base_ticks) *
-                             1000000000u / f);
+  if (XR_LIKELY(tsc >= w->c.base_ticks))
+    return base + ticks_to_ns(&w->scale, f, tsc - w->c.base_ticks);
   uint64_t before = (uint64_t)(((unsigned __int128)(w->c.base_ticks - tsc) *
                                     1000000000u + f - 1) / f);
   return before < base ? base - before : 0;
@@ -257,6 +305,7 @@ static bool grow_threads(struct xr_perfetto *w) {
     munmap(w->threads, w->thread_cap * sizeof *w->threads);
   w->threads = fresh;
   w->thread_cap = cap;
+  w->last = NULL; /* it pointed into the old table */
   return true;
 }
 
@@ -377,13 +426,14 @@ static void start_sequence(struct xr_perfetto *w, struct thread *t) {
     put_bytes(w, THD_NAME, name, name_len);
 }
 
-static struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
-                                int32_t tid, uint64_t tsc) {
+static XR_NOINLINE struct thread *thread_of(struct xr_perfetto *w,
+                                            int32_t pid, int32_t tid,
+                                            uint64_t tsc) {
   if (w->thread_cap != 0) {
     size_t s = slot_of(w->thread_cap, pid, tid);
     for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
       if (w->threads[s].pid == pid && w->threads[s].tid == tid)
-        return &w->threads[s];
+        return w->last = &w->threads[s];
   }
   if ((w->thread_count + 1) * 4 > w->thread_cap * 3 && !grow_threads(w))
     return NULL;
@@ -398,10 +448,13 @@ static struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
   t->tid = tid;
   t->seq = w->next_seq++;
   t->uuid = thread_uuid(pid, tid);
+  t->tail[0] = PK_SEQUENCE_ID << 3 | XR_PB_WIRE_VARINT;
+  t->tail_len = (uint8_t)(1 + xr_pb_varint_encode(t->tail + 1, t->seq));
+  t->tail[t->tail_len++] = PK_TRACK_EVENT << 3 | XR_PB_WIRE_LEN;
   t->first_tsc = t->last_tsc = tsc;
   w->thread_count++;
   start_sequence(w, t);
-  return t;
+  return w->last = t;
 }
 
 /* ---- interning ---------------------------------------------------------- */
@@ -455,7 +508,7 @@ static uint32_t iid_of(struct thread *t, int32_t fid, bool *fresh) {
 
 /* The sequence's delta to tsc; never back in time (a counter that stepped
  * back between CPUs gives 0). */
-static uint64_t delta_to(struct xr_perfetto *w, struct thread *t,
+static inline uint64_t delta_to(struct xr_perfetto *w, struct thread *t,
                          uint64_t tsc) {
   uint64_t ns = to_ns(w, tsc);
   if (ns < t->last_ns)
@@ -465,41 +518,49 @@ static uint64_t delta_to(struct xr_perfetto *w, struct thread *t,
   return d;
 }
 
-/* The hot packets: a begin with a known name, an end without a mark.
- * {timestamp, sequence, track_event {type[, name_iid]}}: 10-13 bytes. */
-static void put_plain_slice(struct xr_perfetto *w, struct thread *t,
-                            unsigned type, uint32_t iid, uint64_t delta) {
-  uint8_t b[48];
-  size_t te = 2 + (iid ? 1 + vsz(iid) : 0); /* < 128: one length byte */
-  size_t body = 1 + vsz(delta) + 1 + vsz(t->seq) + 2 + te;
-  size_t n = 0;
-  b[n++] = TRACE_PACKET << 3 | XR_PB_WIRE_LEN;
-  n += xr_pb_varint_encode(b + n, body);
-  b[n++] = PK_TIMESTAMP << 3 | XR_PB_WIRE_VARINT;
-  n += xr_pb_varint_encode(b + n, delta);
-  b[n++] = PK_SEQUENCE_ID << 3 | XR_PB_WIRE_VARINT;
-  n += xr_pb_varint_encode(b + n, t->seq);
-  b[n++] = PK_TRACK_EVENT << 3 | XR_PB_WIRE_LEN;
-  b[n++] = (uint8_t)te;
-  b[n++] = TE_TYPE << 3 | XR_PB_WIRE_VARINT;
-  b[n++] = (uint8_t)type;
-  if (iid) {
-    b[n++] = TE_NAME_IID << 3 | XR_PB_WIRE_VARINT;
-    n += xr_pb_varint_encode(b + n, iid);
+/* v as a varint at p; returns the byte after it. */
+static inline uint8_t *varint_at(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
   }
-  xr_text_reserve(&w->out, n);
-  put(w, b, n);
+  *p++ = (uint8_t)v;
+  return p;
 }
 
-static void slice_begin(struct xr_perfetto *w, struct thread *t,
-                        const struct xr_tev *e) {
-  uint64_t delta = delta_to(w, t, e->tsc);
-  bool fresh;
-  uint32_t iid = iid_of(t, e->fid, &fresh);
-  if (iid != 0 && !fresh && !e->has_arg) {
-    put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
-    return;
+/* The hot packets: a begin with a known name, an end without a mark.
+ * {timestamp, sequence, track_event {type[, name_iid]}}: 10-13 bytes,
+ * written in place in the output buffer (room for the longest, 30 bytes,
+ * and the 8-byte store of the tail), each length filled in once its bytes
+ * are down (every one is below 128: one byte). */
+enum { PLAIN_SLICE_ROOM = 32 };
+static void put_plain_slice(struct xr_perfetto *w, struct thread *t,
+                            unsigned type, uint32_t iid, uint64_t delta) {
+  xr_text_reserve(&w->out, PLAIN_SLICE_ROOM);
+  uint8_t *p = (uint8_t *)w->out.buf + w->out.len;
+  uint8_t *q = p + 2;
+  *q++ = PK_TIMESTAMP << 3 | XR_PB_WIRE_VARINT;
+  q = varint_at(q, delta);
+  memcpy(q, t->tail, sizeof t->tail);
+  q += t->tail_len;
+  uint8_t *te = q++;
+  *q++ = TE_TYPE << 3 | XR_PB_WIRE_VARINT;
+  *q++ = (uint8_t)type;
+  if (iid) {
+    *q++ = TE_NAME_IID << 3 | XR_PB_WIRE_VARINT;
+    q = varint_at(q, iid);
   }
+  *te = (uint8_t)(q - te - 1);
+  p[0] = TRACE_PACKET << 3 | XR_PB_WIRE_LEN;
+  p[1] = (uint8_t)(q - p - 2);
+  w->out.len += (size_t)(q - p);
+}
+
+/* A begin that interns its name, names it in full or logs an argument:
+ * out of line, so the hot path's frame stays small. */
+static XR_NOINLINE void named_begin(struct xr_perfetto *w, struct thread *t,
+                                    const struct xr_tev *e, uint64_t delta,
+                                    uint32_t iid, bool fresh) {
   const char *name = w->c.name(w->c.name_ctx, e->fid);
   size_t name_len = strlen(name);
   size_t te = sz_uint(TE_TYPE, SLICE_BEGIN) +
@@ -531,13 +592,19 @@ static void slice_begin(struct xr_perfetto *w, struct thread *t,
     put_note_uint(w, "arg1", e->arg);
 }
 
-static void slice_end(struct xr_perfetto *w, struct thread *t, uint64_t tsc,
-                      enum mark mark) {
-  uint64_t delta = delta_to(w, t, tsc);
-  if (mark == MARK_NONE) {
-    put_plain_slice(w, t, SLICE_END, 0, delta);
-    return;
-  }
+static inline void slice_begin(struct xr_perfetto *w, struct thread *t,
+                               const struct xr_tev *e) {
+  uint64_t delta = delta_to(w, t, e->tsc);
+  bool fresh;
+  uint32_t iid = iid_of(t, e->fid, &fresh);
+  if (iid != 0 && !fresh && !e->has_arg)
+    put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
+  else
+    named_begin(w, t, e, delta, iid, fresh);
+}
+
+static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
+                                   uint64_t delta, enum mark mark) {
   const char *text = mark_text[mark];
   size_t te = sz_uint(TE_TYPE, SLICE_END) +
               sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
@@ -549,6 +616,15 @@ static void slice_end(struct xr_perfetto *w, struct thread *t, uint64_t tsc,
   put_len(w, PK_TRACK_EVENT, te);
   put_uint(w, TE_TYPE, SLICE_END);
   put_note_str(w, "cut", text);
+}
+
+static inline void slice_end(struct xr_perfetto *w, struct thread *t,
+                             uint64_t tsc, enum mark mark) {
+  uint64_t delta = delta_to(w, t, tsc);
+  if (mark == MARK_NONE)
+    put_plain_slice(w, t, SLICE_END, 0, delta);
+  else
+    marked_end(w, t, delta, mark);
 }
 
 /* A packet of sequence 1: an absolute BOOTTIME timestamp, on `track`,
@@ -573,8 +649,9 @@ static void begin_global_event(struct xr_perfetto *w, uint64_t ns,
  * and before anything the thread's sequence holds) to its exit, both on
  * sequence 1. The exit is later than every packet of the thread written so
  * far, so its end is not behind anything it encloses either. */
-static void no_entry_call(struct xr_perfetto *w, struct thread *t,
-                          int32_t fid, uint64_t tsc) {
+static XR_NOINLINE void no_entry_call(struct xr_perfetto *w,
+                                      struct thread *t, int32_t fid,
+                                      uint64_t tsc) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t name_len = strlen(name);
   uint64_t first = to_ns(w, t->first_tsc), k = ++t->no_entry;
@@ -593,8 +670,8 @@ static void no_entry_call(struct xr_perfetto *w, struct thread *t,
   begin_global_event(w, end, SLICE_END, t->uuid, te);
 }
 
-static void instant(struct xr_perfetto *w, struct thread *t,
-                    const struct xr_tev *e) {
+static XR_NOINLINE void instant(struct xr_perfetto *w, struct thread *t,
+                                const struct xr_tev *e) {
   uint64_t delta = delta_to(w, t, e->tsc);
   const char *name = e->kind == XR_TEV_TYPED ? "typed event" : "custom event";
   size_t n = e->size < PAYLOAD_MAX ? e->size : PAYLOAD_MAX;
@@ -633,8 +710,8 @@ static void instant(struct xr_perfetto *w, struct thread *t,
 
 /* What the mode lost, as an instant on the process's (or thread's) track
  * of sequence 1: "xray dropped" {what, count}. */
-static void dropped(struct xr_perfetto *w, int32_t pid, int32_t tid,
-                    const struct xr_tev *e) {
+static XR_NOINLINE void dropped(struct xr_perfetto *w, int32_t pid,
+                                int32_t tid, const struct xr_tev *e) {
   if (e->arg == 0)
     return;
   uint64_t track = process_uuid(pid);
@@ -704,9 +781,12 @@ void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
     dropped(w, pid, tid, e);
     return;
   }
-  struct thread *t = thread_of(w, pid, tid, e->tsc);
-  if (t == NULL)
-    return;
+  struct thread *t = w->last;
+  if (t == NULL || t->pid != pid || t->tid != tid) {
+    t = thread_of(w, pid, tid, e->tsc);
+    if (t == NULL)
+      return;
+  }
   if (e->tsc > t->last_tsc)
     t->last_tsc = e->tsc;
   if (!w->any_tsc || e->tsc > w->max_tsc)
@@ -750,6 +830,7 @@ struct xr_perfetto *xr_perfetto_open_fd(int fd, const char *path,
   w->c = *c;
   if (w->c.frequency_hz == 0)
     w->c.frequency_hz = 1000000000u;
+  w->scale = ns_scale_of(w->c.frequency_hz);
   w->next_seq = GLOBAL_SEQUENCE + 1;
   xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   /* BOOTTIME is the trace's clock: sequence 1's timestamps are in it, and

@@ -275,6 +275,129 @@ static void test_failure_returned(void **state) {
   assert_int_equal(errno, EPIPE);
 }
 
+/* Ticks become ns as floor(ticks * 1e9 / f), whatever f and however large
+ * the count (the writer computes it without a division where it can): the
+ * deltas of a thread's packets, read back, are those of that formula, over
+ * frequencies with and without a fast form, at powers of two and at
+ * multiples of f, where an estimate one short would show. */
+static uint64_t xs = 0x9E3779B97F4A7C15ull;
+static uint64_t next_random(void) {
+  xs ^= xs << 13;
+  xs ^= xs >> 7;
+  xs ^= xs << 17;
+  return xs;
+}
+
+static int by_value(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t ref_ns(uint64_t f, uint64_t t) {
+  return (uint64_t)((unsigned __int128)t * 1000000000u / f);
+}
+
+/* The varint at *p (advanced past it). */
+static uint64_t read_varint(const uint8_t **p) {
+  uint64_t v = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    uint8_t b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (b < 0x80)
+      return v;
+  }
+}
+
+enum { TICK_VALUES = 3000 };
+static uint8_t tick_out[TICK_VALUES * 2 * 16 + 4096];
+
+static void check_ticks(uint64_t f) {
+  /* the counts whose ns still fit in 64 bits, so the deltas are monotone */
+  unsigned __int128 lim = ((unsigned __int128)f << 64) / 1000000000u;
+  uint64_t limit = lim >> 64 ? UINT64_MAX : (uint64_t)lim;
+  static uint64_t t[TICK_VALUES];
+  size_t n = 0;
+  for (unsigned k = 1; k < 64; k++)
+    for (int d = -2; d <= 2; d++)
+      t[n++] = ((uint64_t)1 << k) + (uint64_t)(int64_t)d;
+  for (uint64_t m = 1; m < 200; m++)
+    for (int d = -1; d <= 1; d++)
+      t[n++] = m * f + (uint64_t)(int64_t)d;
+  while (n < TICK_VALUES)
+    t[n++] = next_random() >> (next_random() % 64);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (t[i] < limit)
+      t[kept++] = t[i];
+  qsort(t, kept, sizeof *t, by_value);
+  kept &= ~(size_t)1; /* whole calls: no end written at the close */
+
+  int fd = memfd_create("ticks", 0);
+  assert_true(fd >= 0);
+  struct xr_trace_context c = {.frequency_hz = f, .name = name_of,
+                               .quiet = true};
+  struct xr_perfetto *w = xr_perfetto_open_fd(fd, "mem", &c);
+  assert_non_null(w);
+  int dup_fd = dup(fd);
+  for (size_t i = 0; i < kept; i++) {
+    struct xr_tev e = {.kind = i % 2 ? XR_TEV_EXIT : XR_TEV_ENTER, .fid = 1,
+                       .tsc = t[i]};
+    xr_perfetto_add(w, 10, 11, &e);
+  }
+  assert_int_equal(xr_perfetto_close(w), 0);
+  ssize_t len = pread(dup_fd, tick_out, sizeof tick_out, 0);
+  assert_true(len > 0 && (size_t)len < sizeof tick_out);
+  close(dup_fd);
+
+  /* the thread's track events, in order: timestamp (8), sequence (10) */
+  size_t seen = 0;
+  const uint8_t *p = tick_out, *end = tick_out + len;
+  while (p < end) {
+    assert_int_equal(*p++, 0x0a);
+    uint64_t size = read_varint(&p);
+    const uint8_t *q = p, *packet_end = p + size;
+    uint64_t ts = 0, seq = 0;
+    bool event = false;
+    while (q < packet_end) {
+      uint64_t key = read_varint(&q);
+      if ((key & 7) == 0) {
+        uint64_t v = read_varint(&q);
+        if (key >> 3 == 8)
+          ts = v;
+        else if (key >> 3 == 10)
+          seq = v;
+      } else {
+        assert_int_equal(key & 7, 2);
+        q += read_varint(&q);
+        event |= key >> 3 == 11;
+      }
+    }
+    p = packet_end;
+    if (!event || seq != 2)
+      continue;
+    assert_true(seen < kept);
+    uint64_t want = seen == 0 ? 0 : ref_ns(f, t[seen]) - ref_ns(f, t[seen - 1]);
+    if (ts != want)
+      fail_msg("f %llu, ticks %llu: delta %llu, want %llu",
+               (unsigned long long)f, (unsigned long long)t[seen],
+               (unsigned long long)ts, (unsigned long long)want);
+    seen++;
+  }
+  assert_int_equal(seen, kept);
+}
+
+static void test_ticks_to_ns_exact(void **state) {
+  (void)state;
+  static const uint64_t freqs[] = {
+      1, 3, 32768, 19200000, 24000000, 999999999, 1000000000, 1000000001,
+      2899999999ull, 3000000000ull, 4294967297ull, (uint64_t)1 << 40,
+      (uint64_t)1 << 63, ((uint64_t)1 << 63) + 1, UINT64_MAX};
+  for (size_t i = 0; i < sizeof freqs / sizeof *freqs; i++)
+    check_ticks(freqs[i]);
+  for (int i = 0; i < 20; i++)
+    check_ticks((next_random() >> (next_random() % 40)) | 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tiny_stream_bytes),
@@ -282,6 +405,7 @@ int main(void) {
       cmocka_unit_test(test_arg1),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_failure_returned),
+      cmocka_unit_test(test_ticks_to_ns_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
