@@ -1,7 +1,7 @@
 /* Chrome trace event JSON writer. See chrome_trace.h.
  *
- * Memory: the threads and their call stacks (trace_threads.h); the output goes
- * through core's one buffered writer (text_out.h) with a 256 KiB buffer
+ * Memory: the threads and their call stacks (trace_threads.h); the output
+ * goes through core's one buffered writer (text_out.h) with a 256 KiB buffer
  * that is written out only between events (xr_text_reserve), so the file
  * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
  * attempted: xr_write_all). No malloc, stdio, locks or /proc: with a
