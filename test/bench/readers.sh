@@ -21,7 +21,7 @@
 # order: llvm-xray convert -output-format=trace_event, xrayctl convert --to
 # perfetto, xrayctl convert --to chrome, llvm-xray account, xrayctl report;
 # the table gives the best elapsed time of each (CLOCK_MONOTONIC around
-# posix_spawn and wait4) and its largest max RSS (wait4's rusage). The
+# posix_spawn and wait4) and the max RSS of one more run (/usr/bin/time). The
 # ratios are llvm-xray's time over xrayctl's on the same file in the same
 # run. The outputs go to the work directory (a tmpfs /tmp keeps the disk
 # out of it; say which when you quote a figure).
@@ -47,6 +47,7 @@ LIB=$BUILD/lib/libxray.a
 XRAYCTL=$BUILD/bin/xrayctl
 CLANG=${CLANG:-clang}
 LLVM_XRAY=${LLVM_XRAY:-llvm-xray}
+[ -x /usr/bin/time ] || { echo "readers.sh: needs /usr/bin/time (Debian: time)" >&2; exit 2; }
 for f in "$LIB" "$XRAYCTL"; do
   [ -e "$f" ] || { echo "readers.sh: $f missing (build first)" >&2; exit 2; }
 done
@@ -107,25 +108,26 @@ write_log() {
   done
 }
 
-# timed LABEL CMD... -> prints "LABEL seconds maxrss_mb": the best of
-# $REPEAT runs (elapsed, CLOCK_MONOTONIC) and the largest max RSS; the
-# command's output is kept in LABEL.out.
+# timed LABEL CMD... -> prints "LABEL seconds maxrss_mb": the best
+# elapsed time of $REPEAT runs (CLOCK_MONOTONIC around posix_spawn and
+# wait4), then the max RSS of one more run under /usr/bin/time (a child's
+# max RSS counts the memory of whoever spawned it until its exec: time's
+# is small, the interpreter's is not). The command's output is kept in
+# LABEL.out.
 timed() {
-  local label=$1
+  local label=$1 kb
   shift
   python3 - "$label" "$REPEAT" "$@" <<'PY' || exit 1
 import os, sys, time
 label, repeat, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-best, rss = None, 0
+best = None
 for _ in range(repeat):
     out = os.open(label + ".out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err = os.open(label + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    # posix_spawn (vfork-like): the child's max RSS is the command's alone,
-    # not a copy of this interpreter's
     acts = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
     t0 = time.monotonic()
     pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=acts)
-    _, status, usage = os.wait4(pid, 0)
+    _, status, _ = os.wait4(pid, 0)
     t = time.monotonic() - t0
     os.close(out)
     os.close(err)
@@ -134,9 +136,11 @@ for _ in range(repeat):
         sys.stderr.write(open(label + ".err").read())
         sys.exit(1)
     best = t if best is None else min(best, t)
-    rss = max(rss, usage.ru_maxrss)
-print("%s %.4f %d" % (label, best, (rss + 1023) // 1024))
+print("%s %.4f" % (label, best), end=" ")
 PY
+  /usr/bin/time -f %M -o "$label.rss" "$@" >/dev/null 2>&1 || { echo "readers.sh: $label failed" >&2; exit 1; }
+  kb=$(tail -1 "$label.rss")
+  echo $(( (kb + 1023) / 1024 ))
 }
 
 log=$(write_log "$CALLS" 0)
