@@ -1,16 +1,15 @@
 /* Chrome trace event JSON writer. See chrome_trace.h.
  *
- * Memory: one table of threads (open addressing on pid/tid) and one call
- * stack per thread, all mmap'd and grown by doubling; the output goes
- * through core's one buffered writer (text_out.h) with a 256 KiB buffer
+ * Memory: the threads and their call stacks (trace_threads.h); the output
+ * goes through core's one buffered writer (text_out.h) with a 256 KiB buffer
  * that is written out only between events (xr_text_reserve), so the file
  * always ends after a whole event (a write RLIMIT_FSIZE would cut is not
  * attempted: xr_write_all). No malloc, stdio, locks or /proc: with a
  * quiet context it may run in a signal handler (trace_event.h). */
 #include "export/chrome_trace.h"
-#include "core/base/mmap_array.h"
 #include "core/base/report.h"
 #include "core/output/text_out.h"
+#include "export/trace_threads.h"
 #include "xray/xray_version.h"
 
 #include <limits.h>
@@ -19,23 +18,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
-static const char *const mark_text[] = {"", "unwound", "open", "no-entry"};
-
-struct frame {
-  int32_t fid;
-  uint64_t tsc;
-};
-
 struct thread {
-  int32_t pid, tid;
-  bool used;
+  struct xr_trace_thread base; /* first: the table's record */
   uint8_t ids_len;
   char ids[48]; /* ,"pid":P,"tid":T of every event, formatted once */
-  uint64_t first_tsc, last_tsc;
-  struct frame *stack;
-  size_t depth, cap;
-  uint64_t untracked; /* calls entered while the stack could not grow */
 };
 
 #define OUT_CAP ((size_t)256 * 1024)
@@ -47,8 +33,7 @@ struct xr_chrome {
   struct xr_trace_context c; /* c.base_ticks: time 0 of the file */
   uint64_t max_tsc; /* the latest time of any thread */
   uint64_t events;
-  struct thread *threads;
-  size_t thread_cap, thread_count;
+  struct xr_trace_threads threads;
   struct xr_text_out out;
   char out_buf[OUT_CAP];
 };
@@ -170,7 +155,7 @@ static void begin_event(struct xr_chrome *w, size_t bound) {
 
 static void emit_call(struct xr_chrome *w, const struct thread *t,
                       int32_t fid, uint64_t begin, uint64_t end,
-                      enum mark mark) {
+                      enum xr_trace_mark mark) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t len = strlen(name);
   begin_event(w, 6 * len + 192);
@@ -182,9 +167,9 @@ static void emit_call(struct xr_chrome *w, const struct thread *t,
   put_str(w, ",\"dur\":");
   put_us(w, e > b ? e - b : 0);
   put_ids(w, t);
-  if (mark != MARK_NONE) {
+  if (mark != XR_MARK_NONE) {
     put_str(w, ",\"args\":{\"cut\":\"");
-    put_str(w, mark_text[mark]);
+    put_str(w, xr_trace_mark_text[mark]);
     put_str(w, "\"}");
   }
   put(w, "}", 1);
@@ -248,105 +233,29 @@ static size_t i32_text(char *out, int32_t v) {
 static void format_ids(struct thread *t) {
   size_t n = 0;
   memcpy(t->ids, ",\"pid\":", 7);
-  n = 7 + i32_text(t->ids + 7, t->pid);
+  n = 7 + i32_text(t->ids + 7, t->base.pid);
   memcpy(t->ids + n, ",\"tid\":", 7);
   n += 7;
-  n += i32_text(t->ids + n, t->tid);
+  n += i32_text(t->ids + n, t->base.tid);
   t->ids_len = (uint8_t)n; /* at most 36 */
 }
 
-static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
-  uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
-               0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 20) & (cap - 1);
-}
-
-static bool grow_threads(struct xr_chrome *w) {
-  size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
-  struct thread *fresh = mmap_zeroed(cap * sizeof *fresh);
-  if (fresh == NULL)
-    return false;
-  for (size_t i = 0; i < w->thread_cap; i++) {
-    if (!w->threads[i].used)
-      continue;
-    size_t s = slot_of(cap, w->threads[i].pid, w->threads[i].tid);
-    while (fresh[s].used)
-      s = (s + 1) & (cap - 1);
-    fresh[s] = w->threads[i];
-  }
-  if (w->threads != NULL)
-    munmap(w->threads, w->thread_cap * sizeof *w->threads);
-  w->threads = fresh;
-  w->thread_cap = cap;
-  return true;
-}
-
-static struct thread *thread_of(struct xr_chrome *w, int32_t pid,
-                                int32_t tid, uint64_t tsc) {
-  if (w->thread_cap != 0) {
-    size_t s = slot_of(w->thread_cap, pid, tid);
-    for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
-      if (w->threads[s].pid == pid && w->threads[s].tid == tid)
-        return &w->threads[s];
-  }
-  if ((w->thread_count + 1) * 4 > w->thread_cap * 3 && !grow_threads(w))
-    return NULL;
-  size_t s = slot_of(w->thread_cap, pid, tid);
-  while (w->threads[s].used)
-    s = (s + 1) & (w->thread_cap - 1);
-  struct thread *t = &w->threads[s];
-  memset(t, 0, sizeof *t);
-  t->used = true;
-  t->pid = pid;
-  t->tid = tid;
-  t->first_tsc = t->last_tsc = tsc;
-  format_ids(t);
-  w->thread_count++;
+static XR_NOINLINE struct thread *new_thread(struct xr_chrome *w, int32_t pid,
+                                             int32_t tid, uint64_t tsc) {
+  struct thread *t =
+      (struct thread *)xr_trace_threads_add(&w->threads, pid, tid, tsc);
+  if (t != NULL)
+    format_ids(t);
   return t;
 }
 
-static bool push(struct thread *t, int32_t fid, uint64_t tsc) {
-  if (t->untracked == 0 && t->depth == t->cap) {
-    struct frame *s =
-        xr_mmap_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
-    if (s == NULL) {
-      t->untracked++;
-      return false;
-    }
-    t->stack = s;
-  } else if (t->untracked != 0) {
-    t->untracked++;
-    return false;
-  }
-  t->stack[t->depth++] = (struct frame){fid, tsc};
-  return true;
-}
-
-/* An exit: ends its call, marked "unwound" when the mode says it wrote the
- * exit while unwinding (e->unwound), and first the calls above it on the
- * stack, whose exits were skipped (FDR's raw buffers have no such exits:
- * they show here). */
-static void on_exit(struct xr_chrome *w, struct thread *t,
-                    const struct xr_tev *e) {
-  if (t->untracked != 0) {
-    t->untracked--; /* deeper than we could track: assume it matches */
-    return;
-  }
-  size_t i = t->depth;
-  while (i > 0 && t->stack[i - 1].fid != e->fid)
-    i--;
-  /* Frames above the match (all of them when there is none) were skipped. */
-  while (t->depth > i) {
-    struct frame *f = &t->stack[--t->depth];
-    emit_call(w, t, f->fid, f->tsc, e->tsc, MARK_UNWOUND);
-  }
-  if (i > 0) {
-    struct frame *f = &t->stack[--t->depth];
-    emit_call(w, t, f->fid, f->tsc, e->tsc,
-              e->unwound ? MARK_UNWOUND : MARK_NONE);
-  } else {
-    emit_call(w, t, e->fid, t->first_tsc, e->tsc, MARK_NO_ENTRY);
-  }
+/* A call ends: one complete event. A call entered untracked was never
+ * written: nothing ends it. */
+static void end_call(void *w, struct xr_trace_thread *t,
+                     const struct xr_trace_frame *f, uint64_t tsc,
+                     enum xr_trace_mark mark) {
+  if (f != NULL)
+    emit_call(w, (const struct thread *)t, f->fid, f->tsc, tsc, mark);
 }
 
 void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
@@ -355,20 +264,24 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
     emit_dropped(w, pid, tid, e);
     return;
   }
-  struct thread *t = thread_of(w, pid, tid, e->tsc);
-  if (t == NULL)
-    return;
-  if (e->tsc > t->last_tsc)
-    t->last_tsc = e->tsc;
+  struct thread *t =
+      (struct thread *)xr_trace_threads_find(&w->threads, pid, tid);
+  if (XR_UNLIKELY(t == NULL)) {
+    t = new_thread(w, pid, tid, e->tsc);
+    if (t == NULL)
+      return;
+  }
+  if (e->tsc > t->base.last_tsc)
+    t->base.last_tsc = e->tsc;
   if (e->tsc > w->max_tsc || w->events == 0)
     w->max_tsc = e->tsc;
   switch (e->kind) {
   case XR_TEV_ENTER:
-    push(t, e->fid, e->tsc);
+    xr_trace_thread_push(&t->base, e->fid, e->tsc);
     break;
   case XR_TEV_EXIT:
   case XR_TEV_TAIL_EXIT:
-    on_exit(w, t, e);
+    xr_trace_thread_exit(&t->base, e, end_call, w);
     break;
   case XR_TEV_CUSTOM:
   case XR_TEV_TYPED:
@@ -398,6 +311,7 @@ struct xr_chrome *xr_chrome_open_fd(int fd, const char *path,
   memcpy(w->path, path, n);
   w->c = *c;
   w->frequency_hz = c->frequency_hz ? c->frequency_hz : 1000000000u;
+  xr_trace_threads_init(&w->threads, sizeof(struct thread));
   xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   put(w, "[", 1);
   (void)xr_text_flush(&w->out); /* an array from the start; a failure sticks */
@@ -425,14 +339,11 @@ static void emit_name(struct xr_chrome *w, const char *what, int32_t pid,
 }
 
 int xr_chrome_close(struct xr_chrome *w) {
-  for (size_t i = 0; i < w->thread_cap; i++) {
-    struct thread *t = &w->threads[i];
-    if (!t->used)
+  for (size_t i = 0; i < w->threads.cap; i++) {
+    struct xr_trace_thread *t = xr_trace_threads_at(&w->threads, i);
+    if (t == NULL)
       continue;
-    while (t->depth > 0) {
-      struct frame *f = &t->stack[--t->depth];
-      emit_call(w, t, f->fid, f->tsc, t->last_tsc, MARK_OPEN);
-    }
+    xr_trace_thread_end_open(t, end_call, w);
     char buf[64];
     const char *name =
         w->c.thread_name ? w->c.thread_name(w->c.who_ctx, t->pid, t->tid, buf,
@@ -440,19 +351,19 @@ int xr_chrome_close(struct xr_chrome *w) {
                          : NULL;
     if (name != NULL)
       emit_name(w, "thread_name", t->pid, t->tid, name, false);
-    if (t->stack != NULL)
-      munmap(t->stack, t->cap * sizeof *t->stack);
   }
   /* One process name per process (forks write their own logs, so one). */
   int32_t named = 0;
-  for (size_t i = 0; i < w->thread_cap; i++)
-    if (w->threads[i].used && w->threads[i].pid != named) {
-      named = w->threads[i].pid;
+  for (size_t i = 0; i < w->threads.cap; i++) {
+    struct xr_trace_thread *t = xr_trace_threads_at(&w->threads, i);
+    if (t != NULL && t->pid != named) {
+      named = t->pid;
       emit_name(w, "process_name", named, named,
                 w->c.process_name ? w->c.process_name(w->c.who_ctx, named)
                                   : "process",
                 true);
     }
+  }
   put(w, "\n]\n", 3);
   int rc = 0, err = 0;
   if (xr_text_flush(&w->out) != 0) {
@@ -474,8 +385,7 @@ int xr_chrome_close(struct xr_chrome *w) {
     xr_report(XR_INFO, "trace_output: wrote %llu events to %s (open it in "
               "https://ui.perfetto.dev)", (unsigned long long)w->events,
               w->path);
-  if (w->threads != NULL)
-    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  xr_trace_threads_free(&w->threads);
   munmap(w, sizeof *w);
   if (rc != 0)
     errno = err;

@@ -3,12 +3,13 @@
  *
  * One format of the decoded event stream (trace_event.h): the modes
  * decode their own records and hand them here one by one, each thread's
- * records in time order (threads may interleave). The writer keeps
- * one call stack per thread and emits one complete ("X") event per call when
- * the call ends, so memory is bounded by the threads and their depth, never
- * by the length of the trace. The file is a bare JSON array written in whole
- * events: cut off at any point (the process killed mid-write), what is there
- * plus a closing `]` is valid JSON, and Perfetto loads it as it is.
+ * records in time order (threads may interleave). The writer keeps one
+ * call stack per thread (trace_threads.h) and emits one complete ("X")
+ * event per call when the call ends, so memory is bounded by the threads
+ * and their depth, never by the length of the trace. The file is a bare
+ * JSON array written in whole events: cut off at any point (the process
+ * killed mid-write), what is there plus a closing `]` is valid JSON, and
+ * Perfetto loads it as it is.
  *
  * Marks (an "args" entry "cut"), never drops:
  *   "unwound"    the call's exit was skipped (longjmp, exception): it ends

@@ -13,10 +13,10 @@
  * nearly every packet) are short enough to be written in place in the
  * output buffer and their one-byte lengths filled in after. */
 #include "export/perfetto_trace.h"
-#include "core/base/mmap_array.h"
 #include "core/base/report.h"
 #include "core/output/text_out.h"
 #include "export/pb_encode.h"
+#include "export/trace_threads.h"
 #include "xray/xray_version.h"
 
 #include <errno.h>
@@ -72,25 +72,17 @@ enum { GLOBAL_SEQUENCE = 1 };
 #define OUT_CAP ((size_t)256 * 1024)
 #define RUNTIME_LABEL "xray runtime " XRAY_RUNTIME_VERSION
 
-enum mark { MARK_NONE, MARK_UNWOUND, MARK_OPEN, MARK_NO_ENTRY };
-static const char *const mark_text[] = {"", "unwound", "open", "no-entry"};
-
 struct interned {
   int32_t fid;
   uint32_t iid; /* 0: an empty slot */
 };
 
 struct thread {
-  int32_t pid, tid;
-  bool used;
+  struct xr_trace_thread base; /* first: the table's record */
   uint32_t seq;
   uint64_t uuid;
-  uint64_t first_tsc, last_tsc;
   uint64_t last_ns;   /* the sequence's clock: the last timestamp written */
   uint64_t no_entry;  /* calls written as no-entry so far */
-  int32_t *stack;
-  size_t depth, cap;
-  uint64_t untracked; /* calls entered while the stack could not grow */
   struct interned *names;
   size_t name_cap, name_count;
   /* The bytes every hot packet holds after its timestamp: the sequence id
@@ -125,9 +117,7 @@ struct xr_perfetto {
   uint64_t max_tsc; /* the latest time of any thread */
   bool any_tsc;
   struct ns_scale scale;
-  struct thread *last; /* the last event's: events come in runs per thread */
-  struct thread *threads;
-  size_t thread_cap, thread_count;
+  struct xr_trace_threads threads;
   struct process *processes;
   size_t process_cap, process_count;
   struct xr_text_out out;
@@ -275,9 +265,8 @@ static void put_note_uint(struct xr_perfetto *w, const char *name,
 
 /* ---- threads and processes ---------------------------------------------- */
 
-static size_t slot_of(size_t cap, int32_t pid, int32_t tid) {
-  uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
-               0x9E3779B97F4A7C15ull;
+static size_t slot_of(size_t cap, int32_t pid) {
+  uint64_t h = ((uint64_t)(uint32_t)pid << 32) * 0x9E3779B97F4A7C15ull;
   return (size_t)(h >> 20) & (cap - 1);
 }
 
@@ -288,27 +277,6 @@ static uint64_t thread_uuid(int32_t pid, int32_t tid) {
   return process_uuid(pid) | (uint32_t)tid;
 }
 
-static bool grow_threads(struct xr_perfetto *w) {
-  size_t cap = w->thread_cap ? w->thread_cap * 2 : 64;
-  struct thread *fresh = mmap_zeroed(cap * sizeof *fresh);
-  if (fresh == NULL)
-    return false;
-  for (size_t i = 0; i < w->thread_cap; i++) {
-    if (!w->threads[i].used)
-      continue;
-    size_t s = slot_of(cap, w->threads[i].pid, w->threads[i].tid);
-    while (fresh[s].used)
-      s = (s + 1) & (cap - 1);
-    fresh[s] = w->threads[i];
-  }
-  if (w->threads != NULL)
-    munmap(w->threads, w->thread_cap * sizeof *w->threads);
-  w->threads = fresh;
-  w->thread_cap = cap;
-  w->last = NULL; /* it pointed into the old table */
-  return true;
-}
-
 static bool grow_processes(struct xr_perfetto *w) {
   size_t cap = w->process_cap ? w->process_cap * 2 : 16;
   struct process *fresh = mmap_zeroed(cap * sizeof *fresh);
@@ -317,7 +285,7 @@ static bool grow_processes(struct xr_perfetto *w) {
   for (size_t i = 0; i < w->process_cap; i++) {
     if (!w->processes[i].used)
       continue;
-    size_t s = slot_of(cap, w->processes[i].pid, 0);
+    size_t s = slot_of(cap, w->processes[i].pid);
     while (fresh[s].used)
       s = (s + 1) & (cap - 1);
     fresh[s] = w->processes[i];
@@ -332,14 +300,14 @@ static bool grow_processes(struct xr_perfetto *w) {
 /* The process's track, described on sequence 1 at its first sight. */
 static void see_process(struct xr_perfetto *w, int32_t pid) {
   if (w->process_cap != 0) {
-    size_t s = slot_of(w->process_cap, pid, 0);
+    size_t s = slot_of(w->process_cap, pid);
     for (; w->processes[s].used; s = (s + 1) & (w->process_cap - 1))
       if (w->processes[s].pid == pid)
         return;
   }
   if ((w->process_count + 1) * 4 > w->process_cap * 3 && !grow_processes(w))
     return; /* undescribed: its threads' tracks still name the pid */
-  size_t s = slot_of(w->process_cap, pid, 0);
+  size_t s = slot_of(w->process_cap, pid);
   while (w->processes[s].used)
     s = (s + 1) & (w->process_cap - 1);
   w->processes[s] = (struct process){pid, true};
@@ -380,7 +348,7 @@ static void put_clock(struct xr_perfetto *w, unsigned id, uint64_t ts,
  * from the thread's first time; the sequence's state is cleared and its
  * defaults set; the thread's track is described. */
 static void start_sequence(struct xr_perfetto *w, struct thread *t) {
-  uint64_t ns = to_ns(w, t->first_tsc);
+  uint64_t ns = to_ns(w, t->base.first_tsc);
   t->last_ns = ns;
   size_t cs = sz_len(CS_CLOCKS, sz_clock(SEQUENCE_CLOCK, ns, true)) +
               sz_len(CS_CLOCKS, sz_clock(BUILTIN_CLOCK_BOOTTIME, ns, false));
@@ -393,18 +361,18 @@ static void start_sequence(struct xr_perfetto *w, struct thread *t) {
 
   char buf[64];
   const char *name = w->c.thread_name
-                         ? w->c.thread_name(w->c.who_ctx, t->pid, t->tid, buf,
-                                            sizeof buf)
+                         ? w->c.thread_name(w->c.who_ctx, t->base.pid,
+                                            t->base.tid, buf, sizeof buf)
                          : NULL;
   size_t name_len = name ? strlen(name) : 0;
   size_t ted = sz_uint(TED_TRACK_UUID, t->uuid);
   size_t def = sz_uint(DEF_TIMESTAMP_CLOCK_ID, SEQUENCE_CLOCK) +
                sz_len(DEF_TRACK_EVENT, ted);
-  size_t thd = sz_uint(THD_PID, (uint64_t)(uint32_t)t->pid) +
-               sz_uint(THD_TID, (uint64_t)(int64_t)t->tid) +
+  size_t thd = sz_uint(THD_PID, (uint64_t)(uint32_t)t->base.pid) +
+               sz_uint(THD_TID, (uint64_t)(int64_t)t->base.tid) +
                (name ? sz_len(THD_NAME, name_len) : 0);
   size_t td = sz_uint(TD_UUID, t->uuid) +
-              sz_uint(TD_PARENT_UUID, process_uuid(t->pid)) +
+              sz_uint(TD_PARENT_UUID, process_uuid(t->base.pid)) +
               sz_len(TD_THREAD, thd);
   begin_packet(w, sz_uint(PK_SEQUENCE_ID, t->seq) +
                       sz_uint(PK_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED) +
@@ -418,43 +386,36 @@ static void start_sequence(struct xr_perfetto *w, struct thread *t) {
   put_uint(w, TED_TRACK_UUID, t->uuid);
   put_len(w, PK_TRACK_DESCRIPTOR, td);
   put_uint(w, TD_UUID, t->uuid);
-  put_uint(w, TD_PARENT_UUID, process_uuid(t->pid));
+  put_uint(w, TD_PARENT_UUID, process_uuid(t->base.pid));
   put_len(w, TD_THREAD, thd);
-  put_uint(w, THD_PID, (uint64_t)(uint32_t)t->pid);
-  put_uint(w, THD_TID, (uint64_t)(int64_t)t->tid);
+  put_uint(w, THD_PID, (uint64_t)(uint32_t)t->base.pid);
+  put_uint(w, THD_TID, (uint64_t)(int64_t)t->base.tid);
   if (name)
     put_bytes(w, THD_NAME, name, name_len);
 }
 
-static XR_NOINLINE struct thread *thread_of(struct xr_perfetto *w,
-                                            int32_t pid, int32_t tid,
-                                            uint64_t tsc) {
-  if (w->thread_cap != 0) {
-    size_t s = slot_of(w->thread_cap, pid, tid);
-    for (; w->threads[s].used; s = (s + 1) & (w->thread_cap - 1))
-      if (w->threads[s].pid == pid && w->threads[s].tid == tid)
-        return w->last = &w->threads[s];
-  }
-  if ((w->thread_count + 1) * 4 > w->thread_cap * 3 && !grow_threads(w))
+static XR_NOINLINE struct thread *new_thread(struct xr_perfetto *w,
+                                             int32_t pid, int32_t tid,
+                                             uint64_t tsc) {
+  struct thread *t =
+      (struct thread *)xr_trace_threads_add(&w->threads, pid, tid, tsc);
+  if (t == NULL)
     return NULL;
   see_process(w, pid);
-  size_t s = slot_of(w->thread_cap, pid, tid);
-  while (w->threads[s].used)
-    s = (s + 1) & (w->thread_cap - 1);
-  struct thread *t = &w->threads[s];
-  memset(t, 0, sizeof *t);
-  t->used = true;
-  t->pid = pid;
-  t->tid = tid;
   t->seq = w->next_seq++;
   t->uuid = thread_uuid(pid, tid);
   t->tail[0] = PK_SEQUENCE_ID << 3 | XR_PB_WIRE_VARINT;
   t->tail_len = (uint8_t)(1 + xr_pb_varint_encode(t->tail + 1, t->seq));
   t->tail[t->tail_len++] = PK_TRACK_EVENT << 3 | XR_PB_WIRE_LEN;
-  t->first_tsc = t->last_tsc = tsc;
-  w->thread_count++;
   start_sequence(w, t);
-  return w->last = t;
+  return t;
+}
+
+static inline struct thread *thread_of(struct xr_perfetto *w, int32_t pid,
+                                       int32_t tid, uint64_t tsc) {
+  struct xr_trace_thread *t = xr_trace_threads_find(&w->threads, pid, tid);
+  return XR_LIKELY(t != NULL) ? (struct thread *)t
+                              : new_thread(w, pid, tid, tsc);
 }
 
 /* ---- interning ---------------------------------------------------------- */
@@ -604,8 +565,8 @@ static inline void slice_begin(struct xr_perfetto *w, struct thread *t,
 }
 
 static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
-                                   uint64_t delta, enum mark mark) {
-  const char *text = mark_text[mark];
+                                   uint64_t delta, enum xr_trace_mark mark) {
+  const char *text = xr_trace_mark_text[mark];
   size_t te = sz_uint(TE_TYPE, SLICE_END) +
               sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
   begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
@@ -619,9 +580,9 @@ static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
 }
 
 static inline void slice_end(struct xr_perfetto *w, struct thread *t,
-                             uint64_t tsc, enum mark mark) {
+                             uint64_t tsc, enum xr_trace_mark mark) {
   uint64_t delta = delta_to(w, t, tsc);
-  if (mark == MARK_NONE)
+  if (mark == XR_MARK_NONE)
     put_plain_slice(w, t, SLICE_END, 0, delta);
   else
     marked_end(w, t, delta, mark);
@@ -654,12 +615,12 @@ static XR_NOINLINE void no_entry_call(struct xr_perfetto *w,
                                       uint64_t tsc) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t name_len = strlen(name);
-  uint64_t first = to_ns(w, t->first_tsc), k = ++t->no_entry;
+  uint64_t first = to_ns(w, t->base.first_tsc), k = ++t->no_entry;
   uint64_t begin = first > k ? first - k : 0;
   uint64_t end = to_ns(w, tsc);
   if (end < t->last_ns)
     end = t->last_ns;
-  const char *text = mark_text[MARK_NO_ENTRY];
+  const char *text = xr_trace_mark_text[XR_MARK_NO_ENTRY];
   size_t te = sz_uint(TE_TYPE, SLICE_BEGIN) + sz_uint(TE_TRACK_UUID, t->uuid) +
               sz_len(TE_NAME, name_len) +
               sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
@@ -735,44 +696,15 @@ static XR_NOINLINE void dropped(struct xr_perfetto *w, int32_t pid,
   put_note_uint(w, "count", e->arg);
 }
 
-static void push(struct thread *t, int32_t fid) {
-  if (t->untracked == 0 && t->depth == t->cap) {
-    int32_t *s = xr_mmap_array_grow(t->stack, &t->cap, t->depth, sizeof *s, 256);
-    if (s == NULL) {
-      t->untracked++;
-      return;
-    }
-    t->stack = s;
-  } else if (t->untracked != 0) {
-    t->untracked++;
-    return;
-  }
-  t->stack[t->depth++] = fid;
-}
-
-/* An exit ends its call (marked "unwound" when the mode wrote it while
- * unwinding) and first the calls above it, whose exits were skipped; an
- * exit without its call on the stack is a call whose entry was lost. */
-static void on_exit(struct xr_perfetto *w, struct thread *t,
-                    const struct xr_tev *e) {
-  if (t->untracked != 0) {
-    t->untracked--; /* deeper than we could track: assume it matches */
-    slice_end(w, t, e->tsc, e->unwound ? MARK_UNWOUND : MARK_NONE);
-    return;
-  }
-  size_t i = t->depth;
-  while (i > 0 && t->stack[i - 1] != e->fid)
-    i--;
-  while (t->depth > i) {
-    t->depth--;
-    slice_end(w, t, e->tsc, MARK_UNWOUND);
-  }
-  if (i > 0) {
-    t->depth--;
-    slice_end(w, t, e->tsc, e->unwound ? MARK_UNWOUND : MARK_NONE);
-  } else {
-    no_entry_call(w, t, e->fid, e->tsc);
-  }
+/* A call ends: its end on the thread's sequence, or for a call whose
+ * entry was lost, the whole call on sequence 1. */
+static inline void end_call(void *w, struct xr_trace_thread *t,
+                            const struct xr_trace_frame *f, uint64_t tsc,
+                            enum xr_trace_mark mark) {
+  if (XR_UNLIKELY(mark == XR_MARK_NO_ENTRY))
+    no_entry_call(w, (struct thread *)t, f->fid, tsc);
+  else
+    slice_end(w, (struct thread *)t, tsc, mark);
 }
 
 void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
@@ -781,25 +713,22 @@ void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
     dropped(w, pid, tid, e);
     return;
   }
-  struct thread *t = w->last;
-  if (t == NULL || t->pid != pid || t->tid != tid) {
-    t = thread_of(w, pid, tid, e->tsc);
-    if (t == NULL)
-      return;
-  }
-  if (e->tsc > t->last_tsc)
-    t->last_tsc = e->tsc;
+  struct thread *t = thread_of(w, pid, tid, e->tsc);
+  if (t == NULL)
+    return;
+  if (e->tsc > t->base.last_tsc)
+    t->base.last_tsc = e->tsc;
   if (!w->any_tsc || e->tsc > w->max_tsc)
     w->max_tsc = e->tsc;
   w->any_tsc = true;
   switch (e->kind) {
   case XR_TEV_ENTER:
     slice_begin(w, t, e);
-    push(t, e->fid);
+    xr_trace_thread_push(&t->base, e->fid, e->tsc);
     break;
   case XR_TEV_EXIT:
   case XR_TEV_TAIL_EXIT:
-    on_exit(w, t, e);
+    xr_trace_thread_exit(&t->base, e, end_call, w);
     break;
   case XR_TEV_CUSTOM:
   case XR_TEV_TYPED:
@@ -832,6 +761,7 @@ struct xr_perfetto *xr_perfetto_open_fd(int fd, const char *path,
     w->c.frequency_hz = 1000000000u;
   w->scale = ns_scale_of(w->c.frequency_hz);
   w->next_seq = GLOBAL_SEQUENCE + 1;
+  xr_trace_threads_init(&w->threads, sizeof(struct thread));
   xr_text_init_buffer(&w->out, xr_text_fd_sink, &w->fd, w->out_buf, OUT_CAP);
   /* BOOTTIME is the trace's clock: sequence 1's timestamps are in it, and
    * every thread's clock 64 is tied to it. */
@@ -848,16 +778,11 @@ struct xr_perfetto *xr_perfetto_open_fd(int fd, const char *path,
 }
 
 int xr_perfetto_close(struct xr_perfetto *w) {
-  for (size_t i = 0; i < w->thread_cap; i++) {
-    struct thread *t = &w->threads[i];
-    if (!t->used)
+  for (size_t i = 0; i < w->threads.cap; i++) {
+    struct thread *t = (struct thread *)xr_trace_threads_at(&w->threads, i);
+    if (t == NULL)
       continue;
-    for (; t->untracked != 0; t->untracked--)
-      slice_end(w, t, t->last_tsc, MARK_OPEN);
-    for (; t->depth > 0; t->depth--)
-      slice_end(w, t, t->last_tsc, MARK_OPEN);
-    if (t->stack != NULL)
-      munmap(t->stack, t->cap * sizeof *t->stack);
+    xr_trace_thread_end_open(&t->base, end_call, w);
     if (t->names != NULL)
       munmap(t->names, t->name_cap * sizeof *t->names);
   }
@@ -876,8 +801,7 @@ int xr_perfetto_close(struct xr_perfetto *w) {
   if (rc == 0 && !w->c.quiet)
     xr_report(XR_INFO, "trace_output: wrote %s (open it in "
               "https://ui.perfetto.dev)", w->path);
-  if (w->threads != NULL)
-    munmap(w->threads, w->thread_cap * sizeof *w->threads);
+  xr_trace_threads_free(&w->threads);
   if (w->processes != NULL)
     munmap(w->processes, w->process_cap * sizeof *w->processes);
   munmap(w, sizeof *w);

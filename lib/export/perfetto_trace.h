@@ -21,20 +21,21 @@
  *   end 10 (11);
  * - custom and typed events: TYPE_INSTANT on their thread's track, the
  *   payload (at most 4 KiB, escaped) as debug annotations.
- * Calls cut short keep the Chrome writer's rule (chrome_trace.h) and say it
- * in a "cut" debug annotation: "unwound" and "open" on the end, "no-entry"
- * on the begin, which sequence 1 writes k ns before the thread's first time
+ * Calls cut short keep the rule both writers share (trace_threads.h; the
+ * marks as chrome_trace.h describes them) and say it in a "cut" debug
+ * annotation: "unwound" and "open" on the end, "no-entry" on the begin,
+ * which sequence 1 writes k ns before the thread's first time
  * (k = 1 for the thread's first such call, 2 for the next: each encloses
  * the ones before it), so no slice begins at the same time as one it
  * encloses and the trace processor, which orders equal times by file
  * position, nests them.
  *
- * Memory: one table of threads and per thread a call stack and the table
- * of names it interned, all mmap'd and grown by doubling; the output goes
- * through text_out.h's writer with a 256 KiB buffer written out between
- * packets. No malloc, no stdio, no locks, no /proc: with a quiet context
- * (trace_event.h) and signal-safe callbacks, open, add and close may run
- * in a signal handler. */
+ * Memory: the threads and their call stacks (trace_threads.h) and per
+ * thread the table of names it interned, all mmap'd and grown by
+ * doubling; the output goes through text_out.h's writer with a 256 KiB
+ * buffer written out between packets. No malloc, no stdio, no locks, no
+ * /proc: with a quiet context (trace_event.h) and signal-safe callbacks,
+ * open, add and close may run in a signal handler. */
 #ifndef XR_EXPORT_PERFETTO_TRACE_H
 #define XR_EXPORT_PERFETTO_TRACE_H
 
