@@ -172,9 +172,6 @@ struct fdr {
   void *ctx;
 };
 
-/* Plain records decoded at a time for calls: small enough for L1. */
-#define CALL_RUN 256
-
 static int past_end(struct ctl_in *in, uint64_t off, size_t n, uint64_t limit) {
   if (in->failed)
     return -1;
@@ -202,23 +199,12 @@ static int fdr_block(struct fdr *f, struct block *b) {
       const uint8_t *stop = p + (end - off);
       const uint8_t *from = p;
       if (f->calls) {
-        struct ctl_call_rec run[CALL_RUN];
-        size_t n = 0;
-        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
-          uint32_t word = get32(p);
-          unsigned kind = (word >> 1) & 7;
-          if (kind > XR_FDR_FN_TAIL_EXIT)
-            break;
-          tsc += get32(p + 4);
-          run[n] = (struct ctl_call_rec){plain_kinds[kind], (int32_t)(word >> 4), tsc};
+        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0 &&
+               ((p[0] >> 1) & 7) <= XR_FDR_FN_TAIL_EXIT)
           p += XR_FDR_FN_SIZE;
-          if (++n == CALL_RUN) {
-            f->calls(f->ctx, b->pid, b->tid, run, n);
-            n = 0;
-          }
-        }
-        if (n != 0)
-          f->calls(f->ctx, b->pid, b->tid, run, n);
+        if (p != from)
+          tsc = f->calls(f->ctx, b->pid, b->tid, from,
+                         (size_t)(p - from) / XR_FDR_FN_SIZE, tsc);
       } else {
         while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
           uint32_t word = get32(p);
