@@ -461,15 +461,12 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
   if (rc == 0) {
     if (n > 1)
       qsort(blocks, n, sizeof *blocks, by_thread_then_time);
-    /* a part per thread at most; a spare part reads ahead for one */
+    /* a part per thread at most */
     size_t runs = n != 0;
     for (size_t i = 1; i < n; i++)
       runs += blocks[i].pid != blocks[i - 1].pid || blocks[i].tid != blocks[i - 1].tid;
-    unsigned spare = 0;
-    if (runs < parts) {
-      spare = parts - (unsigned)(runs ? runs : 1);
-      parts -= spare;
-    }
+    if (runs < parts)
+      parts = (unsigned)(runs ? runs : 1);
     if (parts > 1)
       assign_parts(blocks, n, parts, part_of);
     struct worker w[CTL_TRACE_PARTS_MAX];
@@ -484,16 +481,11 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
       w[k].in = &w[k].own;
       w[k].f.in = &w[k].own;
       w[k].rc = ctl_in_open(&w[k].own, in->fd, in->path);
-      if (k < spare)
-        ctl_in_read_ahead(w[k].in, true);
       started[k] = w[k].rc == 0 && pthread_create(&thread[k], NULL, run_worker, &w[k]) == 0;
       if (!started[k] && w[k].rc == 0)
         run_worker(&w[k]); /* no thread: in turn */
     }
-    if (spare > 0)
-      ctl_in_read_ahead(in, true);
     run_worker(&w[0]);
-    ctl_in_read_ahead(in, false);
     rc = w[0].rc;
     for (unsigned k = 1; k < parts; k++) {
       if (started[k])

@@ -60,8 +60,7 @@ typedef uint64_t (*ctl_calls_fn)(void *ctx, int32_t pid, int32_t tid,
  * interleaved, is read in one pass to ctxs[0]. Part k > 0 reads through a
  * buffer of its own. The error said is the first in the file. calls, when
  * not NULL, takes the runs of plain function records of an FDR log; fn
- * the rest, in the same order. When the log has fewer threads than parts,
- * a spare part reads the file ahead of the decoding one. */
+ * the rest, in the same order. */
 #define CTL_TRACE_PARTS_MAX 8
 int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
                            unsigned parts, ctl_event_fn fn, ctl_calls_fn calls,
