@@ -16,8 +16,6 @@
 #define CTL_IN_CHUNK ((size_t)1 << 20)
 #define CTL_IN_RECORD_MAX ((size_t)16 << 20)
 
-struct ctl_ahead;
-
 struct ctl_in {
   int fd;
   const char *path; /* for messages */
@@ -25,7 +23,6 @@ struct ctl_in {
   uint8_t *buf;
   size_t cap, len;  /* buf holds len bytes from file offset at */
   uint64_t at;
-  struct ctl_ahead *ahead; /* NULL: each read waits for pread */
   bool failed;
   uint64_t err_offset;
   char err[256];
@@ -34,15 +31,6 @@ struct ctl_in {
 /* Reads fd (its size now) as `path`. 0, or -1 with the error set. */
 int ctl_in_open(struct ctl_in *in, int fd, const char *path);
 void ctl_in_close(struct ctl_in *in);
-
-/* on: from now on a thread of its own reads the chunk after each one read,
- * into a second buffer, while the caller decodes this one (a sequential
- * reader then waits for the kernel's copy only when it outruns it); off:
- * that thread ends. Nothing else changes: a read that is not the next
- * chunk's is made as before, and so is every read once the thread has
- * fallen behind (it gets no CPU of its own). On when it can be (no thread:
- * as before). */
-void ctl_in_read_ahead(struct ctl_in *in, bool on);
 
 /* The n bytes at offset off, valid until the next call; NULL when they are
  * not all in the file (no error set: the caller says what was cut) or

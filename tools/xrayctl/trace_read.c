@@ -172,9 +172,6 @@ struct fdr {
   void *ctx;
 };
 
-/* Plain records decoded at a time for calls: small enough for L1. */
-#define CALL_RUN 256
-
 static int past_end(struct ctl_in *in, uint64_t off, size_t n, uint64_t limit) {
   if (in->failed)
     return -1;
@@ -202,23 +199,12 @@ static int fdr_block(struct fdr *f, struct block *b) {
       const uint8_t *stop = p + (end - off);
       const uint8_t *from = p;
       if (f->calls) {
-        struct ctl_call_rec run[CALL_RUN];
-        size_t n = 0;
-        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
-          uint32_t word = get32(p);
-          unsigned kind = (word >> 1) & 7;
-          if (kind > XR_FDR_FN_TAIL_EXIT)
-            break;
-          tsc += get32(p + 4);
-          run[n] = (struct ctl_call_rec){plain_kinds[kind], (int32_t)(word >> 4), tsc};
+        while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0 &&
+               ((p[0] >> 1) & 7) <= XR_FDR_FN_TAIL_EXIT)
           p += XR_FDR_FN_SIZE;
-          if (++n == CALL_RUN) {
-            f->calls(f->ctx, b->pid, b->tid, run, n);
-            n = 0;
-          }
-        }
-        if (n != 0)
-          f->calls(f->ctx, b->pid, b->tid, run, n);
+        if (p != from)
+          tsc = f->calls(f->ctx, b->pid, b->tid, from,
+                         (size_t)(p - from) / XR_FDR_FN_SIZE, tsc);
       } else {
         while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
           uint32_t word = get32(p);
@@ -475,15 +461,12 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
   if (rc == 0) {
     if (n > 1)
       qsort(blocks, n, sizeof *blocks, by_thread_then_time);
-    /* a part per thread at most; a spare part reads ahead for one */
+    /* a part per thread at most */
     size_t runs = n != 0;
     for (size_t i = 1; i < n; i++)
       runs += blocks[i].pid != blocks[i - 1].pid || blocks[i].tid != blocks[i - 1].tid;
-    unsigned spare = 0;
-    if (runs < parts) {
-      spare = parts - (unsigned)(runs ? runs : 1);
-      parts -= spare;
-    }
+    if (runs < parts)
+      parts = (unsigned)(runs ? runs : 1);
     if (parts > 1)
       assign_parts(blocks, n, parts, part_of);
     struct worker w[CTL_TRACE_PARTS_MAX];
@@ -498,16 +481,11 @@ static int fdr_events(struct ctl_in *in, int version, unsigned parts, ctl_event_
       w[k].in = &w[k].own;
       w[k].f.in = &w[k].own;
       w[k].rc = ctl_in_open(&w[k].own, in->fd, in->path);
-      if (k < spare)
-        ctl_in_read_ahead(w[k].in, true);
       started[k] = w[k].rc == 0 && pthread_create(&thread[k], NULL, run_worker, &w[k]) == 0;
       if (!started[k] && w[k].rc == 0)
         run_worker(&w[k]); /* no thread: in turn */
     }
-    if (spare > 0)
-      ctl_in_read_ahead(in, true);
     run_worker(&w[0]);
-    ctl_in_read_ahead(in, false);
     rc = w[0].rc;
     for (unsigned k = 1; k < parts; k++) {
       if (started[k])

@@ -42,20 +42,16 @@ typedef void (*ctl_event_fn)(void *ctx, int32_t pid, int32_t tid,
 int ctl_trace_events(struct ctl_in *in, const struct ctl_trace_info *info,
                      ctl_event_fn fn, void *ctx);
 
-/* A plain function record of an FDR log: an entry without argument, an
- * exit or a tail exit not unwound; kind is XR_TEV_ENTER, XR_TEV_EXIT or
- * XR_TEV_TAIL_EXIT. */
-struct ctl_call_rec {
-  uint32_t kind;
-  int32_t fid;
-  uint64_t tsc;
-};
-
-/* A run of n such records of thread (pid, tid), in order: what fn would
- * get one by one, handed over at once (one call per run, not per event:
- * the report's loop over them is the reader's hot path). */
-typedef void (*ctl_calls_fn)(void *ctx, int32_t pid, int32_t tid,
-                             const struct ctl_call_rec *recs, size_t n);
+/* A run of n plain function records of an FDR log (entries without an
+ * argument, exits and tail exits, none unwound) of thread (pid, tid),
+ * handed over as the file holds them: 8 bytes each, a little-endian u32
+ * word (function id << 4 | kind << 1, kind 0 entry, 1 exit, 2 tail exit)
+ * and a u32 delta of ticks from the record before, the first's from tsc.
+ * Returns the last record's timestamp (tsc plus every delta). What fn
+ * would get one by one, at once: the report decodes and accounts them in
+ * one loop, its hot path. */
+typedef uint64_t (*ctl_calls_fn)(void *ctx, int32_t pid, int32_t tid,
+                                 const uint8_t *recs, size_t n, uint64_t tsc);
 
 /* The same on up to `parts` threads: an FDR log's threads are shared out
  * (each of the trace's threads whole, in time order, to one part; part k's
@@ -64,8 +60,7 @@ typedef void (*ctl_calls_fn)(void *ctx, int32_t pid, int32_t tid,
  * interleaved, is read in one pass to ctxs[0]. Part k > 0 reads through a
  * buffer of its own. The error said is the first in the file. calls, when
  * not NULL, takes the runs of plain function records of an FDR log; fn
- * the rest, in the same order. When the log has fewer threads than parts,
- * a spare part reads the file ahead of the decoding one. */
+ * the rest, in the same order. */
 #define CTL_TRACE_PARTS_MAX 8
 int ctl_trace_events_split(struct ctl_in *in, const struct ctl_trace_info *info,
                            unsigned parts, ctl_event_fn fn, ctl_calls_fn calls,

@@ -255,27 +255,43 @@ static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e
 /* A run of plain records of one thread: on_event's work without a call
  * per event, the thread's stack and the report's tables in registers
  * (reloaded after the slow path, which may move them). */
-static void on_calls(void *ctx, int32_t pid, int32_t tid,
-                     const struct ctl_call_rec *c, size_t n) {
+static uint32_t rec_u32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v; /* the files are little-endian, as the hosts xrayctl runs on */
+}
+
+/* A run of plain FDR function records (trace_read.h), decoded and
+ * accounted in one loop: the report's hot path. */
+static uint64_t on_calls(void *ctx, int32_t pid, int32_t tid,
+                         const uint8_t *recs, size_t n, uint64_t tsc) {
   struct report *r = ctx;
   struct thread *t = r->last;
   if (XR_UNLIKELY(t == NULL || t->tid != tid || t->pid != pid) &&
-      (t = other_thread(r, pid, tid)) == NULL)
-    return;
+      (t = other_thread(r, pid, tid)) == NULL) {
+    for (size_t i = 0; i < n; i++)
+      tsc += rec_u32(recs + 8 * i + 4);
+    return tsc;
+  }
   struct frame *stack = t->stack;
   size_t depth = t->depth;
   const uint32_t *direct = r->direct;
   struct row *rows = r->rows;
   uint64_t(*buckets)[32] = r->pool.rows;
   uint64_t unmatched = 0;
-  for (size_t i = 0; i < n; i++) {
-    int32_t fid = c[i].fid;
-    uint64_t tsc = c[i].tsc;
-    if (c[i].kind == XR_TEV_ENTER) {
+  const uint8_t *end = recs + 8 * n;
+  for (const uint8_t *p = recs; p != end; p += 8) {
+    uint32_t word = rec_u32(p);
+    int32_t fid = (int32_t)(word >> 4);
+    tsc += rec_u32(p + 4);
+    if ((word & 0xe) == 0) { /* kind 0: an entry */
       if (XR_UNLIKELY(depth == t->cap)) {
         t->depth = depth;
-        if (!grow_stack(r, t))
+        if (!grow_stack(r, t)) {
+          for (p += 8; p != end; p += 8)
+            tsc += rec_u32(p + 4);
           break;
+        }
         stack = t->stack;
       }
       stack[depth++] = (struct frame){fid, tsc, 0};
@@ -311,6 +327,7 @@ static void on_calls(void *ctx, int32_t pid, int32_t tid,
   }
   t->depth = depth;
   r->unmatched += unmatched;
+  return tsc;
 }
 
 /* ---- profiles ----------------------------------------------------------- */

@@ -1,8 +1,7 @@
-/* The input of xrayctl's file commands (tools/xrayctl/trace_input.c) with
- * its read-ahead on: every byte read is the file's, whether the read is the
- * next chunk's (taken from the read-ahead buffer) or not (a record across
- * a chunk's end, a jump back); a file that shrinks under it is an error at
- * its offset, not a crash. */
+/* The input of xrayctl's file commands (tools/xrayctl/trace_input.c):
+ * every byte read is the file's, a window at a time, a record across a
+ * chunk's end or after a jump back; a file that shrinks under it is an
+ * error at its offset, not a crash. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,15 +36,13 @@ static void check(const uint8_t *p, uint64_t off, size_t n) {
     assert_int_equal(p[i], byte_at(off + i));
 }
 
-static void reads_ahead_and_back(void **state) {
+static void reads_in_order_and_back(void **state) {
   (void)state;
   size_t size = 5 * CTL_IN_CHUNK + 123;
   int fd = pattern_file(size);
   struct ctl_in in;
   assert_int_equal(ctl_in_open(&in, fd, "input"), 0);
-  ctl_in_read_ahead(&in, true);
-  assert_non_null(in.ahead);
-  /* in order, a window at a time: every chunk after the first read ahead */
+  /* in order, a window at a time */
   for (uint64_t off = 0; off < size;) {
     size_t got;
     const uint8_t *p = ctl_in_window(&in, off, 100000, &got);
@@ -63,8 +60,6 @@ static void reads_ahead_and_back(void **state) {
   check(ctl_in_at(&in, size - 5, 5), size - 5, 5);
   assert_null(ctl_in_at(&in, size - 4, 5)); /* past the end: no error */
   assert_false(in.failed);
-  ctl_in_read_ahead(&in, false);
-  assert_null(in.ahead);
   ctl_in_close(&in);
   close(fd);
 }
@@ -75,10 +70,9 @@ static void shrinking_file_is_an_error(void **state) {
   int fd = pattern_file(size);
   struct ctl_in in;
   assert_int_equal(ctl_in_open(&in, fd, "input"), 0);
-  ctl_in_read_ahead(&in, true);
   check(ctl_in_at(&in, 0, 64), 0, 64);
   assert_int_equal(ftruncate(fd, (off_t)(CTL_IN_CHUNK + CTL_IN_CHUNK / 2)), 0);
-  /* the chunk read ahead before or after the cut, then what is left */
+  /* the chunk cut in two, then what is gone */
   uint64_t off = CTL_IN_CHUNK;
   assert_non_null(ctl_in_at(&in, off, 64));
   assert_null(ctl_in_at(&in, 3 * CTL_IN_CHUNK, 64));
@@ -90,7 +84,7 @@ static void shrinking_file_is_an_error(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(reads_ahead_and_back),
+      cmocka_unit_test(reads_in_order_and_back),
       cmocka_unit_test(shrinking_file_is_an_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
