@@ -122,11 +122,24 @@ done
 PATH="$xr_cross_dir/bin:$PATH"
 unset xr_t xr_real
 
-# The control socket's client, built for the target with the archive: run
-# under the emulator too (control_lib.sh takes XRAYCTL as given).
+# xrayctl, built for the target with the archive: run under the emulator
+# too (control_lib.sh takes XRAYCTL as given), exec'd (signals reach it),
+# and like the host tools above given the ELF behind an emulation script
+# (report -m PROGRAM).
 xr_ctl=$(dirname "$XRAY_LIB")/../bin/xrayctl
 if [ -z "${XRAYCTL:-}" ] && [ -x "$xr_ctl" ]; then
-  printf '#!/bin/sh\nexec %s %s "$@"\n' "$XRAY_TEST_EMULATOR" "$xr_ctl" >"$xr_cross_dir/xrayctl"
+  cat >"$xr_cross_dir/xrayctl" <<WRAP
+#!/usr/bin/env bash
+args=()
+for a in "\$@"; do
+  if [ -f "\$a" ] && [ "\$(head -c 2 "\$a" | tr -d '\\0')" = '#!' ] &&
+     sed -n '2{p;q}' "\$a" | grep -q '^# xray-emulated-elf: '; then
+    a=\$(sed -n '2{p;q}' "\$a" | sed 's/^# xray-emulated-elf: //')
+  fi
+  args+=("\$a")
+done
+exec $XRAY_TEST_EMULATOR $xr_ctl "\${args[@]}"
+WRAP
   chmod +x "$xr_cross_dir/xrayctl"
   export XRAYCTL="$xr_cross_dir/xrayctl"
 fi
