@@ -13,9 +13,7 @@
 /* Section names are short; a larger table is not a compiler's. */
 #define MAX_SECTION_NAMES (16u << 20)
 
-static int fail(char *err, size_t errcap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errcap, const char *fmt, ...) {
+int ctl_elf_fail(char *err, size_t errcap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, errcap, fmt, ap);
@@ -49,63 +47,63 @@ int ctl_elf_open(struct ctl_elf *e, int fd, char *err, size_t errcap) {
   e->fd = fd;
   struct stat st;
   if (fstat(fd, &st) != 0)
-    return fail(err, errcap, "cannot stat: %s", strerror(errno));
+    return ctl_elf_fail(err, errcap, "cannot stat: %s", strerror(errno));
   if (!S_ISREG(st.st_mode))
-    return fail(err, errcap, "not a regular file");
+    return ctl_elf_fail(err, errcap, "not a regular file");
   e->size = (uint64_t)st.st_size;
   Elf64_Ehdr eh;
   unsigned char ident[EI_NIDENT] = {0};
   if (!ctl_elf_read(e, 0, ident, sizeof ident) || memcmp(ident, ELFMAG, SELFMAG) != 0)
-    return fail(err, errcap, "not an ELF file");
+    return ctl_elf_fail(err, errcap, "not an ELF file");
   if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
-    return fail(err, errcap, "not a 64-bit little-endian ELF file");
+    return ctl_elf_fail(err, errcap, "not a 64-bit little-endian ELF file");
   if (!ctl_elf_read(e, 0, &eh, sizeof eh))
-    return fail(err, errcap, "ELF header cut short");
+    return ctl_elf_fail(err, errcap, "ELF header cut short");
   if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64)
-    return fail(err, errcap, "ELF machine %u is neither x86-64 nor AArch64",
+    return ctl_elf_fail(err, errcap, "ELF machine %u is neither x86-64 nor AArch64",
                 (unsigned)eh.e_machine);
   if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
-    return fail(err, errcap, "not an executable or shared object (ELF type %u)",
+    return ctl_elf_fail(err, errcap, "not an executable or shared object (ELF type %u)",
                 (unsigned)eh.e_type);
   e->machine = eh.e_machine;
   /* e_shnum 0 with a table means more than 65279 sections (the count in
    * section 0): no linked program has that many. */
   if (eh.e_shoff == 0 || eh.e_shnum == 0)
-    return fail(err, errcap, "no section headers (stripped of them?)");
+    return ctl_elf_fail(err, errcap, "no section headers (stripped of them?)");
   if (eh.e_shentsize != sizeof(Elf64_Shdr))
-    return fail(err, errcap, "section header size %u is not %zu",
+    return ctl_elf_fail(err, errcap, "section header size %u is not %zu",
                 (unsigned)eh.e_shentsize, sizeof(Elf64_Shdr));
   size_t n = eh.e_shnum;
   if (!ctl_elf_in_file(e, eh.e_shoff, (uint64_t)n * sizeof(Elf64_Shdr)))
-    return fail(err, errcap, "section headers lie outside the file");
+    return ctl_elf_fail(err, errcap, "section headers lie outside the file");
   e->sections = malloc(n * sizeof(Elf64_Shdr));
   if (e->sections == NULL)
-    return fail(err, errcap, "out of memory");
+    return ctl_elf_fail(err, errcap, "out of memory");
   e->section_count = n;
   if (!ctl_elf_read(e, eh.e_shoff, e->sections, n * sizeof(Elf64_Shdr))) {
     ctl_elf_close(e);
-    return fail(err, errcap, "cannot read the section headers");
+    return ctl_elf_fail(err, errcap, "cannot read the section headers");
   }
   if (eh.e_shstrndx == SHN_UNDEF || eh.e_shstrndx >= n) {
     ctl_elf_close(e);
-    return fail(err, errcap, "no section name table (e_shstrndx %u)",
+    return ctl_elf_fail(err, errcap, "no section name table (e_shstrndx %u)",
                 (unsigned)eh.e_shstrndx);
   }
   const Elf64_Shdr *names = &e->sections[eh.e_shstrndx];
   if (names->sh_type == SHT_NOBITS || names->sh_size > MAX_SECTION_NAMES ||
       !ctl_elf_in_file(e, names->sh_offset, names->sh_size)) {
     ctl_elf_close(e);
-    return fail(err, errcap, "the section name table lies outside the file");
+    return ctl_elf_fail(err, errcap, "the section name table lies outside the file");
   }
   size_t size = (size_t)names->sh_size;
   e->section_names = malloc(size + 1);
   if (e->section_names == NULL) {
     ctl_elf_close(e);
-    return fail(err, errcap, "out of memory");
+    return ctl_elf_fail(err, errcap, "out of memory");
   }
   if (!ctl_elf_read(e, names->sh_offset, e->section_names, size)) {
     ctl_elf_close(e);
-    return fail(err, errcap, "cannot read the section name table");
+    return ctl_elf_fail(err, errcap, "cannot read the section name table");
   }
   e->section_names[size] = '\0'; /* every name ends inside the copy */
   e->section_names_size = size;

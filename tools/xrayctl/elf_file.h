@@ -35,4 +35,8 @@ bool ctl_elf_read(const struct ctl_elf *e, uint64_t off, void *buf, size_t n);
 /* Is [off, off + n) inside the file? */
 bool ctl_elf_in_file(const struct ctl_elf *e, uint64_t off, uint64_t n);
 
+/* Formats a message into err (the ELF readers' errors). Returns -1. */
+int ctl_elf_fail(char *err, size_t errcap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -4,23 +4,12 @@
 #define _GNU_SOURCE
 #include "elf_symbols.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK 512
 #define MAX_NAME (1u << 20)
-
-static int fail(char *err, size_t errcap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errcap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errcap, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 struct place {
   uint64_t address;
@@ -92,17 +81,17 @@ static long long scan_table(const struct ctl_elf *e, const Elf64_Shdr *sh,
                             struct place *places, size_t n, char *err, size_t errcap) {
   if (sh->sh_entsize != sizeof(Elf64_Sym) || !ctl_elf_in_file(e, sh->sh_offset, sh->sh_size) ||
       sh->sh_link >= e->section_count)
-    return fail(err, errcap, "a symbol table lies outside the file or is malformed");
+    return ctl_elf_fail(err, errcap, "a symbol table lies outside the file or is malformed");
   const Elf64_Shdr *strtab = &e->sections[sh->sh_link];
   if (strtab->sh_type != SHT_STRTAB || !ctl_elf_in_file(e, strtab->sh_offset, strtab->sh_size))
-    return fail(err, errcap, "a symbol table's string table lies outside the file");
+    return ctl_elf_fail(err, errcap, "a symbol table's string table lies outside the file");
   uint64_t total = sh->sh_size / sizeof(Elf64_Sym);
   long long functions = 0;
   Elf64_Sym chunk[CHUNK];
   for (uint64_t done = 0; done < total;) {
     size_t k = total - done < CHUNK ? (size_t)(total - done) : CHUNK;
     if (!ctl_elf_read(e, sh->sh_offset + done * sizeof(Elf64_Sym), chunk, k * sizeof chunk[0]))
-      return fail(err, errcap, "cannot read a symbol table");
+      return ctl_elf_fail(err, errcap, "cannot read a symbol table");
     done += k;
     for (size_t i = 0; i < k; i++) {
       const Elf64_Sym *sym = &chunk[i];
@@ -134,7 +123,7 @@ int ctl_elf_symbols_at(const struct ctl_elf *e, const uint64_t *addrs, size_t co
     return 0;
   struct place *places = calloc(count, sizeof *places);
   if (places == NULL)
-    return fail(err, errcap, "out of memory");
+    return ctl_elf_fail(err, errcap, "out of memory");
   for (size_t i = 0; i < count; i++)
     places[i].address = addrs[i];
   qsort(places, count, sizeof *places, by_address);
@@ -160,7 +149,7 @@ int ctl_elf_symbols_at(const struct ctl_elf *e, const uint64_t *addrs, size_t co
   for (size_t i = 0; i < count && rc == 0; i++) {
     const struct place *p = find(places, n, addrs[i]);
     if (p->name != NULL && (names[i] = strdup(p->name)) == NULL)
-      rc = fail(err, errcap, "out of memory");
+      rc = ctl_elf_fail(err, errcap, "out of memory");
   }
   for (size_t i = 0; i < n; i++)
     free(places[i].name);

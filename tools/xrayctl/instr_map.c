@@ -3,7 +3,6 @@
  * only when a field needs one) and one address per function. */
 #include "instr_map.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +11,6 @@
 #define CHUNK_ENTRIES 256
 #define MAX_KIND 5    /* typed event */
 #define MAX_VERSION 2 /* what the runtime accepts (sled_map.c) */
-
-static int fail(char *err, size_t errcap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errcap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errcap, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 static uint64_t load_u64(const unsigned char *p) {
   uint64_t v;
@@ -72,7 +61,7 @@ static int scan_rela(const struct ctl_elf *e, const Elf64_Shdr *sh, uint64_t add
                      size_t entries, struct relocs *r, char *err, size_t errcap) {
   if (sh->sh_entsize != sizeof(Elf64_Rela) || sh->sh_size % sizeof(Elf64_Rela) ||
       !ctl_elf_in_file(e, sh->sh_offset, sh->sh_size))
-    return fail(err, errcap, "a relocation section (%s) lies outside the file or has "
+    return ctl_elf_fail(err, errcap, "a relocation section (%s) lies outside the file or has "
                 "entries of %llu bytes",
                 sh->sh_name < e->section_names_size ? e->section_names + sh->sh_name : "?",
                 (unsigned long long)sh->sh_entsize);
@@ -81,7 +70,7 @@ static int scan_rela(const struct ctl_elf *e, const Elf64_Shdr *sh, uint64_t add
   for (uint64_t done = 0; done < total;) {
     size_t n = total - done < CHUNK_ENTRIES ? (size_t)(total - done) : CHUNK_ENTRIES;
     if (!ctl_elf_read(e, sh->sh_offset + done * sizeof(Elf64_Rela), chunk, n * sizeof chunk[0]))
-      return fail(err, errcap, "cannot read a relocation section");
+      return ctl_elf_fail(err, errcap, "cannot read a relocation section");
     done += n;
     for (size_t i = 0; i < n; i++) {
       const Elf64_Rela *rel = &chunk[i];
@@ -98,7 +87,7 @@ static int scan_rela(const struct ctl_elf *e, const Elf64_Shdr *sh, uint64_t add
         value = (uint64_t)rel->r_addend;
       } else if (is_abs64(e->machine, type)) {
         if (!symbol_value(e, sh->sh_link, ELF64_R_SYM(rel->r_info), &value))
-          return fail(err, errcap, "a relocation of xray_instr_map names a symbol "
+          return ctl_elf_fail(err, errcap, "a relocation of xray_instr_map names a symbol "
                                    "that is not in its symbol table");
         value += (uint64_t)rel->r_addend;
       } else {
@@ -118,7 +107,7 @@ static int load_relocs(const struct ctl_elf *e, uint64_t addr, size_t entries,
   r->value = calloc(entries * 2, sizeof *r->value);
   r->known = calloc(entries * 2, 1);
   if (r->value == NULL || r->known == NULL)
-    return fail(err, errcap, "out of memory");
+    return ctl_elf_fail(err, errcap, "out of memory");
   for (size_t i = 0; i < e->section_count; i++)
     if (e->sections[i].sh_type == SHT_RELA &&
         scan_rela(e, &e->sections[i], addr, entries, r, err, errcap) != 0)
@@ -162,13 +151,13 @@ static int read_entries(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t en
   for (size_t done = 0; done < entries;) {
     size_t n = entries - done < CHUNK_ENTRIES ? entries - done : CHUNK_ENTRIES;
     if (!ctl_elf_read(e, sh->sh_offset + (uint64_t)done * ENTRY_SIZE, chunk, n * ENTRY_SIZE))
-      return fail(err, errcap, "cannot read xray_instr_map");
+      return ctl_elf_fail(err, errcap, "cannot read xray_instr_map");
     for (size_t k = 0; k < n; k++) {
       size_t i = done + k;
       const unsigned char *p = chunk + k * ENTRY_SIZE;
       struct sled s = {load_u64(p), load_u64(p + 8), p[16], p[18]};
       if (s.kind > MAX_KIND || s.version > MAX_VERSION)
-        return fail(err, errcap, "xray_instr_map entry %zu is not a sled (kind %u, "
+        return ctl_elf_fail(err, errcap, "xray_instr_map entry %zu is not a sled (kind %u, "
                     "version %u)", i, s.kind, s.version);
       if (r != NULL && s.version < 2) {
         if (s.address == 0 && r->known[2 * i])
@@ -182,10 +171,10 @@ static int read_entries(const struct ctl_elf *e, const Elf64_Shdr *sh, size_t en
         s.function += at + 8;
       }
       if (s.function == 0 || s.address == 0)
-        return fail(err, errcap, "xray_instr_map entry %zu has no address (an "
+        return ctl_elf_fail(err, errcap, "xray_instr_map entry %zu has no address (an "
                     "unrelocated object file?)", i);
       if (add_function(b, i, &s) != 0)
-        return fail(err, errcap, "out of memory");
+        return ctl_elf_fail(err, errcap, "out of memory");
     }
     done += n;
   }
@@ -214,16 +203,16 @@ int ctl_instr_map_read(const struct ctl_elf *e, struct ctl_instr_map *m, char *e
   memset(m, 0, sizeof *m);
   const Elf64_Shdr *sh = ctl_elf_section(e, "xray_instr_map");
   if (sh == NULL)
-    return fail(err, errcap, "no xray_instr_map section (not built with "
+    return ctl_elf_fail(err, errcap, "no xray_instr_map section (not built with "
                              "-fxray-instrument, or no function was instrumented)");
   if (sh->sh_type == SHT_NOBITS || !ctl_elf_in_file(e, sh->sh_offset, sh->sh_size))
-    return fail(err, errcap, "xray_instr_map lies outside the file");
+    return ctl_elf_fail(err, errcap, "xray_instr_map lies outside the file");
   if (sh->sh_size % ENTRY_SIZE != 0)
-    return fail(err, errcap, "xray_instr_map holds %llu bytes, not a multiple of %d",
+    return ctl_elf_fail(err, errcap, "xray_instr_map holds %llu bytes, not a multiple of %d",
                 (unsigned long long)sh->sh_size, ENTRY_SIZE);
   size_t entries = (size_t)(sh->sh_size / ENTRY_SIZE);
   if (entries == 0)
-    return fail(err, errcap, "xray_instr_map is empty");
+    return ctl_elf_fail(err, errcap, "xray_instr_map is empty");
   struct relocs r = {NULL, NULL};
   bool relocate = needs_relocs(e, sh, entries);
   int rc = 0;

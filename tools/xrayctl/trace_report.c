@@ -159,13 +159,8 @@ static struct thread *thread_of(struct report *r, int32_t pid, int32_t tid) {
   return r->last = t;
 }
 
-static XR_NOINLINE void count_call_slow(struct report *r, int32_t fid,
-                                        uint64_t duration, uint64_t self) {
-  struct row *w = row_of(r, fid);
-  if (w == NULL || !ctl_hist_add(&r->pool, &w->hist, duration)) {
-    r->no_memory = true;
-    return;
-  }
+/* One call of the row's function, of that duration and self time. */
+static inline void row_add(struct row *w, uint64_t duration, uint64_t self) {
   w->calls++;
   w->total += duration;
   w->self += self;
@@ -173,6 +168,16 @@ static XR_NOINLINE void count_call_slow(struct report *r, int32_t fid,
     w->min = duration;
   if (duration > w->max)
     w->max = duration;
+}
+
+static XR_NOINLINE void count_call_slow(struct report *r, int32_t fid,
+                                        uint64_t duration, uint64_t self) {
+  struct row *w = row_of(r, fid);
+  if (w == NULL || !ctl_hist_add(&r->pool, &w->hist, duration)) {
+    r->no_memory = true;
+    return;
+  }
+  row_add(w, duration, self);
 }
 
 static inline void count_call(struct report *r, int32_t fid, uint64_t duration,
@@ -189,13 +194,7 @@ static inline void count_call(struct report *r, int32_t fid, uint64_t duration,
     return;
   }
   r->pool.rows[w->hist.row[k] - 1][b]++;
-  w->calls++;
-  w->total += duration;
-  w->self += self;
-  if (duration < w->min)
-    w->min = duration;
-  if (duration > w->max)
-    w->max = duration;
+  row_add(w, duration, self);
 }
 
 static XR_NOINLINE bool grow_stack(struct report *r, struct thread *t) {
@@ -315,15 +314,8 @@ static uint64_t on_calls(void *ctx, int32_t pid, int32_t tid,
       buckets = r->pool.rows;
       continue;
     }
-    struct row *w = &rows[at - 1];
     buckets[hrow - 1][b]++;
-    w->calls++;
-    w->total += d;
-    w->self += self;
-    if (d < w->min)
-      w->min = d;
-    if (d > w->max)
-      w->max = d;
+    row_add(&rows[at - 1], d, self);
   }
   t->depth = depth;
   r->unmatched += unmatched;
