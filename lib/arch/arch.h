@@ -70,6 +70,17 @@ extern void *const xr_trampoline_paths[XR_T_COUNT][XR_ARCH_PATH_COUNT];
  * that call libc (write, mmap, snprintf) so they stay lean. */
 void xr_call_preserving_vectors(void (*fn)(void *), void *arg);
 
+/* The overhead budget's calibration (lib/budget): xr_arch_probe_events(n)
+ * makes n calls the way a patched entry sled does (the id in the sled's
+ * register, a call) into a private copy of the lean entry path (<cpu>/
+ * budget_probe_<cpu>.S, the same macros as the trampolines, an indirect
+ * jump first) whose handler slot holds a handler that returns at once;
+ * xr_arch_probe_bare(n) runs the same loop without the calls. The
+ * difference of their times over n is what the sled, the trampoline and
+ * the handler's call and return add to one event on this CPU. */
+void xr_arch_probe_events(uint64_t n);
+void xr_arch_probe_bare(uint64_t n);
+
 /* Decides once (idempotent, thread-safe) which vector state the full paths
  * and xr_call_preserving_vectors save; call before any handler can run. */
 void xr_vector_state_init(void);

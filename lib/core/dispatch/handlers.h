@@ -55,4 +55,23 @@ XR_HIDDEN void xr_handler_install(unsigned slot, void *fn, unsigned flags);
 XR_HIDDEN void xr_handler_install_lean(unsigned slot, void *fn, void *fn_no_sp,
                                        unsigned flags);
 
+/* A lean arg0/arg1 handler as installed: the handler, its twin without the
+ * stack pointer, and its XR_HANDLER_* flags. */
+struct xr_lean_handler {
+  void *fn, *fn_no_sp;
+  unsigned flags;
+};
+
+/* The lean handler in slot now (fn NULL when none). */
+XR_HIDDEN void xr_handler_lean_now(unsigned slot, struct xr_lean_handler *out);
+
+/* Replaces slot's lean handler `from` by `to`, keeping from's flags (to's
+ * are ignored), under the install lock, with every copy (shared objects'
+ * dispatch and dense handlers) kept in step as xr_handler_install does.
+ * False, and nothing changed, when the slot's lean handler is not from->fn
+ * now (installed or removed meanwhile). The overhead budget's windows wrap
+ * the mode's handler this way (lib/budget/budget_window.c). */
+XR_HIDDEN bool xr_handler_swap_lean(unsigned slot, const struct xr_lean_handler *from,
+                                    const struct xr_lean_handler *to);
+
 #endif

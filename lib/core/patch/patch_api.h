@@ -24,6 +24,48 @@ XR_HIDDEN void xr_patch_match_options(struct xr_options_scope *out);
  * sleds under the registry lock (0 when it is not loaded). */
 XR_HIDDEN size_t xr_patch_count_patched(int32_t id);
 
+/* ---- the overhead budget's door (lib/budget) ------------------------------ */
+/* Each function's state, as xr_patch_function_states reports it. Pinned:
+ * the user chose it by exact name or id (xray_patch= without wildcards,
+ * __xray_patch_matching with a pattern without wildcards, which is what
+ * `xrayctl patch NAME` sends, __xray_patch_function and the other calls by
+ * id); any unpatching by the user clears it. Culled: the budget unpatched
+ * it; any patching or unpatching of it by the user clears it (the user's
+ * choice wins; the budget weighs it again in its next window). */
+enum {
+  XR_FN_PATCHED = 1, /* its entry sled is patched now */
+  XR_FN_PINNED = 2,
+  XR_FN_CULLED = 4,
+  XR_FN_EXITS_PATCHED = 8, /* its exit and tail-exit sleds are patched now */
+};
+
+/* Fills out[0 .. count-1] with the XR_FN_* bits of object's functions 1 ..
+ * count (count at most its function count). Returns how many were filled,
+ * or -1 when the object is not loaded. Takes the registry lock. */
+XR_HIDDEN long xr_patch_function_states(int32_t object, uint8_t *out, size_t count);
+
+enum xr_cull_step {
+  /* Unpatches the entry and log-args sleds of the selected functions that
+   * are patched and not pinned, and marks them culled. Their exit and
+   * tail-exit sleds stay patched, so the calls running now still end in
+   * the logs. */
+  XR_CULL_ENTRIES,
+  /* Unpatches the exit and tail-exit sleds of the selected culled functions
+   * (a later step, once the calls that were running have ended). */
+  XR_CULL_EXITS,
+  /* Patches the selected culled functions again, exits first, then entries
+   * (so no call's entry is logged without its exit), and clears culled. */
+  XR_UNCULL,
+};
+
+/* One culling step over object's functions whose selected[id - 1] is set
+ * (one byte per function of the object). Returns an XRayPatchingStatus:
+ * SUCCESS, ONGOING (a patching call of the user's runs: nothing done, try
+ * again later), FAILED (the object went, or a page could not be written:
+ * reported); *changed: how many functions the step changed. */
+XR_HIDDEN int xr_patch_cull(int32_t object, const uint8_t *selected, enum xr_cull_step step,
+                            size_t *changed);
+
 /* Registration's subscriber (init.c subscribes it): patch_premain for
  * objects registered later, their patch state freed when they go; the busy
  * flag in a fork child. */
