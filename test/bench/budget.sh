@@ -39,6 +39,8 @@ median wall time of the same binary unpatched at the same work.
   --budget PCT       the xray_budget value (default 2)
   --modes LIST       comma-separated: basic,fdr,profiling (default all)
   --no-crt           leave out compiler-rt's rows
+  --no-budget        leave out the budget's rows and the profile
+                     comparison (the every-function rows only)
   --lib PATH         our libxray.a (default: $XRAY_LIB, else built with
                      cmake into WORK/runtime)
   --crt              also link compiler-rt (default when clang finds it)
@@ -64,6 +66,7 @@ COMPARE_RUNS=3
 BUDGET=2
 MODES=(basic fdr profiling)
 CRT=1
+WITH_BUDGET=1
 LIB=${XRAY_LIB:-}
 TARBALL=
 WORK=$ROOT/build-bench/budget
@@ -78,6 +81,7 @@ while [ $# -gt 0 ]; do
     --budget) BUDGET=$2; shift ;;
     --modes) IFS=, read -r -a MODES <<<"$2"; shift ;;
     --no-crt) CRT=0 ;;
+    --no-budget) WITH_BUDGET=0 ;;
     --crt) CRT=1 ;;
     --lib) LIB=$2; shift ;;
     --tarball) TARBALL=$2; shift ;;
@@ -198,8 +202,10 @@ RUNS_TXT=$RES/runs.txt # row run wall_s cpu_s checksum ok|FAIL reason
 # The rows: NAME SIDE ROUNDS, and what each sets.
 rows_of_run() { # run index -> the rows of that run, one a line
   local r=$1 m
-  echo "ours.unpatched.big"
-  for m in "${MODES[@]}"; do echo "ours.budget.$m"; done
+  if [ $WITH_BUDGET = 1 ]; then
+    echo "ours.unpatched.big"
+    for m in "${MODES[@]}"; do echo "ours.budget.$m"; done
+  fi
   echo "ours.unpatched.small"
   for m in "${MODES[@]}"; do echo "ours.full.$m"; done
   if [ $CRT = 1 ]; then
@@ -207,7 +213,9 @@ rows_of_run() { # run index -> the rows of that run, one a line
     has_mode fdr && echo "crt.full.fdr"
     has_mode basic && echo "crt.full.basic"
   fi
-  if has_mode profiling && (( r <= COMPARE_RUNS )); then echo "ours.full.profiling.big"; fi
+  if [ $WITH_BUDGET = 1 ] && has_mode profiling && (( r <= COMPARE_RUNS )); then
+    echo "ours.full.profiling.big"
+  fi
 }
 rounds_of() { case $1 in *.big|ours.budget.*) echo "$ROUNDS" ;; *) echo "$FULL_ROUNDS" ;; esac; }
 
@@ -271,7 +279,7 @@ for ((r = 1; r <= RUNS; r++)); do
   mapfile -t rows < <(rows_of_run "$r")
   if (( r % 2 == 0 )); then mapfile -t rows < <(printf '%s\n' "${rows[@]}" | tac); fi
   if (( r == 1 )); then
-    run_row ours.unpatched.big 1
+    [ $WITH_BUDGET = 0 ] || run_row ours.unpatched.big 1
     run_row ours.unpatched.small 1
   fi
   for row in "${rows[@]}"; do
@@ -291,8 +299,8 @@ stats() { # values on stdin -> "median min max n"
 }
 col_of() { awk -v row="$1" -v c="$2" '$1 == row && $6 == "ok" { print $c }' "$RUNS_TXT"; }
 fails_of() { awk -v row="$1" '$1 == row && $6 == "FAIL"' "$RUNS_TXT" | wc -l; }
-# The budget's exit summary: "budget 2 %: 1,204 of 1,530 functions traced,
-# 326 culled, est. cost 1.8 %" -> "traced total culled cost".
+# The budget's exit summary at verbosity=1: "budget 2 %: 1,204 of 1,530
+# functions traced, 326 culled, est. cost 1.8 %" -> "traced total culled cost".
 summary_of() {
   sed -n 's/.*budget [0-9.]* %: \([0-9,]*\) of \([0-9,]*\) functions traced, \([0-9,]*\) culled, est\. cost \([0-9.]*\) %.*/\1 \2 \3 \4/p' "$1" |
     tr -d , | tail -1
@@ -330,9 +338,9 @@ print_row() { # ROW LABEL BASELINE_ROW
 }
 for m in "${MODES[@]}"; do
   print_row "ours.full.$m" "ours $(mode_name "$m"), every function" ours.unpatched.small
-  print_row "ours.budget.$m" "ours $(mode_name "$m"), xray_budget=$BUDGET" ours.unpatched.big
+  [ $WITH_BUDGET = 0 ] || print_row "ours.budget.$m" "ours $(mode_name "$m"), xray_budget=$BUDGET" ours.unpatched.big
 done
-if has_mode profiling; then
+if [ $WITH_BUDGET = 1 ] && has_mode profiling; then
   print_row ours.full.profiling.big "ours profiling, every function" ours.unpatched.big
 fi
 if [ $CRT = 1 ]; then
@@ -343,33 +351,43 @@ fi
 echo "(cpu r.: the same ratio of user + system CPU time; spread: half the range over the median)"
 
 # ---------------------------------------------------------------- convergence
-echo
-echo "budget $BUDGET %: functions traced at exit and when the culled set last grew (medians over runs; range)"
 med() { # values -> "median" or "median (min-max)", or - for none
   if [ $# = 0 ]; then echo -; else printf '%s\n' "$@" | stats | awk '{ print $1 ($2 != $3 ? " (" $2 "-" $3 ")" : "") }'; fi
 }
-printf '%-10s %8s %8s %8s %10s %14s %s\n' mode traced of culled "est. cost" "settled at s" "runs with a summary"
-for m in "${MODES[@]}"; do
-  tr_=() ; cu=() ; co=() ; st=() ; tot=-
-  for ((r = 1; r <= RUNS; r++)); do
-    f=$RES/ours.budget.$m.$r.stderr
-    [ -f "$f" ] || continue
-    s=$(summary_of "$f")
-    if [ -n "$s" ]; then
-      read -r n_tr n_all n_cu cost <<<"$s"
-      tr_+=("$n_tr"); cu+=("$n_cu"); co+=("$cost"); tot=$n_all
-    fi
-    # The sidecar: one culled function a line after the '#' header; the
-    # column the header names "at_s" (or "culled_at") is when it was culled.
-    cf=$RES/ours.budget.$m.$r.culled
-    if [ -f "$cf" ]; then
-      st+=("$(awk -F'\t' 'NR == 1 && /^#/ { for (i = 1; i <= NF; i++) { h = $i; sub(/^# */, "", h); if (h ~ /^(at_s|culled_at|at|time_s|t_s)$/) col = i }; next }
-        !/^#/ && col { if ($col + 0 > last) last = $col + 0 } END { printf "%.3f", last }' "$cf")")
-    fi
+# culled_at FILE -> "first p90 last": the culled_at_s column of a sidecar
+# (one culled function a line after the '#' header that names the columns):
+# when the first of the functions culled at exit was culled, when 90 % of
+# them were, when the last was.
+culled_at() {
+  awk -F'\t' 'NR == 1 && /^#/ { for (i = 1; i <= NF; i++) { h = $i; sub(/^# */, "", h); if (h == "culled_at_s") col = i }; next }
+    !/^#/ && col && $col ~ /^[0-9.]+$/ { print $col }' "$1" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%.3f %.3f %.3f\n", v[1], v[int(0.9 * (NR - 1)) + 1], v[NR] }'
+}
+if [ $WITH_BUDGET = 1 ]; then
+  echo
+  echo "budget $BUDGET %: at exit (summary line) and when the functions culled at exit were culled (sidecar's culled_at_s:"
+  echo "the first, 90 % of them, the last; seconds since start); medians over runs (range)"
+  printf '%-10s %-16s %5s %-14s %-16s %-20s %-20s %-20s %s\n' mode traced of culled "est. cost %" "first cull s" "90 % culled by s" "last cull s" summaries
+  for m in "${MODES[@]}"; do
+    tr_=(); cu=(); co=(); c1=(); c9=(); cn=(); tot=-
+    for ((r = 1; r <= RUNS; r++)); do
+      f=$RES/ours.budget.$m.$r.stderr
+      [ -f "$f" ] || continue
+      s=$(summary_of "$f")
+      if [ -n "$s" ]; then
+        read -r n_tr n_all n_cu cost <<<"$s"
+        tr_+=("$n_tr"); cu+=("$n_cu"); co+=("$cost"); tot=$n_all
+      fi
+      cf=$RES/ours.budget.$m.$r.culled
+      if [ -f "$cf" ] && [ -n "$(culled_at "$cf")" ]; then
+        read -r a b c <<<"$(culled_at "$cf")"
+        c1+=("$a"); c9+=("$b"); cn+=("$c")
+      fi
+    done
+    printf '%-10s %-16s %5s %-14s %-16s %-20s %-20s %-20s %s\n' "$(mode_name "$m")" "$(med "${tr_[@]}")" "$tot" \
+      "$(med "${cu[@]}")" "$(med "${co[@]}")" "$(med "${c1[@]}")" "$(med "${c9[@]}")" "$(med "${cn[@]}")" "${#tr_[@]} of $RUNS"
   done
-  printf '%-10s %8s %8s %8s %10s %14s %s\n' "$(mode_name "$m")" "$(med "${tr_[@]}")" "$tot" "$(med "${cu[@]}")" \
-    "$(med "${co[@]}")" "$(med "${st[@]}")" "${#tr_[@]} of $RUNS"
-done
+fi
 
 # ---------------------------------------------------------------- profiles
 # Profiling mode's report (profiling_output=report): "total" is a function's
@@ -379,7 +397,7 @@ done
 # culled at exit: not in the sidecar), and is its inclusive time within 5 %
 # of the unculled run's, as time and as a share of the run?
 compare_fail=0
-if has_mode profiling; then
+if [ $WITH_BUDGET = 1 ] && has_mode profiling; then
   full=("$RES"/ours.full.profiling.big.*.report.txt)
   budg=("$RES"/ours.budget.profiling.*.report.txt)
   culled=()
