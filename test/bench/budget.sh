@@ -367,7 +367,7 @@ if [ $WITH_BUDGET = 1 ]; then
   echo
   echo "budget $BUDGET %: at exit (summary line) and when the functions culled at exit were culled (sidecar's culled_at_s:"
   echo "the first, 90 % of them, the last; seconds since start); medians over runs (range)"
-  printf '%-10s %-16s %5s %-14s %-16s %-20s %-20s %-20s %s\n' mode traced of culled "est. cost %" "first cull s" "90 % culled by s" "last cull s" summaries
+  printf '%-10s %-22s %-14s %-14s %-20s %-20s %-20s %s\n' mode "traced" culled "est. cost %" "first cull s" "90 % culled by s" "last cull s" summaries
   for m in "${MODES[@]}"; do
     tr_=(); cu=(); co=(); c1=(); c9=(); cn=(); tot=-
     for ((r = 1; r <= RUNS; r++)); do
@@ -384,7 +384,7 @@ if [ $WITH_BUDGET = 1 ]; then
         c1+=("$a"); c9+=("$b"); cn+=("$c")
       fi
     done
-    printf '%-10s %-16s %5s %-14s %-16s %-20s %-20s %-20s %s\n' "$(mode_name "$m")" "$(med "${tr_[@]}")" "$tot" \
+    printf '%-10s %-22s %-14s %-14s %-20s %-20s %-20s %s\n' "$(mode_name "$m")" "$(med "${tr_[@]}") of $tot" \
       "$(med "${cu[@]}")" "$(med "${co[@]}")" "$(med "${c1[@]}")" "$(med "${c9[@]}")" "$(med "${cn[@]}")" "${#tr_[@]} of $RUNS"
   done
 fi
