@@ -250,9 +250,12 @@ static int open_run(uintptr_t start, uintptr_t end) {
  * docs/performance.md, "Measurements behind design choices"). Only worth it
  * once. */
 /* selected: NULL for every sled of the run, else only the sleds of
- * functions whose selected[id - 1] is set; of those, the kinds in `kinds`. */
-static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
-                       unsigned kinds, size_t *failed, bool populate) {
+ * functions whose selected[id - 1] is set; of those, the kinds in `kinds`.
+ * Inlined into its two callers, so the cached whole-map runs (no selection,
+ * every kind) test neither per sled. */
+static XR_ALWAYS_INLINE int rewrite_run(const struct run *r, bool enable,
+                                        const uint8_t *selected, unsigned kinds,
+                                        size_t *failed, bool populate) {
   if (open_run(r->start, r->end))
     return -1;
   if (populate)
