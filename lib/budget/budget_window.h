@@ -62,4 +62,10 @@ XR_HIDDEN void xr_budget_calibrate(struct xr_budget_calibration *out);
  * once, at the budget's start. Returns 0, or -1 when no hook is left. */
 XR_HIDDEN int xr_budget_window_setup(void);
 
+#ifdef XR_TEST_POINTS
+/* Unit tests only (budget_window.c compiled again with XR_TEST_POINTS):
+ * run on the window's thread once the wrapper is in, before the sleep. */
+XR_HIDDEN extern void (*xr_budget_test_window_open)(void);
+#endif
+
 #endif
