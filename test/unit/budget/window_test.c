@@ -37,7 +37,7 @@ static void (*inner_also)(int32_t id); /* runs inside the handler, once */
 
 static void fake(int32_t id, XRayEntryType type, uintptr_t sp) {
   int32_t i = (int32_t)((uint32_t)id % IDS);
-  inner_calls[i][type & 3]++;
+  __atomic_fetch_add(&inner_calls[i][type & 3], 1, __ATOMIC_RELAXED); /* other threads too */
   inner_last_sp = sp;
   if (inner_also != NULL) {
     void (*also)(int32_t) = inner_also;
@@ -363,7 +363,7 @@ static void forks(void) {
   event(1, ENTRY, SP);
   pthread_mutex_lock(&hold);
   check(pthread_create(&holder, NULL, holds_a_state, NULL) == 0);
-  while (inner_calls[12][ENTRY] == 0)
+  while (__atomic_load_n(&inner_calls[12][ENTRY], __ATOMIC_RELAXED) == 0)
     sched_yield();
   pid_t pid = fork();
   if (pid == 0) {
