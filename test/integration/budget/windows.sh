@@ -30,7 +30,9 @@ run() {
   grep '^calibration' "$mode.err" >&2
   calls_f=$(sed -n 's/^calls: f \([0-9]*\) g [0-9]*$/\1/p' "$mode.err")
   calls_g=$(sed -n 's/^calls: f [0-9]* g \([0-9]*\)$/\1/p' "$mode.err")
-  [ -n "$calls_f" ] && [ -n "$calls_g" ] || fail "$mode: no call totals in $(cat "$mode.err")"
+  if [ -z "$calls_f" ] || [ -z "$calls_g" ]; then
+    fail "$mode: no call totals in $(cat "$mode.err")"
+  fi
 }
 
 # account LOG: "f N g M" from llvm-xray account
