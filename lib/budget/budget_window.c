@@ -11,7 +11,10 @@
  *      leave it alone, so it is read and cleared here.
  * A state still busy at the bound (its thread preempted inside the
  * wrapper) is skipped and marked stale: the next window drops what it
- * holds instead of counting it twice. */
+ * holds instead of counting it twice.
+ * Only the arg0 slot is wrapped: the entry of an xray_log_args function
+ * goes to the mode's arg1 handler when it has one (basic, FDR), uncounted;
+ * its exit is counted, untimed. */
 #include "budget/budget_window.h"
 #include "budget/budget_sample_lean.h"
 

@@ -31,7 +31,9 @@ struct xr_budget_window {
   uint64_t cpu_ns;           /* process CPU time (CLOCK_PROCESS_CPUTIME_ID) meanwhile */
   uint64_t events;           /* every event the wrapper passed on */
   uint64_t handler_ticks;    /* the mode's handler, timed around each event, summed */
-  uint64_t untracked_events; /* events of functions a full per-thread table could not hold */
+  uint64_t untracked_events; /* events of functions a full per-thread table could not hold,
+                                and a signal handler's events inside the wrapper (passed
+                                on to the mode, counted for no function) */
   uint32_t threads;          /* threads that had at least one event */
 };
 
