@@ -275,6 +275,7 @@ static double per_event(uint64_t with, uint64_t without) {
 
 void xr_budget_calibrate(struct xr_budget_calibration *out) {
   xr_clock_init();
+  xr_lock_take(&window_lock); /* not beside a window, nor a second calibration */
   uint64_t events = UINT64_MAX, bare = UINT64_MAX, wrapped = UINT64_MAX, plain = UINT64_MAX;
   for (int r = 0; r < CALIBRATION_RUNS; r++) {
     uint64_t t0 = xr_now();
@@ -304,4 +305,5 @@ void xr_budget_calibrate(struct xr_budget_calibration *out) {
                        "taken as 0");
   }
   out->ticks_per_ns = (double)xr_clock.frequency_hz / 1e9;
+  xr_lock_release(&window_lock);
 }
