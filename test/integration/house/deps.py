@@ -62,7 +62,7 @@ import re
 import subprocess
 import sys
 
-RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "export": 2, "core": 1,
+RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "budget": 3, "export": 2, "core": 1,
         "arch": 0}
 MODES = {"basic", "fdr", "profiling"}
 
