@@ -11,4 +11,11 @@
 XR_HIDDEN void xr_heap_sort(void *base, size_t n, size_t size,
                             int (*cmp)(const void *, const void *));
 
+/* The same with ctx handed to every cmp: to order an array of indices by
+ * the fields of another array the caller may not reorder (the budget's
+ * policy sorts indices of the controller's table). */
+XR_HIDDEN void xr_heap_sort_ctx(void *base, size_t n, size_t size,
+                                int (*cmp)(const void *, const void *, void *),
+                                void *ctx);
+
 #endif

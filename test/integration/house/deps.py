@@ -42,8 +42,9 @@ against nm: a symbol nm finds defined but the scanner does not is a finding
 Checks:
   - no cycle between units (every cycle is printed with the identifiers of
     each edge, minus the pairs of ALLOWED below);
-  - layers: control -> modes (basic, fdr, profiling) -> export -> core ->
-    arch, never upward (but UPWARD_OK), and no mode uses another mode;
+  - layers: control -> modes (basic, fdr, profiling) and budget -> export ->
+    core -> arch, never upward (but UPWARD_OK), no mode uses another mode
+    nor the budget, and the budget uses no mode;
   - rooms: a file of lib/core/<room>/ uses only rooms below its own in
     ROOMS (rooms of one level do not use each other); files directly in
     lib/core/ are room "core", unordered; no room holds more than
@@ -62,8 +63,9 @@ import re
 import subprocess
 import sys
 
-RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "budget": 3, "export": 2, "core": 1,
-        "arch": 0}
+# budget: beside the modes (no mode uses it, it uses none), used by control.
+RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "budget": 3, "export": 2,
+        "core": 1, "arch": 0}
 MODES = {"basic", "fdr", "profiling"}
 
 # The rooms of lib/core/, lowest first; the rooms of one entry are of one
