@@ -23,10 +23,13 @@
  * event in the window + the calibrated trampoline ticks) / ticks per ns. A
  * function costs 2 * event_ns * calls_per_s per second (an entry and an
  * exit). The program's CPU per second is the process's CPU time between
- * the last window and this one over that wall time. The budget's own cost
- * counts inside the budget: the windows' wrapper (its calibrated ticks per
- * event, times the events of a window, over the time between windows) and
- * this thread's CPU time.
+ * the last window and this one over that wall time. The windows' own cost
+ * counts inside the budget, as a part of each event's: the wrapper's
+ * calibrated ticks per event times the windows' duty cycle (a window over
+ * the time from one window to the next), so culling a function also
+ * removes what the windows spend on its events. This thread's own work (a
+ * pass over the functions per evaluation) is not weighed against the
+ * functions: culling would not make it smaller.
  *
  * The schedule (budget.h): a window at once, then every 10 ms while
  * evaluations change something, the interval doubling to 200 ms while they
@@ -123,7 +126,7 @@ static struct xr_budget_calibration cal;
 static bool calibrated;
 static uint64_t interval_ns;
 static bool have_last;             /* the times below are of this thread */
-static uint64_t last_end_wall, last_end_cpu, last_start_wall, last_thread_cpu;
+static uint64_t last_end_wall, last_end_cpu;
 static double last_event_ns;
 static char keep[XR_BUDGET_KEEP_MAX]; /* the thread's copy of ctl.keep */
 static uint64_t keep_version;
@@ -370,6 +373,10 @@ static void say_unmet(double percent, double share) {
             "the program's CPU time on their own; they stay traced", p, s);
 }
 
+static unsigned long long per_mille(double share) {
+  return share >= 1e6 ? 1000000000ull : share > 0 ? (unsigned long long)(share * 1000 + 0.5) : 0;
+}
+
 /* One evaluation (table lock held). True when it changed something, so
  * the next comes soon. */
 static bool evaluate(double percent, struct summary *sum) {
@@ -378,16 +385,9 @@ static bool evaluate(double percent, struct summary *sum) {
   changed |= cull_due_exits();
   uint64_t start_wall = clock_ns(CLOCK_MONOTONIC);
   uint64_t start_cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-  uint64_t thread_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  double cpu_ns_per_s = -1, own_ns_per_s = 0;
-  uint64_t since_last = XR_BUDGET_INTERVAL_MIN_NS;
-  if (have_last && start_wall > last_end_wall) {
+  double cpu_ns_per_s = -1;
+  if (have_last && start_wall > last_end_wall)
     cpu_ns_per_s = (double)(start_cpu - last_end_cpu) * 1e9 / (double)(start_wall - last_end_wall);
-    since_last = start_wall - last_start_wall;
-    own_ns_per_s = (double)(thread_cpu - last_thread_cpu) * 1e9 / (double)since_last;
-  }
-  last_start_wall = start_wall;
-  last_thread_cpu = thread_cpu;
   clear_inputs();
   struct xr_budget_window w = {0};
   int rc = xr_budget_window_run(XR_BUDGET_WINDOW_NS, each_sample, NULL, &w);
@@ -415,8 +415,9 @@ static bool evaluate(double percent, struct summary *sum) {
                     ticks_per_ns;
   else if (last_event_ns <= 0)
     last_event_ns = cal.trampoline_ticks / ticks_per_ns;
-  double window_ns_per_s = (double)w.events * cal.window_ticks / ticks_per_ns * 1e9 /
-                           (double)since_last;
+  /* the windows' duty cycle, at the interval the schedule runs now */
+  double duty = (double)XR_BUDGET_WINDOW_NS / (double)(interval_ns + XR_BUDGET_WINDOW_NS);
+  double event_ns = last_event_ns + cal.window_ticks / ticks_per_ns * duty;
   size_t let_back = 0;
   size_t n = weigh(&let_back);
   changed |= let_back > 0;
@@ -425,9 +426,9 @@ static bool evaluate(double percent, struct summary *sum) {
   if (n > 0 && cpu_ns_per_s > 0) {
     struct xr_budget_inputs in = {
         .budget = percent / 100,
-        .event_ns = last_event_ns,
+        .event_ns = event_ns,
         .cpu_ns_per_s = cpu_ns_per_s,
-        .overhead_ns_per_s = window_ns_per_s + own_ns_per_s,
+        .overhead_ns_per_s = 0, /* the windows' cost is in event_ns */
         .now_ns = last_end_wall,
     };
     xr_budget_decide(work, n, &in, cull_keys, readmit_keys, &res);
@@ -440,6 +441,11 @@ static bool evaluate(double percent, struct summary *sum) {
     }
     changed |= apply(cull_keys, res.culled, XR_CULL_ENTRIES, cpu_ns_per_s, &retry) > 0;
     changed |= apply(readmit_keys, res.readmitted, XR_UNCULL, cpu_ns_per_s, &retry) > 0;
+    xr_report(XR_DEBUG, "budget: evaluation %llu: %zu functions, CPU %llu ns/s, event "
+              "%llu ps, estimate %llu -> %llu per mille, %zu culled, %zu let back",
+              (unsigned long long)sum->evaluations + 1, n, (unsigned long long)cpu_ns_per_s,
+              (unsigned long long)(event_ns * 1000), per_mille(res.share_before),
+              per_mille(res.share_after), res.culled, res.readmitted);
     sum->estimate = res.share_after;
     sum->unmet = res.unmet;
     if (res.unmet)
@@ -515,6 +521,9 @@ static void *budget_main(void *arg) {
   }
   have_last = false;
   interval_ns = XR_BUDGET_INTERVAL_MIN_NS;
+  pthread_mutex_lock(&control);
+  ctl.woken = false; /* the call that started it asked for the first window */
+  pthread_mutex_unlock(&control);
   for (;;) {
     pthread_mutex_lock(&control);
     double percent = ctl.percent;

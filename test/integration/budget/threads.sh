@@ -2,8 +2,9 @@
 # snapshot taken at each evaluation meanwhile (before, during and after
 # the cull): no half call in any file. In each snapshot and in the log at
 # exit, every entry of spin_tiny is followed by its exit in its thread
-# (llvm-xray's reading), and llvm-xray account and stack read them with no
-# error.
+# (llvm-xray's reading: an exit the mode wrote as unwound, for a thread
+# preempted in the call while its exits were culled, counts), and
+# llvm-xray account and stack read them with no error.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/budget_lib.sh"
@@ -29,4 +30,5 @@ for f in "${files[@]}"; do
   account_count "$f" spin_tiny >/dev/null
   stack_reads "$f"
 done
-expect_eq "the log at exit" "4 threads, some calls" "$(python3 "$TEST_SRC_DIR/half_calls.py" spin_tiny <trace.yaml)"
+[[ $(python3 "$TEST_SRC_DIR/half_calls.py" spin_tiny <trace.yaml) == "some calls, "* ]] ||
+  fail "the log at exit holds no call of spin_tiny"
