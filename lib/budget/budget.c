@@ -594,7 +594,7 @@ static int start_locked(void) {
   }
   ctl.alive = true;
   ctl.unjoined = true;
-  ctl.ever_ran = true;
+  __atomic_store_n(&ctl.ever_ran, true, __ATOMIC_RELEASE);
   return XRAY_BUDGET_OK;
 }
 
@@ -662,12 +662,9 @@ void xr_budget_get_status(struct XRayBudgetStatus *out) {
   pthread_mutex_unlock(&control);
 }
 
-bool xr_budget_ever_ran(void) {
-  pthread_mutex_lock(&control);
-  bool ran = ctl.ever_ran;
-  pthread_mutex_unlock(&control);
-  return ran;
-}
+/* Without a lock: set once, before the thread starts; a program without a
+ * budget takes no lock of the budget's at exit or at a flush. */
+bool xr_budget_ever_ran(void) { return __atomic_load_n(&ctl.ever_ran, __ATOMIC_ACQUIRE); }
 
 double xr_budget_seconds_since_start(uint64_t monotonic_ns) {
   return monotonic_ns > start_ns ? (double)(monotonic_ns - start_ns) / 1e9 : 0;
@@ -706,11 +703,9 @@ static const char *grouped(uint64_t v, char buf[32]) {
 }
 
 void xr_budget_at_exit(void) {
-  pthread_mutex_lock(&control);
-  if (!ctl.ever_ran) {
-    pthread_mutex_unlock(&control);
+  if (!xr_budget_ever_ran())
     return;
-  }
+  pthread_mutex_lock(&control);
   ctl.exiting = true;
   if (conds_made) {
     pthread_cond_broadcast(&wake);
