@@ -26,7 +26,7 @@ check_culled_lines() {
   local object id at calls cost name want
   while IFS=$'\t' read -r object id at calls cost name; do
     [[ $object == "#"* ]] && continue
-    want=$(sed -n "s/.*{ id: *\([0-9]*\),.*function-name: *$name[ ,}].*/\1/p" extract.yaml | head -1)
+    want=$(sed -n "s/.*{ id: *\([0-9]*\),.*function-name: *${name}[ ,}].*/\1/p" extract.yaml | head -1)
     expect_eq "$1: $name's object" 0 "$object"
     expect_eq "$1: $name's id" "$want" "$id"
     [[ $at =~ ^[0-9]+\.[0-9]{3}$ && $calls =~ ^[0-9]+$ && $cost =~ ^[0-9]+\.[0-9]{3}$ ]] ||
