@@ -715,7 +715,12 @@ void xr_budget_at_exit(void) {
   }
   struct summary s = ctl.summary;
   double percent = ctl.percent;
+  bool join = !ctl.alive && ctl.unjoined; /* it needs `control` no more */
+  ctl.unjoined = ctl.unjoined && !join;
+  pthread_t thread = ctl.thread;
   pthread_mutex_unlock(&control);
+  if (join)
+    pthread_join(thread, NULL);
   char p[32], traced[32], functions[32], culled[32], est[32];
   if (percent > 0)
     xr_budget_percent_text(percent, p, sizeof p);
