@@ -117,7 +117,7 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
         A_STORE(&best->holder, (uintptr_t)XR_FDR_BUFFER_FREE);
         continue;
       }
-      if (__atomic_load_n(&best->extents, __ATOMIC_RELAXED) != 0)
+      if (best->extents != 0)
         __atomic_fetch_add(&q->overwritten, 1, __ATOMIC_RELAXED);
       if (best_seq == 0) { /* first use: the helper's lead moves on */
         uint64_t seen = __atomic_load_n(&q->fresh_taken, __ATOMIC_RELAXED);
@@ -128,7 +128,7 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
                                             __ATOMIC_RELAXED)) {
         }
       }
-      __atomic_store_n(&best->extents, 0, __ATOMIC_RELAXED); /* a snapshot may read it */
+      best->extents = 0;
       return best;
     }
   }

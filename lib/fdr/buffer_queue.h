@@ -38,8 +38,7 @@ struct xr_fdr_buffer {
   uint64_t extents;         /* bytes of records: set at acquisition and
                                release; while held by a writer slot its
                                cursor (in xr_fdr_writer.state) is the
-                               truth. Atomic (relaxed) while recording: a
-                               snapshot reads it as writers set it */
+                               truth */
   uintptr_t holder;         /* atomic: XR_FDR_BUFFER_* or the writer slot */
   uint64_t flush_extents;   /* extents as xr_fdr_queue_close found them;
                                written and read only by the control path */
