@@ -97,6 +97,17 @@ bool xr_glob_match(const char *pattern, size_t pattern_len, const char *name) {
   }
 }
 
+bool xr_glob_is_exact(const char *pattern, size_t pattern_len) {
+  for (size_t p = 0; p < pattern_len; p++) {
+    if (pattern[p] == '*' || pattern[p] == '?' ||
+        (pattern[p] == '[' && class_length(pattern + p, pattern_len - p) != 0))
+      return false;
+    if (pattern[p] == '\\')
+      p++; /* the next byte is itself; a trailing backslash is itself too */
+  }
+  return true;
+}
+
 static bool blank(char c) { return c == ' ' || c == '\t'; }
 
 bool xr_pattern_next(const char **cursor, struct xr_pattern *out) {

@@ -26,6 +26,11 @@
 XR_HIDDEN bool xr_glob_match(const char *pattern, size_t pattern_len,
                              const char *name);
 
+/* True when pattern[0, pattern_len) has no wildcard (no '*', no '?' and no
+ * '[' that opens a set; escaped bytes are ordinary): it matches one name
+ * exactly, so a user who writes it chose that function by name. */
+XR_HIDDEN bool xr_glob_is_exact(const char *pattern, size_t pattern_len);
+
 /* One pattern of a list: start and length within the list text. */
 struct xr_pattern {
   const char *text;

@@ -97,6 +97,7 @@ static struct {
   int state; /* EMPTY, LOADING, LOADED */
   int status;
   uint8_t *selected; /* NULL: no filter */
+  uint8_t *pinned;   /* chosen by an exact xray_patch pattern; NULL: none */
 } option[XR_NAMES_MAX_OBJECTS];
 
 static bool filter_asked(void) {
@@ -283,6 +284,7 @@ int xr_names_table(int object, const struct xr_name_table **out) {
 struct spelled_pattern {
   struct xr_pattern written, canonical;
   bool respelled; /* the canonical spelling differs */
+  bool exact;     /* no wildcard: it names functions (glob.h) */
 };
 
 /* The pattern matches the name as the table spells it, or both respelled:
@@ -296,8 +298,9 @@ static bool pattern_matches(const struct spelled_pattern *p, const struct xr_nam
          xr_glob_match(p->canonical.text, p->canonical.len, canonical);
 }
 
-size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
-                     uint8_t *selected, uint8_t value, size_t *hits) {
+/* xr_names_mark, or with exact_only only its patterns without wildcards. */
+static size_t mark(const struct xr_name_table *t, const char *patterns, uint8_t *selected,
+                   uint8_t value, size_t *hits, bool exact_only) {
   size_t n = xr_pattern_count(patterns);
   if (n == 0)
     return 0;
@@ -318,6 +321,7 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
     p->respelled = p->canonical.len != p->written.len ||
                    memcmp(respelled, p->written.text, p->written.len) != 0;
     respelled += p->canonical.len + 1;
+    p->exact = xr_glob_is_exact(p->written.text, p->written.len);
     if (hits != NULL)
       hits[k] = 0;
   }
@@ -327,7 +331,7 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
   for (size_t i = 0; i < t->count; i++) {
     bool matched = false;
     for (size_t k = 0; k < n; k++) {
-      if (!pattern_matches(&list[k], &t->entries[i]))
+      if ((exact_only && !list[k].exact) || !pattern_matches(&list[k], &t->entries[i]))
         continue;
       matched = true;
       if (hits == NULL)
@@ -341,6 +345,25 @@ size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
   }
   munmap(list, bytes);
   return any;
+}
+
+size_t xr_names_mark(const struct xr_name_table *t, const char *patterns,
+                     uint8_t *selected, uint8_t value, size_t *hits) {
+  return mark(t, patterns, selected, value, hits, false);
+}
+
+size_t xr_names_mark_exact(const struct xr_name_table *t, const char *patterns,
+                           uint8_t *selected, uint8_t value) {
+  return mark(t, patterns, selected, value, NULL, true);
+}
+
+/* Whether the list holds a pattern without wildcards. */
+static bool has_exact_pattern(const char *patterns) {
+  struct xr_pattern p;
+  while (xr_pattern_next(&patterns, &p))
+    if (xr_glob_is_exact(p.text, p.len))
+      return true;
+  return false;
 }
 
 /* ---- the xray_patch / xray_skip options ------------------------------ */
@@ -391,12 +414,25 @@ static int build_option_selection(int object) {
     status = apply_option(t, XR_OPTION_SKIP, xr_flags.xray_skip, selected, 0);
   if (status != XR_NAMES_OK)
     return status;
+  /* What an exact xray_patch pattern chose, unless xray_skip took it out:
+   * the budget never culls it (patch_api.c pins it when it patches). */
+  uint8_t *pinned = NULL;
+  if (has_exact_pattern(xr_flags.xray_patch)) {
+    pinned = arena_alloc(t->count + 1);
+    if (pinned == NULL)
+      return XR_NAMES_NO_MEMORY;
+    memset(pinned, 0, t->count);
+    xr_names_mark_exact(t, xr_flags.xray_patch, pinned, 1);
+    for (size_t i = 0; i < t->count; i++)
+      pinned[i] &= selected[i];
+  }
   size_t chosen = 0;
   for (size_t i = 0; i < t->count; i++)
     chosen += selected[i];
   xr_report(XR_INFO, "xray_patch/xray_skip select %zu of %zu instrumented "
             "functions in '%s'", chosen, t->count, t->object_path);
   option[object].selected = selected;
+  option[object].pinned = pinned;
   return XR_NAMES_OK;
 }
 
@@ -424,12 +460,19 @@ const uint8_t *xr_names_option_selection(int object, int *status) {
     }
     sched_yield();
   }
-  option[object].selected = NULL;
+  option[object].selected = option[object].pinned = NULL;
   option[object].status = build_option_selection(object);
   *status = option[object].status;
   /* A failure is final too: the messages are not repeated at every call. */
   __atomic_store_n(&option[object].state, LOADED, __ATOMIC_RELEASE);
   return option[object].selected;
+}
+
+const uint8_t *xr_names_option_pins(int object) {
+  if (object < 0 || object >= XR_NAMES_MAX_OBJECTS ||
+      __atomic_load_n(&option[object].state, __ATOMIC_ACQUIRE) != LOADED)
+    return NULL;
+  return option[object].pinned;
 }
 
 const char *xr_names_get_name(void *ctx, int32_t id) {

@@ -73,12 +73,24 @@ XR_HIDDEN size_t xr_names_mark(const struct xr_name_table *t,
                                const char *patterns, uint8_t *selected,
                                uint8_t value, size_t *hits);
 
+/* The same with only the patterns without wildcards (glob.h,
+ * xr_glob_is_exact): the functions the user chose by name. */
+XR_HIDDEN size_t xr_names_mark_exact(const struct xr_name_table *t,
+                                     const char *patterns, uint8_t *selected,
+                                     uint8_t value);
+
 /* Object `object`'s selection by the xray_patch / xray_skip options
  * (selected[id - 1]), built once per object; which patterns matched is
  * kept for names_check.c (below). Returns NULL when neither
  * option is set (patch everything) or when the selection cannot be built
  * (then *status < 0, else XR_NAMES_OK). */
 XR_HIDDEN const uint8_t *xr_names_option_selection(int object, int *status);
+
+/* Of object's option selection (built: xr_names_option_selection returned
+ * it), the functions an xray_patch pattern without wildcards chose
+ * (pinned[id - 1]); NULL when xray_patch has no such pattern or the
+ * selection is not built. */
+XR_HIDDEN const uint8_t *xr_names_option_pins(int object);
 
 /* True when xray_patch or xray_skip holds a pattern. */
 XR_HIDDEN bool xr_names_option_active(void);

@@ -2,8 +2,9 @@
  * (all, one object, one function, a range), the LLVM 20 per-object calls,
  * patching by name (include/xray/xray_names.h), patch_premain for objects
  * that register later, and the control socket's commands (lib/control) all
- * patch through here. It sits above the registry (objects.c), the names
- * (names.c) and the page patcher (patching.c); none of them calls it.
+ * patch through here, and so does the overhead budget (its culling steps).
+ * It sits above the registry (objects.c), the names (names.c) and the page
+ * patcher (patching.c); none of them calls it.
  *
  * A second patching call while one runs returns ONGOING (as compiler-rt
  * does); registration waits for the registry lock instead. The busy flag is
@@ -28,6 +29,68 @@
 
 static int patching_busy; /* a patching API call runs: others get ONGOING */
 static XR_TLS bool patching_here; /* this thread's call set patching_busy */
+
+/* ---- pinned and culled: what the user chose, what the budget took -------- */
+/* Per object, one byte per function: marks[id - 1] holds MARK_* bits, and
+ * the next function-count bytes are where a culling step selects. mmap'd
+ * at the first mark, sized by the object's function count, dropped when
+ * the object goes, registers again or is unpatched whole for a dense mode
+ * (so a new registration of an id starts clean); read and written under
+ * the registry lock. A fork child keeps them with the sleds they describe. */
+enum { MARK_PINNED = 1, MARK_CULLED = 2 };
+static struct {
+  uint8_t *v;
+  size_t count;
+} marks[XR_MAX_OBJECTS];
+
+static void marks_drop(int32_t object) {
+  if (marks[object].v != NULL)
+    munmap(marks[object].v, 2 * marks[object].count);
+  marks[object].v = NULL;
+  marks[object].count = 0;
+}
+
+/* Object o's marks, made (all clear) on first use; NULL when out of memory. */
+static uint8_t *marks_of(const struct xr_object *o) {
+  size_t count = o->map->function_count;
+  if (marks[o->id].v != NULL && marks[o->id].count == count)
+    return marks[o->id].v;
+  marks_drop(o->id);
+  void *m = mmap(NULL, 2 * count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    return NULL;
+  marks[o->id].v = m;
+  marks[o->id].count = count;
+  return m;
+}
+
+/* What a user's call means for functions first..last of o (valid ids;
+ * only those with selected[id - 1] set when selected is not NULL): the
+ * budget's culling is undone (the user's choice wins), an unpatching
+ * unpins, and a patching pins what pins[id - 1] names (pin_all: all of
+ * them): the functions chosen by exact name or id. Lock held. */
+static void user_marks(const struct xr_object *o, int32_t first, int32_t last,
+                       const uint8_t *selected, const uint8_t *pins, bool pin_all,
+                       bool enable) {
+  bool pinning = enable && (pin_all || pins != NULL);
+  if (marks[o->id].v == NULL && !pinning)
+    return; /* nothing marked, nothing to mark */
+  uint8_t *m = marks_of(o);
+  if (m == NULL) {
+    xr_report(XR_ERROR, "no memory for the functions pinned by name in object %d: "
+              "the overhead budget may unpatch them", o->id);
+    return;
+  }
+  for (int32_t id = first; id <= last; id++) {
+    if (selected != NULL && !selected[id - 1])
+      continue;
+    m[id - 1] &= (uint8_t)~MARK_CULLED;
+    if (!enable)
+      m[id - 1] &= (uint8_t)~MARK_PINNED;
+    else if (pin_all || (pins != NULL && pins[id - 1]))
+      m[id - 1] |= MARK_PINNED;
+  }
+}
 
 /* Object o's xray_patch / xray_skip selection (NULL: everything). Lock
  * held, so a shared object's names are added from o itself (xr_names_table
@@ -96,13 +159,19 @@ static struct xr_object *loaded_object(int32_t id) {
  * xr_object_left_unpatched) is FAILED when its functions are asked for by
  * id or name; __xray_patch and patch_premain skip it instead (it was said
  * once, when the mode started or the object registered). */
-static XRayPatchingStatus rewrite(struct xr_object *o, int32_t first, int32_t last,
-                                  const uint8_t *selected, bool enable) {
+static XRayPatchingStatus rewrite_kinds(struct xr_object *o, int32_t first, int32_t last,
+                                        const uint8_t *selected, unsigned kinds, bool enable) {
   if (enable && xr_object_left_unpatched(o))
     return FAILED;
-  return (XRayPatchingStatus)xr_patch_object_functions(o, first, last, selected, enable);
+  return (XRayPatchingStatus)xr_patch_object_functions(o, first, last, selected, kinds, enable);
+}
+/* The user's calls rewrite every kind of sled. */
+static XRayPatchingStatus rewrite(struct xr_object *o, int32_t first, int32_t last,
+                                  const uint8_t *selected, bool enable) {
+  return rewrite_kinds(o, first, last, selected, XR_SLEDS_ALL, enable);
 }
 
+/* Functions first..last of object obj, chosen by id: a patching pins them. */
 static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, bool enable) {
   XRayPatchingStatus s = open_call();
   if (s != SUCCESS)
@@ -111,13 +180,16 @@ static XRayPatchingStatus patch_range(int32_t obj, int32_t first, int32_t last, 
   s = o == NULL                      ? FAILED
       : o->map->function_count == 0 ? NOT_INITIALIZED /* a host's object 0 */
                                      : rewrite(o, first, last, NULL, enable);
+  if (o != NULL && first >= 1 && first <= last && (size_t)last <= o->map->function_count)
+    user_marks(o, first, last, NULL, NULL, true, enable);
   close_call();
   return s;
 }
 
 /* What "patch everything" means for object o: everything, or with
  * xray_patch / xray_skip set, what they select (names.c builds that
- * selection once per object). Lock held. */
+ * selection once per object); what an xray_patch pattern without wildcards
+ * chose is pinned. Lock held. */
 static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
   const uint8_t *selected = NULL;
   if (enable) {
@@ -129,7 +201,10 @@ static XRayPatchingStatus patch_whole(struct xr_object *o, bool enable) {
       return FAILED;
     }
   }
-  return rewrite(o, 1, (int32_t)o->map->function_count, selected, enable);
+  int32_t last = (int32_t)o->map->function_count;
+  XRayPatchingStatus s = rewrite(o, 1, last, selected, enable);
+  user_marks(o, 1, last, selected, selected ? xr_names_option_pins(o->id) : NULL, false, enable);
+  return s;
 }
 
 /* Every loaded object; FAILED if one failed (the others are still done),
@@ -169,10 +244,12 @@ static XRayPatchingStatus patch_object(int32_t obj, bool enable) {
 
 /* Patches (enable) or unpatches the functions of object `object` whose
  * selected[id - 1] is non-zero (one entry per function of the object), with
- * one protection change per run of pages. An XRayPatchingStatus as
+ * one protection change per run of pages; a patching pins those with
+ * pins[id - 1] set (may be NULL). An XRayPatchingStatus as
  * __xray_patch_function_range; SUCCESS when nothing is selected; FAILED for
  * an object not loaded. */
-static int patch_selected(int32_t object, const uint8_t *selected, bool enable) {
+static int patch_selected(int32_t object, const uint8_t *selected, const uint8_t *pins,
+                          bool enable) {
   int32_t first = 0, last = 0;
   if (!xr_runtime_initialized())
     return NOT_INITIALIZED;
@@ -192,9 +269,10 @@ static int patch_selected(int32_t object, const uint8_t *selected, bool enable) 
   if (s != SUCCESS)
     return s;
   struct xr_object *o2 = loaded_object(object); /* still there, lock held */
-  s = o2 != NULL && o2->map->function_count >= (size_t)last
-          ? rewrite(o2, first, last, selected, enable)
-          : FAILED;
+  bool there = o2 != NULL && o2->map->function_count >= (size_t)last;
+  s = there ? rewrite(o2, first, last, selected, enable) : FAILED;
+  if (there)
+    user_marks(o2, first, last, selected, pins, false, enable);
   close_call();
   return s;
 }
@@ -246,20 +324,25 @@ struct patch_ctx {
   int status; /* the first failure */
 };
 
+/* Selects object's functions the patterns match (selected, the first
+ * t->count bytes) and, when patching, those an exact pattern names (pins,
+ * the next t->count: they are pinned), and (un)patches them. */
 static int patch_object_matching(int32_t object, const struct xr_name_table *t, void *arg) {
   struct patch_ctx *c = arg;
   struct xr_object_info info;
   if (t->count == 0 || !xr_object_info(object, &info) || !info.loaded)
     return 0; /* an object gone with dlclose keeps its names, not its code */
-  uint8_t *selected = mmap(NULL, t->count, PROT_READ | PROT_WRITE,
+  uint8_t *selected = mmap(NULL, 2 * t->count, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (selected == MAP_FAILED) {
     c->status = c->status ? c->status : XRAY_NAMES_NO_MEMORY;
     return 0;
   }
+  uint8_t *pins = selected + t->count;
   size_t n = xr_names_mark(t, c->patterns, selected, 1, NULL);
-  int s = n == 0 ? SUCCESS : patch_selected(object, selected, c->enable);
-  munmap(selected, t->count);
+  size_t pinned = n != 0 && c->enable ? xr_names_mark_exact(t, c->patterns, pins, 1) : 0;
+  int s = n == 0 ? SUCCESS : patch_selected(object, selected, pinned ? pins : NULL, c->enable);
+  munmap(selected, 2 * t->count);
   if (s == SUCCESS)
     c->matched += (long)n;
   else if (c->status == 0)
@@ -291,19 +374,135 @@ XR_API int __xray_unpatch_matching(const char *patterns) {
   return patch_matching(patterns, false);
 }
 
+/* ---- the overhead budget's door ------------------------------------------ */
+long xr_patch_function_states(int32_t object, uint8_t *out, size_t count) {
+  if (!xr_runtime_initialized())
+    return -1;
+  xr_objects_lock();
+  const struct xr_object *o = xr_object_get(object);
+  long filled = -1;
+  if (o != NULL && o->loaded) {
+    if (count > o->map->function_count)
+      count = o->map->function_count;
+    const uint8_t *m = marks[object].v;
+    for (size_t i = 0; i < count; i++) {
+      unsigned patched = xr_function_sled_states(o, (int32_t)i + 1).patched;
+      uint8_t mark = m != NULL ? m[i] : 0;
+      out[i] = (uint8_t)((patched & XR_SLEDS_ENTRY ? XR_FN_PATCHED : 0) |
+                         (patched & XR_SLEDS_EXIT ? XR_FN_EXITS_PATCHED : 0) |
+                         (mark & MARK_PINNED ? XR_FN_PINNED : 0) |
+                         (mark & MARK_CULLED ? XR_FN_CULLED : 0));
+    }
+    filled = (long)count;
+  }
+  xr_objects_unlock();
+  return filled;
+}
+
+/* Whether a step acts on a function with these marks and sleds. */
+static bool step_takes(enum xr_cull_step step, uint8_t mark, struct xr_sled_states k) {
+  switch (step) {
+  case XR_CULL_ENTRIES:
+    return !(mark & MARK_PINNED) && (k.patched & XR_SLEDS_ENTRY);
+  case XR_CULL_EXITS:
+    return (mark & MARK_CULLED) && (k.patched & XR_SLEDS_EXIT);
+  case XR_UNCULL:
+    return mark & MARK_CULLED;
+  }
+  return false;
+}
+
+/* One step over o (lock held, busy flag set): the functions it takes are
+ * selected in work[], rewritten, and then their marks and *changed follow
+ * what the sleds say now, so a step that failed part-way (a page that could
+ * not be written) leaves marks that are true. */
+static XRayPatchingStatus cull_step(struct xr_object *o, const uint8_t *selected,
+                                    enum xr_cull_step step, size_t *changed) {
+  size_t count = o->map->function_count;
+  uint8_t *m = marks_of(o);
+  if (m == NULL) {
+    xr_report(XR_ERROR, "overhead budget: no memory for the marks of object %d", o->id);
+    return FAILED;
+  }
+  uint8_t *work = m + count;
+  int32_t first = 0, last = 0;
+  for (size_t i = 0; i < count; i++) {
+    work[i] = selected[i] && step_takes(step, m[i], xr_function_sled_states(o, (int32_t)i + 1));
+    if (work[i]) {
+      last = (int32_t)i + 1;
+      first = first ? first : last;
+    }
+  }
+  if (first == 0)
+    return SUCCESS;
+  XRayPatchingStatus s;
+  if (step == XR_UNCULL) {
+    /* Exits first: an entry patched before its exits could log a call
+     * that never ends in the log. Entries only where every exit made it. */
+    s = rewrite_kinds(o, first, last, work, XR_SLEDS_EXIT, true);
+    for (int32_t id = first; id <= last; id++)
+      work[id - 1] &= !(xr_function_sled_states(o, id).unpatched & XR_SLEDS_EXIT);
+    XRayPatchingStatus entries = rewrite_kinds(o, first, last, work, XR_SLEDS_ENTRY, true);
+    s = s == SUCCESS ? entries : s;
+  } else {
+    unsigned kinds = step == XR_CULL_ENTRIES ? XR_SLEDS_ENTRY : XR_SLEDS_EXIT;
+    s = rewrite_kinds(o, first, last, work, kinds, false);
+  }
+  for (int32_t id = first; id <= last; id++) {
+    if (!work[id - 1])
+      continue;
+    unsigned patched = xr_function_sled_states(o, id).patched;
+    bool done = step == XR_CULL_ENTRIES ? !(patched & XR_SLEDS_ENTRY)
+                : step == XR_CULL_EXITS ? !(patched & XR_SLEDS_EXIT)
+                                        : (patched & XR_SLEDS_ENTRY) != 0;
+    if (!done)
+      continue;
+    ++*changed;
+    if (step == XR_CULL_ENTRIES)
+      m[id - 1] |= MARK_CULLED;
+    else if (step == XR_UNCULL)
+      m[id - 1] &= (uint8_t)~MARK_CULLED;
+  }
+  return s;
+}
+
+int xr_patch_cull(int32_t object, const uint8_t *selected, enum xr_cull_step step,
+                  size_t *changed) {
+  *changed = 0;
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s == ONGOING ? ONGOING : FAILED;
+  struct xr_object *o = loaded_object(object);
+  s = o != NULL && o->map->function_count != 0 ? cull_step(o, selected, step, changed) : FAILED;
+  close_call();
+  return s;
+}
+
 /* ---- registration's subscriber ----------------------------------------------- */
 /* patch_premain reaches objects loaded later, narrowed by xray_patch /
  * xray_skip like the executable (lock held). */
 static void registered(struct xr_object *o) {
+  marks_drop(o->id); /* the id starts clean */
   if (!xr_flags.patch_premain || xr_object_left_unpatched(o))
     return;
   int status;
   const uint8_t *selected = option_selection(o, &status);
-  if (status != XR_NAMES_OK)
+  int32_t last = (int32_t)o->map->function_count;
+  if (status != XR_NAMES_OK) {
     xr_report(XR_ERROR, "xray_patch/xray_skip: no names for object %d ('%s', status %d); "
               "it is not patched", o->id, o->path, status);
-  else if (rewrite(o, 1, (int32_t)o->map->function_count, selected, true) != SUCCESS)
+    return;
+  }
+  if (rewrite(o, 1, last, selected, true) != SUCCESS)
     xr_report(XR_ERROR, "patch_premain: patching object %d ('%s') failed", o->id, o->path);
+  if (last != 0)
+    user_marks(o, 1, last, selected, selected ? xr_names_option_pins(o->id) : NULL, false, true);
+}
+
+/* o goes away: its marks and what patching kept for it. */
+static void going(struct xr_object *o) {
+  marks_drop(o->id);
+  xr_patch_state_free(o);
 }
 
 size_t xr_patch_count_patched(int32_t id) {
@@ -322,8 +521,12 @@ static void dense_changed(void) {
   xr_objects_lock();
   for (int32_t i = 1; i < XR_MAX_OBJECTS; i++) {
     struct xr_object *o = xr_object_get(i);
-    if (o != NULL && o->loaded && xr_object_left_unpatched(o) && xr_patched_functions(o) > 0 &&
-        xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, false) != SUCCESS)
+    if (o == NULL || !o->loaded || !xr_object_left_unpatched(o))
+      continue;
+    marks_drop(i); /* unpatched whole: nothing pinned or culled is left */
+    if (xr_patched_functions(o) > 0 &&
+        xr_patch_object_functions(o, 1, (int32_t)o->map->function_count, NULL, XR_SLEDS_ALL,
+                                  false) != SUCCESS)
       xr_report(XR_ERROR, "object %d ('%s') could not be unpatched: its events reach the "
                 "dense mode with ids no map names", o->id, o->path);
   }
@@ -338,5 +541,5 @@ static void after_fork(void) {
 
 const struct xr_object_events xr_patch_api_events = {.registered = registered,
                                                      .after_fork = after_fork,
-                                                     .going = xr_patch_state_free,
+                                                     .going = going,
                                                      .dense_changed = dense_changed};

@@ -250,9 +250,12 @@ static int open_run(uintptr_t start, uintptr_t end) {
  * docs/performance.md, "Measurements behind design choices"). Only worth it
  * once. */
 /* selected: NULL for every sled of the run, else only the sleds of
- * functions whose selected[id - 1] is set. */
-static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected,
-                       size_t *failed, bool populate) {
+ * functions whose selected[id - 1] is set; of those, the kinds in `kinds`.
+ * Inlined into its two callers, so the cached whole-map runs (no selection,
+ * every kind) test neither per sled. */
+static XR_ALWAYS_INLINE int rewrite_run(const struct run *r, bool enable,
+                                        const uint8_t *selected, unsigned kinds,
+                                        size_t *failed, bool populate) {
   if (open_run(r->start, r->end))
     return -1;
   if (populate)
@@ -268,6 +271,8 @@ static int rewrite_run(const struct run *r, bool enable, const uint8_t *selected
       id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
     }
     if (selected != NULL && !selected[id - 1])
+      continue;
+    if (kinds != XR_SLEDS_ALL && !(kinds >> m->sleds[i].kind & 1))
       continue;
     if (xr_patch_sled(&m->sleds[i], xr_pack_id(id, object), trampolines, enable))
       (*failed)++;
@@ -301,7 +306,8 @@ static size_t page_size(void) {
 }
 
 /* Walks the sleds of functions first_id..last_id in map order (only those
- * of selected functions when selected is not NULL), grouping them into runs
+ * of selected functions when selected is not NULL, and of the kinds in
+ * `kinds`), grouping them into runs
  * of adjacent pages, and calls emit(run) for each (stopping at the first
  * non-zero return). A sled whose first page lies in or right after the
  * current run grows it; any other (a gap, or an out-of-order sled below the
@@ -313,7 +319,8 @@ static size_t page_size(void) {
 /* Inlined into its two callers: the whole-map build, with no selection
  * and a known emit, then loses the per-sled selection test. */
 static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, const uint8_t *selected,
-                        size_t page, int (*emit)(const struct run *, void *), void *ctx) {
+                        unsigned kinds, size_t page,
+                        int (*emit)(const struct run *, void *), void *ctx) {
   const struct xr_sled *sleds = cur->map->sleds;
   const struct xr_function *fns = cur->map->functions;
   size_t begin = fns[first_id - 1].first_sled;
@@ -333,6 +340,8 @@ static XR_ALWAYS_INLINE int for_each_run(int32_t first_id, int32_t last_id, cons
       if (!selected[id - 1])
         continue; /* skipped here and by rewrite_run */
     }
+    if (kinds != XR_SLEDS_ALL && !(kinds >> sleds[i].kind & 1))
+      continue; /* so is a sled of another kind */
     uintptr_t a = sleds[i].address;
     /* Common case, 4 instructions: the sled starts in the run or on the page
      * right after it (unsigned, so a sled below start fails too). */
@@ -373,7 +382,8 @@ static int build_all_runs(size_t page) {
   cur_runs()->count = 0;
   cur_runs()->page = 0;
   if (cur->map->sled_count != 0 &&
-      for_each_run(1, (int32_t)cur->map->function_count, NULL, page, collect_run, NULL))
+      for_each_run(1, (int32_t)cur->map->function_count, NULL, XR_SLEDS_ALL, page,
+                   collect_run, NULL))
     return -1;
   cur_runs()->page = page;
   return 0;
@@ -382,17 +392,19 @@ static int build_all_runs(size_t page) {
 struct rewrite_ctx {
   bool enable;
   const uint8_t *selected;
+  unsigned kinds;
   size_t failed;
 };
 static int rewrite_emitted(const struct run *r, void *ctx) {
   struct rewrite_ctx *c = ctx;
-  return rewrite_run(r, c->enable, c->selected, &c->failed, false);
+  return rewrite_run(r, c->enable, c->selected, c->kinds, &c->failed, false);
 }
 
-/* Rewrites every sled of functions first_id..last_id (valid ids), or only
- * of those among them with selected[id - 1] set. */
+/* Rewrites the sleds of the kinds in `kinds` of functions first_id..last_id
+ * (valid ids), or only of those among them with selected[id - 1] set. */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
-                                            const uint8_t *selected, bool enable) {
+                                            const uint8_t *selected, unsigned kinds,
+                                            bool enable) {
   const struct xr_sled_map *m = cur->map;
   size_t page = page_size();
   if (page == 0)
@@ -408,19 +420,20 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
     cur_segments()->loaded = true;
   }
 
-  bool everything = first_id == 1 && (size_t)last_id == m->function_count && !selected;
+  bool everything = first_id == 1 && (size_t)last_id == m->function_count && !selected &&
+                    kinds == XR_SLEDS_ALL;
   if (everything && cur_runs()->page != page && build_all_runs(page))
     cur_runs()->page = 0; /* out of memory: the slower walk below still works */
-  struct rewrite_ctx ctx = {enable, selected, 0};
+  struct rewrite_ctx ctx = {enable, selected, kinds, 0};
   if (everything && cur_runs()->page == page) { /* cached runs: one pass of writes */
     bool populate = enable && !cur_runs()->populated;
     cur_runs()->populated = cur_runs()->populated || populate;
     for (size_t i = 0; i < cur_runs()->count; i++)
-      if (rewrite_run(&cur_runs()->v[i], enable, NULL, &ctx.failed, populate))
+      if (rewrite_run(&cur_runs()->v[i], enable, NULL, XR_SLEDS_ALL, &ctx.failed, populate))
         return FAILED;
   } else {
     /* A range: find its runs while rewriting them (one pass). */
-    if (for_each_run(first_id, last_id, selected, page, rewrite_emitted, &ctx))
+    if (for_each_run(first_id, last_id, selected, kinds, page, rewrite_emitted, &ctx))
       return FAILED;
   }
   if (ctx.failed) {
@@ -444,7 +457,7 @@ static bool alloc_state(void) {
 }
 
 int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t last_id,
-                              const uint8_t *selected, bool enable) {
+                              const uint8_t *selected, unsigned kinds, bool enable) {
   int32_t max = (int32_t)o->map->function_count;
   if (first_id < 1 || last_id > max || first_id > last_id) {
     xr_report(XR_INFO, "invalid function id range %d..%d in object %d (valid: 1..%d)",
@@ -455,7 +468,7 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
     __atomic_store_n(&ever_enabled, true, __ATOMIC_RELAXED);
   cur = o;
   XRayPatchingStatus status =
-      alloc_state() ? rewrite_functions(first_id, last_id, selected, enable) : FAILED;
+      alloc_state() ? rewrite_functions(first_id, last_id, selected, kinds, enable) : FAILED;
   cur = NULL;
   return status;
 }
@@ -491,4 +504,17 @@ size_t xr_patched_functions(const struct xr_object *o) {
     }
   }
   return patched;
+}
+
+struct xr_sled_states xr_function_sled_states(const struct xr_object *o, int32_t id) {
+  const struct xr_function *fn = &o->map->functions[id - 1];
+  struct xr_sled_states k = {0, 0};
+  for (uint32_t i = 0; i < fn->sled_count; i++) {
+    const struct xr_sled *sled = &o->map->sleds[fn->first_sled + i];
+    if (xr_sled_enabled(sled))
+      k.patched |= 1u << sled->kind;
+    else
+      k.unpatched |= 1u << sled->kind;
+  }
+  return k;
 }

@@ -21,20 +21,37 @@ XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
  * the lock its writers hold. */
 XR_HIDDEN bool xr_sled_enabled(const struct xr_sled *sled);
 
-/* patching.c: rewrites the sleds of functions first_id..last_id of object o
- * (ids local to o; the sleds get packed ids), or only those with
- * selected[id - 1] set when selected is not NULL. Call with the registry
- * lock held (patch_api.c does). Returns an XRayPatchingStatus: SUCCESS or
- * FAILED (reported). */
+/* Which sleds a rewrite touches: one bit per sled kind (XR_T_*, the kinds
+ * of enum XRayEntryType). The overhead budget unpatches entries before
+ * exits and patches exits before entries; event sleds are never its. */
+enum {
+  XR_SLEDS_ENTRY = 1u << XR_T_ENTRY | 1u << XR_T_ARG, /* entry, log-args entry */
+  XR_SLEDS_EXIT = 1u << XR_T_EXIT | 1u << XR_T_TAIL,  /* exit, tail exit */
+  XR_SLEDS_ALL = (1u << XR_T_COUNT) - 1,
+};
+
+/* patching.c: rewrites the sleds of the kinds in `kinds` (XR_SLEDS_*) of
+ * functions first_id..last_id of object o (ids local to o; the sleds get
+ * packed ids), or only those with selected[id - 1] set when selected is
+ * not NULL. Call with the registry lock held (patch_api.c does). Returns an
+ * XRayPatchingStatus: SUCCESS or FAILED (reported). */
 XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
                                         int32_t last_id, const uint8_t *selected,
-                                        bool enable);
+                                        unsigned kinds, bool enable);
 /* Frees what patching cached for o (its object is going away; patch_api.c
  * calls it as registration's subscriber). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);
 
 /* How many of o's functions have their sleds patched now (lock held). */
 XR_HIDDEN size_t xr_patched_functions(const struct xr_object *o);
+
+/* Function id's (1..function count of o) sleds now, read from the sleds
+ * (lock held, o loaded), as kind bits (1 << XR_T_*): kinds of which some
+ * sled is patched, and kinds of which some sled is not. */
+struct xr_sled_states {
+  unsigned patched, unpatched;
+};
+XR_HIDDEN struct xr_sled_states xr_function_sled_states(const struct xr_object *o, int32_t id);
 
 /* True once a patching call asked to enable sleds (whether or not every
  * sled could be written): init.c's exit hint reads it. */

@@ -130,6 +130,31 @@ static void pattern_lists(void **state) {
   assert_int_equal(p.len, 12);
 }
 
+static bool exact(const char *pattern) { return xr_glob_is_exact(pattern, strlen(pattern)); }
+
+/* Exact patterns (what pins a function: docs/core.md) hold no wildcard; an
+ * escaped one, or a '[' that opens no set, is an ordinary byte. */
+static void exact_patterns(void **state) {
+  (void)state;
+  assert_true(exact("parse"));
+  assert_true(exact("ns::f(int, char)"));
+  assert_true(exact("operator\\*"));      /* operator\* : an escaped star */
+  assert_true(m("operator\\*", "operator*"));
+  assert_false(m("operator\\*", "operator**"));
+  assert_true(exact("a[b"));              /* no closing ]: an ordinary [ */
+  assert_true(m("a[b", "a[b"));
+  assert_true(exact("x\\"));              /* a trailing backslash */
+  assert_true(exact(""));
+  assert_false(exact("parse*"));
+  assert_false(exact("*"));
+  assert_false(exact("lua_?et"));
+  assert_false(exact("[abc]x"));
+  assert_false(exact("operator[[]]"));
+  assert_false(exact("a\\\\*"));          /* a\\* : an escaped backslash, then a star */
+  /* The length bounds it: "f*" cut to "f" is exact. */
+  assert_true(xr_glob_is_exact("f*", 1));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(literal_and_wildcards),
@@ -138,6 +163,7 @@ int main(void) {
       cmocka_unit_test(no_exponential_backtracking),
       cmocka_unit_test(agrees_with_fnmatch),
       cmocka_unit_test(pattern_lists),
+      cmocka_unit_test(exact_patterns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
