@@ -21,8 +21,9 @@
  *            too (a new phase) until it culls another;
  *   unmet    hot_tiny, exact_fn, by_id and kept_fn all hot: the budget
  *            cannot be met (the protected ones alone cost more);
- *   onoff    culls hot_tiny, then __xray_budget_set(0): everything back,
- *            and hot_tiny called more times than before;
+ *   onoff    culls hot_tiny; once its exits are culled too, calls it
+ *            more times than before; then __xray_budget_set(0): everything
+ *            back, and hot_tiny called more times than before again;
  *   off      no budget: prints the status and the budget threads;
  *   threads  4 threads run spin_tiny at full speed while it is culled, an
  *            FDR snapshot taken at each evaluation meanwhile;
@@ -213,6 +214,20 @@ int main(int argc, char **argv) {
            kept_calls);
   } else if (strcmp(run, "onoff") == 0) {
     run_until_culled(1, 1);
+    /* two evaluations later its exits are unpatched too: more calls than
+     * were made so far leave fewer exits without entries in the profile */
+    uint64_t until = status().evaluations + 2;
+    double start = seconds();
+    for (unsigned i = 1; status().evaluations < until; i++) {
+      hot_tiny(i), hot_calls++;
+      if (seconds() - start > 60)
+        give_up("evaluations");
+    }
+    unsigned long quiet = hot_calls + 1000;
+    for (unsigned long i = 0; i < quiet; i++)
+      hot_tiny((unsigned)i);
+    hot_calls += quiet;
+    printf("quiet %lu\n", quiet);
     print_status("on");
     if (__xray_budget_set(0) != XRAY_BUDGET_OK)
       return 2;
