@@ -27,6 +27,8 @@
  *   off      no budget: prints the status and the budget threads;
  *   threads  4 threads run spin_tiny at full speed while it is culled, an
  *            FDR snapshot taken at each evaluation meanwhile;
+ *   fork     culls hot_tiny, then forks: the child's budget runs (its own
+ *            thread), keeps hot_tiny culled and culls phase2_hot too;
  *   serve    hot_tiny until the file "stop" exists (xrayctl drives it). */
 #include <xray/xray_budget.h>
 #include <xray/xray_fdr.h>
@@ -35,6 +37,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +247,26 @@ int main(int argc, char **argv) {
     print_status("off");
   } else if (strcmp(run, "threads") == 0) {
     run_threads();
+  } else if (strcmp(run, "fork") == 0) {
+    run_until_culled(1, 1);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      double start = seconds();
+      while (budget_threads() != 1) /* it names itself as it starts */
+        if (seconds() - start > 60)
+          give_up("the child's budget thread");
+      print_status("child");
+      run_until_culled(1 | 2, 2);
+      print_status("child culled");
+      exit(0);
+    }
+    int st = -1;
+    if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      fprintf(stderr, "the child failed (status %d)\n", st);
+      return 2;
+    }
+    print_status("parent");
   } else if (strcmp(run, "serve") == 0) {
     for (unsigned i = 1; access("stop", F_OK) != 0; i++)
       for (unsigned k = 0; k < 100000; k++)
