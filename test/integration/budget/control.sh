@@ -5,7 +5,7 @@
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/budget_lib.sh"
-XRAYCTL=$(dirname "$XRAY_LIB")/../bin/xrayctl
+XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl} # cross.sh: under the emulator
 [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
 export XRAYCTL_DIR=$TEST_WORK_DIR/ctl
 budget_build
