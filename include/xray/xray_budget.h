@@ -64,7 +64,9 @@ struct XRayBudgetStatus {
   double percent;           /* the budget asked for; 0: off */
   double estimated_percent; /* the runtime's cost as the last evaluation
                                estimated it, after its culls */
-  uint64_t evaluations;     /* evaluations done (a sampling window each) */
+  uint64_t evaluations;     /* evaluations done, a sampling window each
+                               (which measures nothing while no built-in
+                               mode records) */
   uint64_t functions;       /* traced + culled */
   uint64_t traced;          /* patched now */
   uint64_t culled;          /* unpatched by the budget now */

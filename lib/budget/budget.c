@@ -74,7 +74,7 @@ static bool conds_made;
 
 struct summary {
   double estimate; /* share of the CPU time, after the last culls */
-  uint64_t evaluations, functions, traced, culled, kept;
+  uint64_t evaluations, measured, functions, traced, culled, kept;
   bool unmet;
 };
 
@@ -380,6 +380,7 @@ static unsigned long long per_mille(double share) {
 /* One evaluation (table lock held). True when it changed something, so
  * the next comes soon. */
 static bool evaluate(double percent, struct summary *sum) {
+  sum->evaluations++;
   bool changed = xr_budget_table_sync();
   xr_budget_table_keep(keep, keep_version);
   changed |= cull_due_exits();
@@ -443,7 +444,7 @@ static bool evaluate(double percent, struct summary *sum) {
     changed |= apply(readmit_keys, res.readmitted, XR_UNCULL, cpu_ns_per_s, &retry) > 0;
     xr_report(XR_DEBUG, "budget: evaluation %llu: %zu functions, CPU %llu ns/s, event "
               "%llu ps, estimate %llu -> %llu per mille, %zu culled, %zu let back",
-              (unsigned long long)sum->evaluations + 1, n, (unsigned long long)cpu_ns_per_s,
+              (unsigned long long)sum->evaluations, n, (unsigned long long)cpu_ns_per_s,
               (unsigned long long)(event_ns * 1000), per_mille(res.share_before),
               per_mille(res.share_after), res.culled, res.readmitted);
     sum->estimate = res.share_after;
@@ -452,7 +453,7 @@ static bool evaluate(double percent, struct summary *sum) {
       say_unmet(percent, res.share_after);
   }
   tally(sum);
-  sum->evaluations++;
+  sum->measured++;
   return changed || retry;
 }
 
@@ -726,7 +727,7 @@ void xr_budget_at_exit(void) {
     xr_budget_percent_text(percent, p, sizeof p);
   else
     snprintf(p, sizeof p, "off");
-  if (s.evaluations == 0) {
+  if (s.measured == 0) {
     xr_report(XR_INFO, "budget %s%s: nothing measured (no built-in mode recorded "
               "while it ran)", p, percent > 0 ? " %" : "");
     return;

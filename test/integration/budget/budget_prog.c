@@ -27,6 +27,8 @@
  *   off      no budget: prints the status and the budget threads;
  *   threads  4 threads run spin_tiny at full speed while it is culled, an
  *            FDR snapshot taken at each evaluation meanwhile;
+ *   own      a handler of the program's own instead of a mode: the budget
+ *            measures nothing and culls nothing (every call reaches it);
  *   fork     culls hot_tiny, then forks: the child's budget runs (its own
  *            thread), keeps hot_tiny culled and culls phase2_hot too;
  *   serve    hot_tiny until the file "stop" exists (xrayctl drives it). */
@@ -183,6 +185,31 @@ UNTRACED static void run_threads(void) {
   printf("snapshots %s\n", snapshots > 0 ? "some" : "none");
 }
 
+/* ---- own ---------------------------------------------------------------- */
+
+static int32_t hot_id;
+static unsigned long own_entries;
+
+UNTRACED static void own_handler(int32_t id, XRayEntryType type) {
+  if (id == hot_id && type == ENTRY)
+    own_entries++;
+}
+
+UNTRACED static int run_own(void) {
+  if (__xray_function_ids("hot_tiny", &hot_id, 1) != 1 || __xray_set_handler(own_handler) != 1 ||
+      __xray_patch() != SUCCESS || __xray_budget_set(2) != XRAY_BUDGET_OK)
+    return 2;
+  double start = seconds();
+  for (unsigned i = 1; status().evaluations < 3; i++) {
+    hot_tiny(i), hot_calls++;
+    if (seconds() - start > 60)
+      give_up("evaluations");
+  }
+  print_status("own");
+  printf("every call seen: %s\n", own_entries == hot_calls ? "yes" : "no");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *run = argc > 1 ? argv[1] : "";
   if (strcmp(run, "phases") == 0) {
@@ -247,6 +274,8 @@ int main(int argc, char **argv) {
     print_status("off");
   } else if (strcmp(run, "threads") == 0) {
     run_threads();
+  } else if (strcmp(run, "own") == 0) {
+    return run_own();
   } else if (strcmp(run, "fork") == 0) {
     run_until_culled(1, 1);
     fflush(stdout);
