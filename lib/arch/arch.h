@@ -19,7 +19,8 @@
  *     and a 128-by-64-bit division for tick conversions;
  *   - pause (spin-wait hint), a thread-pointer-relative 32-bit load (TLS
  *     base), the owner-only test-and-set of a word's top bit, and the page
- *     size. */
+ *     size;
+ *   - the overhead budget's probe of an event's cost (<cpu>/budget_probe_*.S). */
 #ifndef XR_ARCH_H
 #define XR_ARCH_H
 

@@ -21,7 +21,6 @@
 #include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
-#include "core/dispatch/hot_tables.h"
 #include "core/modes/budget_hooks.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
@@ -180,15 +179,10 @@ static void on_thread_exit(void) {
   unmap_buffers(t);
 }
 
-static void remove_handler_if_ours(unsigned slot, void *fn) {
-  if (xr_handler_lean[slot] == fn)
-    xr_handler_install(slot, NULL, XR_HANDLER_LEAN);
-}
-
 static void stop_recording(void) {
   xr_basic_stop_recording();
-  remove_handler_if_ours(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
-  remove_handler_if_ours(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
+  xr_handler_remove_lean_if(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
+  xr_handler_remove_lean_if(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
 }
 
 /* Fork child: only the forking thread lives on. Its buffered records belong

@@ -31,7 +31,9 @@ struct xr_budget_window {
   uint64_t cpu_ns;           /* process CPU time (CLOCK_PROCESS_CPUTIME_ID) meanwhile */
   uint64_t events;           /* every event the wrapper passed on */
   uint64_t handler_ticks;    /* the mode's handler, timed around each event, summed */
-  uint64_t untracked_events; /* events of functions a full per-thread table could not hold */
+  uint64_t untracked_events; /* events of functions a full per-thread table could not hold,
+                                and a signal handler's events inside the wrapper (passed
+                                on to the mode, counted for no function) */
   uint32_t threads;          /* threads that had at least one event */
 };
 
@@ -61,5 +63,11 @@ XR_HIDDEN void xr_budget_calibrate(struct xr_budget_calibration *out);
 /* Thread-exit and fork-child hooks of the windows' per-thread tables;
  * once, at the budget's start. Returns 0, or -1 when no hook is left. */
 XR_HIDDEN int xr_budget_window_setup(void);
+
+#ifdef XR_TEST_POINTS
+/* Unit tests only (budget_window.c compiled again with XR_TEST_POINTS):
+ * run on the window's thread once the wrapper is in, before the sleep. */
+XR_HIDDEN extern void (*xr_budget_test_window_open)(void);
+#endif
 
 #endif

@@ -10,7 +10,6 @@
 #include "core/clock/clock.h"
 #include "core/base/report.h"
 #include "core/dispatch/handlers.h"
-#include "core/dispatch/hot_tables.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
@@ -87,8 +86,7 @@ static void on_fork_child(void) {
   if (xr_lifecycle_after_fork(&xr_profiling_lifecycle) == XR_NO_TRANSITION)
     return;
   __atomic_store_n(&xr_prof_active_gen, 0, __ATOMIC_SEQ_CST);
-  if (xr_handler_lean[XR_SLOT_ARG0] == (void *)xr_prof_handle_arg0)
-    xr_handler_install(XR_SLOT_ARG0, NULL, XR_HANDLER_LEAN);
+  xr_handler_remove_lean_if(XR_SLOT_ARG0, (void *)xr_prof_handle_arg0);
   profile = NULL;
   profile_size = profile_map = 0;
   tries = NULL;

@@ -41,6 +41,9 @@ static bool lean_dense[XR_SLOT_COUNT];
 static bool dispatch_dense[XR_T_COUNT];
 /* Each lean handler's twin that takes no stack pointer (handlers.h). */
 static void *lean_no_sp[XR_SLOT_COUNT];
+/* The lean handler install() last put in each slot, which a stand-in
+ * (xr_handler_swap_lean) may replace in the slot for a while. */
+static void *installed_lean[XR_SLOT_COUNT];
 
 /* Ordering: the dense handler copy first, then the slots. The copy only
  * ever holds dense handlers (or NULL), so a thread inside a dense path
@@ -140,20 +143,25 @@ static void refresh_dispatch(void) {
  * lags a removal only costs a wasted save. Release stores publish the
  * handler's state before its pointer. The lock keeps concurrent installs
  * from leaving a stale dispatch behind (cold path). */
-static void install(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
-  if (slot >= XR_SLOT_COUNT)
-    return;
-  xr_vector_state_init(); /* before any full path can run */
+static void install_locked(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
   void *volatile *mine = (flags & XR_HANDLER_LEAN) ? xr_handler_lean : xr_handler_full;
   void *volatile *other = (flags & XR_HANDLER_LEAN) ? xr_handler_full : xr_handler_lean;
-  xr_fork_lock_take(XR_LOCK_INSTALL);
   if (flags & XR_HANDLER_LEAN) {
     lean_dense[slot] = (flags & XR_HANDLER_DENSE) && slot <= XR_SLOT_ARG1;
     lean_no_sp[slot] = fn_no_sp;
   }
+  installed_lean[slot] = (flags & XR_HANDLER_LEAN) ? fn : NULL;
   __atomic_store_n(&mine[slot], fn, __ATOMIC_RELEASE);
   __atomic_store_n(&other[slot], NULL, __ATOMIC_RELEASE);
   refresh_dispatch();
+}
+
+static void install(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
+  if (slot >= XR_SLOT_COUNT)
+    return;
+  xr_vector_state_init(); /* before any full path can run */
+  xr_fork_lock_take(XR_LOCK_INSTALL);
+  install_locked(slot, fn, fn_no_sp, flags);
   xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
@@ -163,6 +171,53 @@ void xr_handler_install(unsigned slot, void *fn, unsigned flags) {
 
 void xr_handler_install_lean(unsigned slot, void *fn, void *fn_no_sp, unsigned flags) {
   install(slot, fn, fn_no_sp, flags | XR_HANDLER_LEAN);
+}
+
+static unsigned lean_flags(unsigned slot) {
+  return XR_HANDLER_LEAN | (lean_dense[slot] ? XR_HANDLER_DENSE : 0);
+}
+
+void xr_handler_lean_now(unsigned slot, struct xr_lean_handler *out) {
+  *out = (struct xr_lean_handler){NULL, NULL, 0};
+  if (slot >= XR_SLOT_COUNT)
+    return;
+  xr_fork_lock_take(XR_LOCK_INSTALL);
+  out->fn = xr_handler_lean[slot];
+  if (out->fn != NULL) {
+    out->fn_no_sp = lean_no_sp[slot];
+    out->flags = lean_flags(slot);
+  }
+  xr_fork_lock_release(XR_LOCK_INSTALL);
+}
+
+/* As install() with the slot's flags unchanged: the twin first, then the
+ * slot, then every copy (refresh_dispatch). The dense bit stays, so a dense
+ * path never reaches a handler that wants packed ids. `installed_lean`
+ * keeps naming what install() put there: the stand-in answers for it
+ * (xr_handler_remove_lean_if). */
+bool xr_handler_swap_lean(unsigned slot, const struct xr_lean_handler *from,
+                          const struct xr_lean_handler *to) {
+  if (slot > XR_SLOT_ARG1 || from->fn == NULL || to->fn == NULL || to->fn_no_sp == NULL)
+    return false;
+  xr_fork_lock_take(XR_LOCK_INSTALL);
+  bool same = xr_handler_lean[slot] == from->fn && lean_no_sp[slot] == from->fn_no_sp &&
+              lean_flags(slot) == (from->flags | XR_HANDLER_LEAN);
+  if (same) {
+    lean_no_sp[slot] = to->fn_no_sp;
+    __atomic_store_n(&xr_handler_lean[slot], to->fn, __ATOMIC_RELEASE);
+    refresh_dispatch();
+  }
+  xr_fork_lock_release(XR_LOCK_INSTALL);
+  return same;
+}
+
+void xr_handler_remove_lean_if(unsigned slot, void *fn) {
+  if (slot >= XR_SLOT_COUNT || fn == NULL)
+    return;
+  xr_fork_lock_take(XR_LOCK_INSTALL);
+  if (xr_handler_lean[slot] != NULL && installed_lean[slot] == fn)
+    install_locked(slot, NULL, NULL, XR_HANDLER_LEAN);
+  xr_fork_lock_release(XR_LOCK_INSTALL);
 }
 
 /* Public API: like compiler-rt, refuse (0) until __xray_init found a map. */

@@ -74,4 +74,15 @@ XR_HIDDEN void xr_handler_lean_now(unsigned slot, struct xr_lean_handler *out);
 XR_HIDDEN bool xr_handler_swap_lean(unsigned slot, const struct xr_lean_handler *from,
                                     const struct xr_lean_handler *to);
 
+/* Removes slot's lean handler when the last install put fn there, whether
+ * fn is in the slot now or a stand-in xr_handler_swap_lean put there for
+ * it: how a mode removes its own handler and no other's. */
+XR_HIDDEN void xr_handler_remove_lean_if(unsigned slot, void *fn);
+
+/* The port's probe of one event's cost beyond its handler (arch/arch.h:
+ * xr_arch_probe_events, xr_arch_probe_bare), for the overhead budget's
+ * calibration above core. */
+static inline void xr_handler_probe_events(uint64_t n) { xr_arch_probe_events(n); }
+static inline void xr_handler_probe_bare(uint64_t n) { xr_arch_probe_bare(n); }
+
 #endif
