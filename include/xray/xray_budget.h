@@ -63,7 +63,10 @@ int __xray_budget_keep(const char *patterns);
 struct XRayBudgetStatus {
   double percent;           /* the budget asked for; 0: off */
   double estimated_percent; /* the runtime's cost as the last evaluation
-                               estimated it, after its culls */
+                               estimated it, after its culls, as a percent
+                               of the program's own CPU time (at most
+                               100000: a cost that measured the whole CPU
+                               time or more) */
   uint64_t evaluations;     /* evaluations done, a sampling window each
                                (which measures nothing while no built-in
                                mode records) */

@@ -351,9 +351,17 @@ static void tally(struct summary *out) {
   }
 }
 
+/* The largest estimate kept: the policy says +INFINITY when the measured
+ * cost is the program's whole CPU time or more (an estimate from 2 ms). */
+#define SHARE_MAX 1000.0 /* 100000 % */
+
+static double held(double share) {
+  return share > 0 ? (share < SHARE_MAX ? share : SHARE_MAX) : 0; /* NaN: 0 */
+}
+
 /* "1.8" for a share of 0.018: tenths of a percent, rounded. */
 static void share_text(double share, char *buf, size_t cap) {
-  uint64_t tenths = share > 0 ? (uint64_t)(share * 1000 + 0.5) : 0;
+  uint64_t tenths = (uint64_t)(held(share) * 1000 + 0.5);
   snprintf(buf, cap, "%llu.%llu", (unsigned long long)(tenths / 10),
            (unsigned long long)(tenths % 10));
 }
@@ -365,11 +373,15 @@ static void say_unmet(double percent, double share) {
   pthread_mutex_unlock(&control);
   if (said)
     return;
-  char p[32], s[32];
+  char p[32], s[48] = "more than all";
   xr_budget_percent_text(percent, p, sizeof p);
-  share_text(share, s, sizeof s);
+  if (held(share) < SHARE_MAX) {
+    char number[32];
+    share_text(share, number, sizeof number);
+    snprintf(s, sizeof s, "%s %%", number);
+  }
   xr_report(XR_ERROR, "budget %s %%: cannot be met: the functions it may not cull "
-            "(chosen by exact name or id, or xray_budget_keep) cost about %s %% of "
+            "(chosen by exact name or id, or xray_budget_keep) cost about %s of "
             "the program's CPU time on their own; they stay traced", p, s);
 }
 
@@ -447,7 +459,7 @@ static bool evaluate(double percent, struct summary *sum) {
               (unsigned long long)sum->evaluations, n, (unsigned long long)cpu_ns_per_s,
               (unsigned long long)(event_ns * 1000), per_mille(res.share_before),
               per_mille(res.share_after), res.culled, res.readmitted);
-    sum->estimate = res.share_after;
+    sum->estimate = held(res.share_after);
     sum->unmet = res.unmet;
     if (res.unmet)
       say_unmet(percent, res.share_after);
