@@ -51,10 +51,12 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # under TSan the fork allocates there, in ld.so's allocate_dtv, and TSan
 # reports a signal-unsafe call. Its one other thread waits on a barrier).
 # The overhead budget's thread culling while the program runs: budget.phases,
-# unmet, onoff, control (no new group: CMake's regex holds 9 at most); not
-# budget.threads, whose FDR snapshots of a wrapping ring read buffers that
-# writers take again, a race the snapshot validates afterwards by design.
-TSAN_DEFAULT='^(budget\.phases|budget\.unmet|budget\.onoff|budget\.control|unit\.(budget_window|fdr_queue|fdr_prefault|fdr_log_writer|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready)|budget\.windows|reader\.account)$'
+# unmet, onoff, control, dso (no new group: CMake's regex holds 9 at most);
+# not budget.threads, whose FDR snapshots of a wrapping ring read buffers
+# that writers take again, a race the snapshot validates afterwards by
+# design; nor budget.fork (TSan does not start threads in the child of a
+# process with threads).
+TSAN_DEFAULT='^(budget\.phases|budget\.unmet|budget\.onoff|budget\.control|budget\.dso|unit\.(budget_window|fdr_queue|fdr_prefault|fdr_log_writer|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready)|budget\.windows|reader\.account)$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS

@@ -1,9 +1,11 @@
 /* budget.dso's program: loads budget_plugin.so, calls its hot function until
  * the budget culls it, unloads it (the budget forgets its functions: the
  * status counts no culled one), loads it again (a new registration, all
- * patched again by patch_premain) and calls it until it is culled again.
+ * patched again by patch_premain) and calls it until it is culled again;
+ * then writes the profile (and <log>.culled) with the plugin loaded.
  * Each wait is bounded (60 s) only so that a broken budget fails. */
 #include <xray/xray_budget.h>
+#include <xray/xray_log_interface.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -70,5 +72,9 @@ int main(int argc, char **argv) {
   h = load(argv[1]);
   until_culled(h, 1);
   printf("loaded again: culled %llu\n", (unsigned long long)status().culled);
+  /* written now, while the plugin is loaded (at exit its destructor may
+   * run first: under TSan it does) */
+  if (__xray_log_finalize() != XRAY_LOG_FINALIZED || __xray_log_flushLog() != XRAY_LOG_FLUSHED)
+    return 2;
   return 0;
 }
