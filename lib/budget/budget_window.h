@@ -56,6 +56,9 @@ struct xr_budget_calibration {
   double trampoline_ticks; /* patched sled + trampoline lean path + call/return
                               (the port's probe, lib/arch: xr_arch_probe_events) */
   double window_ticks;     /* what the window's wrapper adds to an event */
+  double timer_ticks;      /* what the two clock reads around the mode's handler
+                              add to each event's handler_ticks (a window's
+                              handler time per event less this is the handler's) */
   double ticks_per_ns;     /* the clock's rate */
 };
 XR_HIDDEN void xr_budget_calibrate(struct xr_budget_calibration *out);

@@ -70,8 +70,8 @@ NOXRAY int main(void) {
   }
   struct xr_budget_calibration c;
   xr_budget_calibrate(&c);
-  fprintf(stderr, "calibration: trampoline %.1f ticks, window %.1f ticks, %.4f ticks/ns\n",
-          c.trampoline_ticks, c.window_ticks, c.ticks_per_ns);
+  fprintf(stderr, "calibration: trampoline %.1f ticks, window %.1f ticks, timer %.1f ticks, "
+          "%.4f ticks/ns\n", c.trampoline_ticks, c.window_ticks, c.timer_ticks, c.ticks_per_ns);
   long calls_f = 0, calls_g = 0;
   for (int i = 0; i < OUTSIDE; i++, calls_f++)
     f();
