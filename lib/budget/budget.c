@@ -20,7 +20,8 @@
  *      evaluation.
  *
  * The cost model: an event costs event_ns = (the mode's handler ticks per
- * event in the window + the calibrated trampoline ticks) / ticks per ns. A
+ * event in the window, less the calibrated cost of timing it, + the
+ * calibrated trampoline ticks) / ticks per ns. A
  * function costs 2 * event_ns * calls_per_s per second (an entry and an
  * exit). The program's CPU per second is the process's CPU time between
  * the last window and this one over that wall time. The windows' own cost
@@ -425,9 +426,10 @@ static bool evaluate(double percent, struct summary *sum) {
   if (cpu_ns_per_s < 0)
     cpu_ns_per_s = w.wall_ns ? (double)w.cpu_ns * 1e9 / (double)w.wall_ns : 0;
   double ticks_per_ns = cal.ticks_per_ns > 0 ? cal.ticks_per_ns : 1;
-  if (w.events > 0)
-    last_event_ns = ((double)w.handler_ticks / (double)w.events + cal.trampoline_ticks) /
-                    ticks_per_ns;
+  if (w.events > 0) { /* the handler as timed, less the timing's own two reads */
+    double handler = (double)w.handler_ticks / (double)w.events - cal.timer_ticks;
+    last_event_ns = ((handler > 0 ? handler : 0) + cal.trampoline_ticks) / ticks_per_ns;
+  }
   else if (last_event_ns <= 0)
     last_event_ns = cal.trampoline_ticks / ticks_per_ns;
   /* the windows' duty cycle, at the interval the schedule runs now */
