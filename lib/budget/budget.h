@@ -12,11 +12,7 @@
  * XR_BUDGET_INTERVAL_MIN_NS while evaluations change something (a cull,
  * a readmission, an object that came or went), the interval doubling up
  * to XR_BUDGET_INTERVAL_MAX_NS while they do not; each window is
- * XR_BUDGET_WINDOW_NS long. */
-#define XR_BUDGET_WINDOW_NS 2000000ull
-/* A function is weighed in a window where at least this many of its calls
- * end: a rate from one call is noise (at most 500 calls a second). */
-#define XR_BUDGET_MIN_EXITS 2
+ * XR_BUDGET_WINDOW_NS long (budget_evaluate.h). */
 #define XR_BUDGET_INTERVAL_MIN_NS 10000000ull
 #define XR_BUDGET_INTERVAL_MAX_NS 200000000ull
 
