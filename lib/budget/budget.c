@@ -3,7 +3,7 @@
  * evaluations (budget_evaluate.c) on a schedule; starting and stopping it
  * (the API, the control socket, XRAY_OPTIONS at the first map, exit).
  *
- * The schedule (budget.h): a window at once, then every 10 ms while
+ * The schedule (budget.h): a first window after 10 ms, then every 10 ms while
  * evaluations change something, the interval doubling to 200 ms while they
  * do not; a new budget or keep list evaluates at once. While no built-in
  * mode records, windows find no handler and the thread only looks again
@@ -126,6 +126,22 @@ static bool turn_off(void) {
   return end;
 }
 
+/* Waits (control held) for interval_ns, or less when a call wakes the
+ * thread or the program exits; a wake asks for the next window at once
+ * and at the shortest interval after it. */
+static void wait_interval(uint64_t interval_ns, uint64_t *next_interval_ns) {
+  if (!ctl.woken && !ctl.exiting) {
+    uint64_t until = clock_ns(CLOCK_MONOTONIC) + interval_ns;
+    struct timespec deadline = {(time_t)(until / 1000000000ull), (long)(until % 1000000000ull)};
+    while (!ctl.woken && !ctl.exiting &&
+           pthread_cond_timedwait(&wake, &control, &deadline) != ETIMEDOUT) {
+    }
+  }
+  if (ctl.woken)
+    *next_interval_ns = XR_BUDGET_INTERVAL_MIN_NS;
+  ctl.woken = false;
+}
+
 static void *budget_main(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "xray-budget");
@@ -137,7 +153,12 @@ static void *budget_main(void *arg) {
   ctl.woken = false; /* the call that started it asked for the first window */
   pthread_mutex_unlock(&control);
   for (;;) {
+    /* The first window too comes an interval after the start: the CPU
+     * time the program spends in it is what a window's events are weighed
+     * against (a window's own CPU time says little: at the first map the
+     * program may still be starting, or blocked). */
     pthread_mutex_lock(&control);
+    wait_interval(interval_ns, &interval_ns);
     double percent = ctl.percent;
     bool exiting = ctl.exiting;
     if (keep_version != ctl.keep_version) {
@@ -162,17 +183,6 @@ static void *budget_main(void *arg) {
                                                             : interval_ns * 2;
     pthread_mutex_lock(&control);
     ctl.summary = sum;
-    if (!ctl.woken && !ctl.exiting && ctl.percent == percent) {
-      uint64_t until = clock_ns(CLOCK_MONOTONIC) + interval_ns;
-      struct timespec deadline = {(time_t)(until / 1000000000ull),
-                                  (long)(until % 1000000000ull)};
-      while (!ctl.woken && !ctl.exiting &&
-             pthread_cond_timedwait(&wake, &control, &deadline) != ETIMEDOUT) {
-      }
-    }
-    if (ctl.woken)
-      interval_ns = XR_BUDGET_INTERVAL_MIN_NS;
-    ctl.woken = false;
     pthread_mutex_unlock(&control);
   }
   pthread_mutex_lock(&control);

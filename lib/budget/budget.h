@@ -8,7 +8,7 @@
 #include "core/base/common.h"
 #include "xray/xray_budget.h"
 
-/* The schedule: the first window at once, then one every
+/* The schedule: the first window XR_BUDGET_INTERVAL_MIN_NS after the start, then one every
  * XR_BUDGET_INTERVAL_MIN_NS while evaluations change something (a cull,
  * a readmission, an object that came or went), the interval doubling up
  * to XR_BUDGET_INTERVAL_MAX_NS while they do not; each window is

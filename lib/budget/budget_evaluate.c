@@ -2,9 +2,9 @@
  * budget's thread only:
  *   1. follow the registry (a slice of functions per loaded object) and the
  *      keep patterns;
- *   2. unpatch the exits of the functions whose entries the last
- *      evaluation culled: calls that were running then have ended in the
- *      logs since (the entries go first, the exits one evaluation later);
+ *   2. unpatch the exits of the functions whose entries an earlier step
+ *      culled and whose exits could not be unpatched then (the patcher
+ *      was busy);
  *   3. one sampling window (budget_window.h): per function its calls per
  *      second (exits over the window's wall time) and mean duration, and
  *      what the mode's handler cost per event;
@@ -13,7 +13,9 @@
  *      culled functions that now match the keep patterns are let back;
  *   5. the policy (budget_policy.h) with the cost model below, then the
  *      culling steps it asks for: XR_CULL_ENTRIES for the functions to
- *      cull, XR_UNCULL for those it lets back. A step the patcher refuses
+ *      cull, XR_CULL_EXITS for them XR_BUDGET_EXITS_GRACE_NS later (the
+ *      calls running at the cull end in the logs meanwhile), XR_UNCULL for
+ *      those it lets back. A step the patcher refuses
  *      for now (ONGOING: the program patches) is tried at the next
  *      evaluation.
  *
@@ -355,7 +357,12 @@ static bool evaluate(const struct xr_budget_plan *plan, struct xr_budget_summary
       f->retry_at_ns = work[k].retry_at_ns;
       f->culls = work[k].culls;
     }
-    changed |= apply(cull_keys, res.culled, XR_CULL_ENTRIES, cpu_ns_per_s, &retry) > 0;
+    if (apply(cull_keys, res.culled, XR_CULL_ENTRIES, cpu_ns_per_s, &retry) > 0) {
+      changed = true;
+      struct timespec grace = {0, (long)XR_BUDGET_EXITS_GRACE_NS};
+      nanosleep(&grace, NULL);
+      cull_due_exits();
+    }
     changed |= apply(readmit_keys, res.readmitted, XR_UNCULL, cpu_ns_per_s, &retry) > 0;
     xr_report(XR_DEBUG, "budget: evaluation %llu: %zu functions, CPU %llu ns/s, event "
               "%llu ps, estimate %llu -> %llu per mille, %zu culled, %zu let back",
@@ -407,5 +414,8 @@ void xr_budget_evaluation_start(void) {
     xr_budget_calibrate(&cal);
     calibrated = true;
   }
-  have_last = false;
+  /* the CPU time of the first interval is weighed from here */
+  last_end_wall = xr_budget_clock_ns(CLOCK_MONOTONIC);
+  last_end_cpu = xr_budget_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+  have_last = true;
 }

@@ -9,6 +9,13 @@
 
 /* A window's length. */
 #define XR_BUDGET_WINDOW_NS 2000000ull
+/* How long a culled function's exit sleds stay patched after its entry
+ * sleds are unpatched: long enough for the calls running then to end (the
+ * policy culls the shortest calls, of ns to us), short enough that few
+ * calls begin meanwhile, each an exit without its entry that the modes
+ * drop and count. A call still running after it (a thread preempted in
+ * it) is closed as unwound by its caller's next event. */
+#define XR_BUDGET_EXITS_GRACE_NS 200000ull
 /* A function is weighed in a window where at least this many of its calls
  * end: a rate from one call is noise (at most 500 calls a second). */
 #define XR_BUDGET_MIN_EXITS 2
@@ -35,8 +42,9 @@ struct xr_budget_plan {
   uint64_t keep_version; /* changes with them */
 };
 
-/* At the thread's start: the calibration (once per process), and no last
- * window to measure the program's CPU time from. */
+/* At the thread's start: the calibration (once per process), and the
+ * start of the first interval whose CPU time the first window is weighed
+ * against. */
 XR_HIDDEN void xr_budget_evaluation_start(void);
 
 /* One evaluation; updates *sum. True when it changed something (a cull, a

@@ -1,4 +1,4 @@
-# A culled function's exits go one evaluation after its entries: then its
+# A culled function's exits go 200 us after its entries: then its
 # calls leave no exit in the profile (fewer unmatched exits than the calls
 # made since). A budget turned off (__xray_budget_set(0)): when the call
 # returns, everything it culled is patched again (the profile counts more
