@@ -21,6 +21,7 @@
 #include "core/base/report.h"
 #include "core/clock/clock.h"
 #include "core/dispatch/handlers.h"
+#include "core/modes/budget_hooks.h"
 #include "core/modes/log_registry.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/modes/mode_stats.h"
@@ -379,6 +380,8 @@ static XRayLogFlushStatus basic_flush(void) {
   }
   if (path[0] != '\0' && (outputs & XR_TRACE_OUT_XRAY))
     xr_object_map_write(path, false); /* only when shared objects registered */
+  if (path[0] != '\0' && xr_budget_write_culled)
+    xr_budget_write_culled(path); /* only when the budget ran */
   if (path[0] != '\0' && !(outputs & XR_TRACE_OUT_XRAY))
     unlink(path); /* only the trace files were asked for */
   xr_report(XR_INFO, "basic mode: %llu nested events dropped, %llu exits "

@@ -9,6 +9,7 @@
  * unpatched (a byte per function of each object); "functions patched" is
  * core's count of functions patched now, whoever patched them. */
 #include "control/control_cmds.h"
+#include "budget/budget_options.h"
 #include "control/control_proto.h"
 #include "control/control_reply.h"
 #include "control/control_top.h"
@@ -19,6 +20,7 @@
 #include "core/output/output.h"
 #include "core/output/written_files.h"
 #include "core/patch/patch_api.h"
+#include "xray/xray_budget.h"
 #include "xray/xray_fdr.h"
 #include "xray/xray_interface.h"
 #include "xray/xray_log_interface.h"
@@ -355,6 +357,47 @@ static void cmd_top(uint32_t ms, uint32_t rows,
           rows, r);
 }
 
+/* ---- the overhead budget ------------------------------------------------ */
+
+/* "budget: 2 %" (or "off"), and once it has run, what it weighs and its
+ * estimate. */
+static void say_budget(struct xr_ctl_reply *r) {
+  struct XRayBudgetStatus st;
+  __xray_budget_status(&st);
+  char p[32] = "off", number[24];
+  if (st.percent > 0) {
+    xr_budget_percent_text(st.percent, number, sizeof number);
+    snprintf(p, sizeof p, "%s %%", number);
+  }
+  xr_ctl_say(r, "budget: %s\n", p);
+  if (st.evaluations == 0 && st.functions == 0)
+    return;
+  unsigned long long tenths = (unsigned long long)(st.estimated_percent * 10 + 0.5);
+  xr_ctl_say(r, "budget functions: %llu traced, %llu culled, %llu kept\n"
+             "budget estimate: %llu.%llu %% (%llu evaluations%s)\n",
+             (unsigned long long)st.traced, (unsigned long long)st.culled,
+             (unsigned long long)st.kept, tenths / 10, tenths % 10,
+             (unsigned long long)st.evaluations, st.unmet ? ", cannot be met" : "");
+}
+
+static void cmd_budget(uint32_t thousandths, struct xr_ctl_reply *r) {
+  switch (__xray_budget_set(thousandths / 1000.0)) {
+  case XRAY_BUDGET_OK:
+    say_budget(r);
+    return;
+  case XRAY_BUDGET_NOT_INITIALIZED:
+    xr_ctl_fail(r, "the program has no XRay instrumentation map");
+    return;
+  case XRAY_BUDGET_NO_THREAD:
+    xr_ctl_fail(r, "the budget's thread could not start (the program's stderr "
+                "says why); the budget is off");
+    return;
+  default:
+    xr_ctl_fail(r, "percent out of range (0 to 100)");
+    return;
+  }
+}
+
 /* ---- status ------------------------------------------------------------- */
 
 /* The program's name as one word of a line: blanks and control bytes
@@ -411,6 +454,7 @@ static void cmd_status(const struct xr_ctl_client *client,
              "functions patched: %zu / %zu\npatched by control: %zu\n", objects,
              xr_objects_not_dense(), total, patched_now, total, by_control);
   say_events(mode, r);
+  say_budget(r);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,
              (unsigned long long)refused);
@@ -463,6 +507,9 @@ void xr_ctl_execute(const struct xr_ctl_request *rq,
     break;
   case XR_CTL_TOP:
     cmd_top(rq->number[0], rq->number[1], client, r);
+    break;
+  case XR_CTL_BUDGET:
+    cmd_budget(rq->thousandths, r);
     break;
   default:
     xr_ctl_fail(r, "unknown command");

@@ -11,22 +11,25 @@ struct verb_spec {
   bool last_is_rest;            /* the last argument runs to the end */
   uint32_t lo[XR_CTL_MAX_ARGS]; /* numeric arguments: range, lo < hi */
   uint32_t hi[XR_CTL_MAX_ARGS];
+  bool percent;                 /* the only argument is a percent */
 };
 
 /* One row per verb, in enum order. */
 static const struct verb_spec verbs[XR_CTL_VERB_COUNT] = {
-    [XR_CTL_HELLO] = {"hello", 0, 0, false, {0}, {0}},
-    [XR_CTL_STATUS] = {"status", 0, 0, false, {0}, {0}},
-    [XR_CTL_PATCH] = {"patch", 1, 1, true, {0}, {0}},
-    [XR_CTL_UNPATCH] = {"unpatch", 1, 1, true, {0}, {0}},
-    [XR_CTL_START] = {"start", 1, 2, true, {0}, {0}},
-    [XR_CTL_STOP] = {"stop", 0, 0, false, {0}, {0}},
-    [XR_CTL_FLUSH] = {"flush", 0, 0, false, {0}, {0}},
-    [XR_CTL_SNAPSHOT] = {"snapshot", 0, 0, false, {0}, {0}},
+    [XR_CTL_HELLO] = {"hello", 0, 0, false, {0}, {0}, false},
+    [XR_CTL_STATUS] = {"status", 0, 0, false, {0}, {0}, false},
+    [XR_CTL_PATCH] = {"patch", 1, 1, true, {0}, {0}, false},
+    [XR_CTL_UNPATCH] = {"unpatch", 1, 1, true, {0}, {0}, false},
+    [XR_CTL_START] = {"start", 1, 2, true, {0}, {0}, false},
+    [XR_CTL_STOP] = {"stop", 0, 0, false, {0}, {0}, false},
+    [XR_CTL_FLUSH] = {"flush", 0, 0, false, {0}, {0}, false},
+    [XR_CTL_SNAPSHOT] = {"snapshot", 0, 0, false, {0}, {0}, false},
     /* seconds 1..3600, mode, output kind, patterns */
-    [XR_CTL_RECORD] = {"record", 4, 4, true, {1, 0, 0, 0}, {3600, 0, 0, 0}},
+    [XR_CTL_RECORD] = {"record", 4, 4, true, {1, 0, 0, 0}, {3600, 0, 0, 0}, false},
     /* interval 100 ms..60 s, rows 1..100 */
-    [XR_CTL_TOP] = {"top", 2, 2, false, {100, 1, 0, 0}, {60000, 100, 0, 0}},
+    [XR_CTL_TOP] = {"top", 2, 2, false, {100, 1, 0, 0}, {60000, 100, 0, 0}, false},
+    /* percent 0..100 */
+    [XR_CTL_BUDGET] = {"budget", 1, 1, false, {0}, {0}, true},
 };
 
 const char *xr_ctl_mode_name(const char *given) {
@@ -51,6 +54,34 @@ static bool number_in(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
   if (v < lo || v > hi)
     return false;
   *out = (uint32_t)v;
+  return true;
+}
+
+bool xr_ctl_percent(const char *s, uint32_t *thousandths) {
+  uint32_t whole = 0, frac = 0;
+  size_t i = 0, digits = 0;
+  for (; s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+    if (digits == 3 || (digits == 1 && s[0] == '0'))
+      return false;
+    whole = whole * 10 + (uint32_t)(s[i] - '0');
+  }
+  if (digits == 0)
+    return false;
+  if (s[i] == '.') {
+    size_t n = 0;
+    for (i++; s[i] >= '0' && s[i] <= '9'; i++, n++) {
+      if (n == 3)
+        return false;
+      frac = frac * 10 + (uint32_t)(s[i] - '0');
+    }
+    if (n == 0 || s[i - 1] == '0')
+      return false;
+    while (n++ < 3)
+      frac *= 10;
+  }
+  if (s[i] != '\0' || whole * 1000 + frac > 100000)
+    return false;
+  *thousandths = whole * 1000 + frac;
   return true;
 }
 
@@ -112,5 +143,9 @@ int xr_ctl_parse(char *buf, size_t len, struct xr_ctl_request *out,
       *why = "number out of range";
       return -1;
     }
+  if (spec->percent && !xr_ctl_percent(out->argv[0], &out->thousandths)) {
+    *why = "percent out of range (0 to 100, e.g. 2 or 0.5)";
+    return -1;
+  }
   return 0;
 }

@@ -32,6 +32,7 @@ enum xr_ctl_verb {
   XR_CTL_SNAPSHOT, /* -> the snapshot's path */
   XR_CTL_RECORD,   /* SECONDS MODE xray|chrome|perfetto PATTERNS -> files */
   XR_CTL_TOP,      /* MILLISECONDS ROWS -> "calls local_ns name" rows */
+  XR_CTL_BUDGET,   /* PERCENT -> the overhead budget as set */
   XR_CTL_VERB_COUNT
 };
 
@@ -40,14 +41,22 @@ struct xr_ctl_request {
   int argc;
   const char *argv[XR_CTL_MAX_ARGS]; /* NUL-terminated, inside the buffer */
   uint32_t number[XR_CTL_MAX_ARGS];  /* numeric arguments, checked */
+  uint32_t thousandths; /* a PERCENT argument in thousandths of a percent */
 };
 
 /* Parses buf[0..len) in place (arguments are cut with NULs). Returns 0, or
  * -1 with *why set to a static message: too long, not ending in exactly one
  * newline, a byte outside 0x20-0x7e, another version, an unknown verb, a
- * wrong number of arguments, a number out of range. Never reads past len. */
+ * wrong number of arguments, a number or percent out of range. Never reads
+ * past len. */
 int xr_ctl_parse(char *buf, size_t len, struct xr_ctl_request *out,
                  const char **why);
+
+/* A percent as the protocol spells it: 0 to 100, decimal digits without a
+ * leading zero, and optionally '.' and one to three digits, the last not
+ * '0' ("2", "0.5", "12.25"): one spelling per value. True and *thousandths
+ * set (thousandths of a percent), or false. */
+bool xr_ctl_percent(const char *s, uint32_t *thousandths);
 
 /* The built-in mode a user names ("fdr" or "xray-fdr"), or NULL. */
 const char *xr_ctl_mode_name(const char *given);

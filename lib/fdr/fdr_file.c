@@ -6,6 +6,7 @@
 #include "core/clock/clock.h"
 #include "core/base/report.h"
 #include "core/clock/clock_lean.h"
+#include "core/modes/budget_hooks.h"
 #include "core/modes/log_registry.h"
 #include "core/names/object_map.h"
 #include "core/objects/objects.h"
@@ -203,6 +204,8 @@ void xr_fdr_file_write(unsigned outputs) {
   bool file_kept = kept > 0 && (rc == 0 || blocks);
   if ((outputs & XR_TRACE_OUT_XRAY) && file_kept)
     xr_object_map_write(path, true); /* only when shared objects registered */
+  if ((file_kept || xr_trace_outputs_streamed(outputs)) && xr_budget_write_culled)
+    xr_budget_write_culled(path); /* only when the budget ran */
   if (xr_trace_outputs_streamed(outputs)) {
     const struct xr_trace_drop drops[] = {
         {"events (no free buffer or too large)", xr_fdr_writers_dropped()},

@@ -9,6 +9,7 @@
 #include "profiling/profile_outputs.h"
 #include "core/base/report.h"
 #include "core/clock/clock.h"
+#include "core/modes/budget_hooks.h"
 #include "core/names/names.h"
 #include "core/objects/objects.h"
 #include "core/options/option_words.h"
@@ -213,6 +214,8 @@ void xr_prof_write_outputs(const struct xr_prof_run *run) {
               strerror(errno));
   close(fd);
   write_views(run, path);
+  if (xr_budget_write_culled)
+    xr_budget_write_culled(path); /* only when the budget ran */
   /* The name was reserved for the siblings only. */
   if (!(run->outputs & XR_PROF_OUT_XRAY))
     unlink(path);

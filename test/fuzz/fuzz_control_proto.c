@@ -6,7 +6,8 @@
  * - an accepted request came whole: at most 4096 bytes, one newline, at
  *   the end, printable ASCII, the xray/1 prefix, a known verb;
  * - its arguments are non-empty, inside the buffer, without newline, and
- *   its numbers are the decimal text of the arguments;
+ *   its numbers are the decimal text of the arguments, and a percent
+ *   (budget) is its argument's one spelling;
  * - writing the parsed request back gives the same bytes (nothing was
  *   dropped or invented). */
 #include "control/control_proto.h"
@@ -24,7 +25,19 @@ static const char *const wire[XR_CTL_VERB_COUNT] = {
     [XR_CTL_START] = "start",       [XR_CTL_STOP] = "stop",
     [XR_CTL_FLUSH] = "flush",       [XR_CTL_SNAPSHOT] = "snapshot",
     [XR_CTL_RECORD] = "record",     [XR_CTL_TOP] = "top",
+    [XR_CTL_BUDGET] = "budget",
 };
+
+/* thousandths of a percent written as the protocol spells a percent. */
+static void percent_text(uint32_t thousandths, char *out, size_t cap) {
+  uint32_t frac = thousandths % 1000;
+  int n = snprintf(out, cap, "%u", thousandths / 1000);
+  if (frac != 0) {
+    n += snprintf(out + n, cap - (size_t)n, ".%03u", frac);
+    while (out[n - 1] == '0')
+      out[--n] = '\0';
+  }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = malloc(size ? size : 1);
@@ -53,6 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       assert(strcmp(text, a) == 0);
     }
     n += snprintf(again + n, size + 1 - (size_t)n, " %s", a);
+  }
+  if (rq.verb == XR_CTL_BUDGET) {
+    char text[16];
+    assert(rq.argc == 1 && rq.thousandths <= 100000);
+    percent_text(rq.thousandths, text, sizeof text);
+    assert(strcmp(text, rq.argv[0]) == 0);
+  } else {
+    assert(rq.thousandths == 0);
   }
   n += snprintf(again + n, size + 1 - (size_t)n, "\n");
   assert((size_t)n == size && memcmp(again, data, size) == 0);

@@ -156,6 +156,7 @@ xr_cross_skip() {
   bench.*) echo "timings under emulation mean nothing" ;;
   stress.threads) echo "qemu-user's own memory per thread grows VmHWM past the bound this test checks" ;;
   fdr.snapshot_storm) echo "too slow under emulation for its time limit" ;;
+  budget.fork) echo "qemu-user cannot start a thread in a fork child whose parent runs another thread (its cpu_exec asserts)" ;;
   control.container) echo "its program starts from inside a new mount namespace whose /tmp hides the ELF the emulator's launcher script names" ;;
   package.install_find_package | package.pkg_config | package.demo) ;;
   package.*) echo "builds a consumer project with the host's CMake defaults: run in the native build" ;;

@@ -40,7 +40,7 @@ static const char usage_text[] =
     "                              also those in containers): PID PROGRAM MODE STATE\n"
     "                              [ns-pid=PID inside its PID namespace]\n"
     "  status PID                  the program's runtime version, mode, state,\n"
-    "                              objects, functions, requests, files\n"
+    "                              objects, functions, budget, requests, files\n"
     "  patch PID PATTERNS          patch the functions whose names match (';'-separated\n"
     "                              globs as in xray_patch=; '*' = all): prints how many\n"
     "  unpatch PID PATTERNS        unpatch them: prints how many\n"
@@ -56,6 +56,10 @@ static const char usage_text[] =
     "                              it was; prints the files; -o copies the trace to FILE\n"
     "                              and its .map to FILE.map (FILE.json: the Chrome\n"
     "                              trace JSON; FILE.pftrace: the Perfetto trace)\n"
+    "  budget PID PERCENT          keep the runtime's cost at or under PERCENT of the\n"
+    "                              program's CPU time (e.g. 2 or 0.5; 0: off) by\n"
+    "                              unpatching the costliest functions: prints the\n"
+    "                              budget's status\n"
     "  top PID [--interval S] [--batch] [--iterations N]\n"
     "                              the functions with the most local time over each\n"
     "                              interval (default 1 s), all threads; --batch prints\n"
@@ -99,6 +103,33 @@ static _Noreturn void usage(const char *why) {
     fprintf(stderr, "xrayctl: %s\n", why);
   fputs(usage_text, stderr);
   exit(EXIT_USAGE);
+}
+
+/* A percent as the user types it ("2", "2.0", "0.50", "007") in the
+ * protocol's one spelling ("2", "2", "0.5", "7"), or a usage error. */
+static const char *wire_percent(const char *given, char *out, size_t cap) {
+  size_t whole = strspn(given, "0123456789"), frac = 0;
+  if (given[whole] == '.')
+    frac = strspn(given + whole + 1, "0123456789");
+  size_t len = whole + (given[whole] == '.' ? 1 + frac : 0);
+  while (whole > 1 && given[0] == '0') {
+    given++;
+    whole--;
+    len--;
+  }
+  while (frac > 0 && given[whole + frac] == '0')
+    frac--;
+  char text[64];
+  uint32_t thousandths;
+  if (given[len] == '\0' && whole > 0 && len < sizeof text)
+    snprintf(text, sizeof text, "%.*s%s%.*s", (int)whole, given, frac ? "." : "", (int)frac,
+             given + whole + 1);
+  else
+    text[0] = '\0';
+  if (!xr_ctl_percent(text, &thousandths))
+    usage("PERCENT must be a number from 0 to 100 with at most 3 decimals (e.g. 2 or 0.5)");
+  snprintf(out, cap, "%s", text);
+  return out;
 }
 
 static long parse_pid(const char *s) {
@@ -766,7 +797,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   static const char *const with_pid[] = {"status", "patch", "unpatch", "start", "stop",
-                                         "flush", "snapshot", "record", "top"};
+                                         "flush", "snapshot", "record", "top", "budget"};
   bool known = false;
   for (size_t k = 0; k < sizeof with_pid / sizeof with_pid[0]; k++)
     known |= strcmp(cmd, with_pid[k]) == 0;
@@ -794,6 +825,13 @@ int main(int argc, char **argv) {
       usage("patch and unpatch take PID PATTERNS");
     check_text("patterns", args[0]);
     fputs(call(pid, "%s %s", cmd, args[0]), stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "budget") == 0) {
+    if (rest != 1)
+      usage("budget takes PID PERCENT");
+    char percent[16];
+    fputs(call(pid, "budget %s", wire_percent(args[0], percent, sizeof percent)), stdout);
     return 0;
   }
   if (strcmp(cmd, "start") == 0) {

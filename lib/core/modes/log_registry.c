@@ -28,6 +28,7 @@
 #include "core/modes/log_registry.h"
 #include "core/base/report.h"
 #include "core/dispatch/handlers.h"
+#include "core/modes/budget_hooks.h"
 #include "core/modes/mode_lifecycle.h"
 #include "core/options/options.h"
 #include "core/thread/fork_locks.h"
@@ -426,6 +427,8 @@ void xr_registry_exit_policy(bool in_exit_call) {
   if (__atomic_exchange_n(&ran_in, me, __ATOMIC_ACQ_REL) == me)
     return;
   __atomic_store_n(&policy_in_exit_call, in_exit_call, __ATOMIC_RELAXED);
+  if (xr_budget_at_exit) /* no culling while the modes write */
+    xr_budget_at_exit();
   unsigned budget_ms = XR_EXIT_WAIT_MS, told = 0;
   wait_for_other_threads(&budget_ms, &told);
   /* A host's first shared object may start the mode after the runtime's

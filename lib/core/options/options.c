@@ -557,6 +557,14 @@ static const struct xr_option flag_rows[] = {
     ROW(xray_control_dir, XR_OPT_STRING, sizeof xr_flags.xray_control_dir, "", 0, 0,
         "absolute directory of the control socket, private to the user (default: "
         "$XDG_RUNTIME_DIR/xray, else /tmp/xray-<uid>)"),
+    ROW(xray_budget, XR_OPT_STRING, sizeof xr_flags.xray_budget, "", 0, 0,
+        "keep the runtime's own cost at or under this percent of the program's CPU "
+        "time (e.g. 2 or 0.5; 0: off) by unpatching the functions that cost most "
+        "for what they show (docs/modes.md, \"Keeping the cost bounded\"); a bad "
+        "value leaves it off"),
+    ROW(xray_budget_keep, XR_OPT_STRING, sizeof xr_flags.xray_budget_keep, "", 0, 0,
+        "functions the budget never unpatches, by name (';'-separated globs, as in "
+        "xray_patch)"),
 };
 
 const struct xr_option_table xr_flags_table = {"XRAY_OPTIONS", flag_rows,

@@ -80,6 +80,8 @@ struct xr_flags {
   char xray_skip[4096];  /* ';'-separated globs: never patch these */
   bool xray_control;          /* lib/control: listen for xrayctl */
   char xray_control_dir[108]; /* its private directory ("" = defaults) */
+  char xray_budget[32];       /* lib/budget: percent of the program's CPU ("" = off) */
+  char xray_budget_keep[4096]; /* ';'-separated globs the budget never culls */
 };
 XR_HIDDEN extern struct xr_flags xr_flags;
 XR_HIDDEN extern const struct xr_option_table xr_flags_table;

@@ -12,6 +12,7 @@
 #include "core/start/start.h"
 
 #include "core/base/report.h"
+#include "core/modes/budget_hooks.h"
 #include "core/modes/log_registry.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
@@ -59,6 +60,8 @@ static void start(void) {
     hint_pid = getpid();
     atexit(say_if_nothing_was_patched);
   }
+  if (xr_budget_first_map) /* lib/budget: xray_budget starts it */
+    xr_budget_first_map();
 }
 
 /* start()'s once, by hand rather than pthread_once, for fork: in a child

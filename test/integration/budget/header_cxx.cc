@@ -1,0 +1,2 @@
+// header.c compiled as C++: <xray/xray_budget.h> in C++ programs.
+#include "header.c"
