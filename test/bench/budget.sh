@@ -21,8 +21,12 @@ Downloads Lua 5.4.4's source from Debian (checked against its sha256, kept
 in the work directory), builds it with every function instrumented, links
 it with our libxray.a and with compiler-rt's, and runs test/bench/budget.lua
 in fresh processes, the rows of one run interleaved (the order reversed
-every other run). Prints one table: each row's median wall time over the
-median wall time of the same binary unpatched at the same work.
+every other run). Prints each row's median wall (and CPU) time over that of
+the same binary unpatched at the same work; how the budget settles (its
+exit summary, the <log>.culled sidecar, one stamped run per mode at
+verbosity=2); and the profile comparison: the functions at 1 % or more of
+the run with every function patched, whether the budget keeps them traced
+and their inclusive times.
 
   --runs N           runs per row (default 5)
   --quick            one run, --rounds 100: a smoke test (figures noisy,
@@ -32,10 +36,10 @@ median wall time of the same binary unpatched at the same work.
                      on an Intel Xeon VM)
   --full-rounds N    rounds for the every-function-patched rows, ours and
                      compiler-rt's (default rounds/10: compiler-rt's basic
-                     mode runs about 50 times longer than unpatched)
+                     mode runs about 65 times longer than unpatched)
   --compare-runs N   runs of profiling with every function patched at
                      --rounds, for the profile comparison (default 3, at
-                     most --runs)
+                     most --runs; 0: no comparison)
   --budget PCT       the xray_budget value (default 2)
   --modes LIST       comma-separated: basic,fdr,profiling (default all)
   --no-crt           leave out compiler-rt's rows
@@ -43,7 +47,6 @@ median wall time of the same binary unpatched at the same work.
                      comparison (the every-function rows only)
   --lib PATH         our libxray.a (default: $XRAY_LIB, else built with
                      cmake into WORK/runtime)
-  --crt              also link compiler-rt (default when clang finds it)
   --tarball PATH     lua5.4_5.4.4.orig.tar.gz already downloaded (it is
                      checked and copied into the work directory)
   --work DIR         build directory, tarball cache, results (default
@@ -82,7 +85,6 @@ while [ $# -gt 0 ]; do
     --modes) IFS=, read -r -a MODES <<<"$2"; shift ;;
     --no-crt) CRT=0 ;;
     --no-budget) WITH_BUDGET=0 ;;
-    --crt) CRT=1 ;;
     --lib) LIB=$2; shift ;;
     --tarball) TARBALL=$2; shift ;;
     --work) WORK=$2; shift ;;
@@ -348,7 +350,7 @@ for m in "${MODES[@]}"; do
   print_row "ours.full.$m" "ours $(mode_name "$m"), every function" ours.unpatched.small
   [ $WITH_BUDGET = 0 ] || print_row "ours.budget.$m" "ours $(mode_name "$m"), xray_budget=$BUDGET" ours.unpatched.big
 done
-if [ $WITH_BUDGET = 1 ] && has_mode profiling; then
+if [ $WITH_BUDGET = 1 ] && [ "$COMPARE_RUNS" -gt 0 ] && has_mode profiling; then
   print_row ours.full.profiling.big "ours profiling, every function" ours.unpatched.big
 fi
 if [ $CRT = 1 ]; then
@@ -448,7 +450,7 @@ fi
 # cost the budget measured (the profiling timeline's median), over the
 # unpatched run's time; a function that alone costs more than the budget
 # cannot stay traced under it.
-if [ $WITH_BUDGET = 1 ] && has_mode profiling; then
+if [ $WITH_BUDGET = 1 ] && [ "$COMPARE_RUNS" -gt 0 ] && has_mode profiling; then
   full=("$RES"/ours.full.profiling.big.*.report.txt)
   budg=("$RES"/ours.budget.profiling.*.report.txt)
   culled=()
