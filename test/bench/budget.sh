@@ -374,14 +374,17 @@ culled_at() {
     !/^#/ && col && $col ~ /^[0-9.]+$/ { print $col }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { if (NR) printf "%.3f %.3f %.3f\n", v[1], v[int(0.9 * (NR - 1)) + 1], v[NR] }'
 }
-# timeline FILE -> "evaluations under_at over_after culls let_backs event_ns":
+# timeline FILE -> "evaluations under_at over_after mean_after culls let_backs
+# event_ns":
 # the stamped stderr of a run at verbosity=2, whose evaluation lines say
 # "budget: evaluation N: ..., event E ps, estimate A -> B per mille, C
 # culled, D let back" (A: the estimate as measured, before this
 # evaluation's culls). under_at: seconds from the start to the first
 # evaluation that measured the estimate at or under the budget;
 # over_after: evaluations after it that measured it over (a let-back that
-# did not fit, a new phase); event_ns: the median cost of an event.
+# did not fit, a new phase); mean_after: the estimates after it, each
+# weighed by the time since the evaluation before (the interval it
+# measured), in percent; event_ns: the median cost of an event.
 timeline() {
   awk -v budget="$BUDGET" '
     $1 == "start" { t0 = $2; next }
@@ -389,15 +392,18 @@ timeline() {
       split(substr($0, RSTART, RLENGTH), w, /[ ,]+/) # estimate A -> B per mille C culled D let back
       n++; before = w[2]; culls += w[7]; backs += w[9]
       if (match($0, /event [0-9]+ ps/)) { split(substr($0, RSTART, RLENGTH), e, " "); ev[n] = e[2] / 1000 }
-      if (under == "" && before <= 10 * budget) under = $1 - t0
-      else if (under != "" && before > 10 * budget) over++
+      if (under != "") { area += before * ($1 - last); if (before > 10 * budget) over++ }
+      else if (before <= 10 * budget) under = $1 - t0
+      last = $1
     }
     END {
       if (n == 0) { print "-"; exit }
       m = 0; for (i = 1; i <= n; i++) if (i in ev) s[++m] = ev[i]
       for (i = 2; i <= m; i++) { t = s[i]; for (j = i - 1; j >= 1 && s[j] > t; j--) s[j + 1] = s[j]; s[j + 1] = t }
       med = m ? (m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2) : 0
-      printf "%d %s %d %d %d %.1f\n", n, (under == "" ? "never" : sprintf("%.3f", under)), over, culls, backs, med
+      span = last - t0 - under
+      printf "%d %s %d %s %d %d %.1f\n", n, (under == "" ? "never" : sprintf("%.3f", under)), over, \
+        (under == "" || span <= 0 ? "-" : sprintf("%.2f", area / span / 10)), culls, backs, med
     }' "$1"
 }
 if [ $WITH_BUDGET = 1 ]; then
@@ -425,7 +431,7 @@ if [ $WITH_BUDGET = 1 ]; then
       "$(med "${cu[@]}")" "$(med "${co[@]}")" "$(med "${c1[@]}")" "$(med "${c9[@]}")" "$(med "${cn[@]}")" "${#tr_[@]} of $RUNS"
   done
   echo "From one more run per mode at verbosity=2 (untimed; its evaluation lines stamped as they came):"
-  printf '  %-10s %12s %18s %26s %8s %10s %9s\n' mode evaluations "under budget at s" "evaluations over it after" culls "let backs" "event ns"
+  printf '  %-10s %12s %18s %26s %16s %8s %10s %9s\n' mode evaluations "under budget at s" "evaluations over it after" "mean est. after" culls "let backs" "event ns"
   for m in "${MODES[@]}"; do
     f=$RES/ours.timeline.$m.1.stderr
     t=-
@@ -433,8 +439,8 @@ if [ $WITH_BUDGET = 1 ]; then
     if [ "$t" = - ]; then
       printf '  %-10s %12s\n' "$(mode_name "$m")" "no evaluation lines"
     else
-      read -r n under over culls backs ev <<<"$t"
-      printf '  %-10s %12s %18s %26s %8s %10s %9s\n' "$(mode_name "$m")" "$n" "$under" "$over" "$culls" "$backs" "$ev"
+      read -r n under over mean culls backs ev <<<"$t"
+      printf '  %-10s %12s %18s %26s %16s %8s %10s %9s\n' "$(mode_name "$m")" "$n" "$under" "$over" "$mean %" "$culls" "$backs" "$ev"
     fi
   done
 fi
