@@ -354,7 +354,11 @@ void xr_budget_at_exit(void) {
               "while it ran)", p, percent > 0 ? " %" : "");
     return;
   }
-  xr_budget_share_text(s.estimate, est, sizeof est);
+  /* the run's estimated cost (start-up included), not the last window's */
+  double share = percent > 0 && s.run_cpu_ns > s.run_cost_ns
+                     ? s.run_cost_ns / (s.run_cpu_ns - s.run_cost_ns)
+                     : s.estimate;
+  xr_budget_share_text(share, est, sizeof est);
   xr_report(XR_INFO, "budget %s%s: %s of %s functions traced, %s culled, est. cost %s %%",
             p, percent > 0 ? " %" : "", grouped(s.traced, traced),
             grouped(s.functions, functions), grouped(s.culled, culled), est);

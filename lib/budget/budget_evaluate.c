@@ -129,6 +129,25 @@ static int step(size_t id, struct xr_budget_slice *s, enum xr_cull_step what,
   return rc;
 }
 
+/* The functions the last evaluation let back, patched again just before
+ * this window: one that is still costly is culled again after 2 ms of it
+ * rather than a whole interval. */
+static bool let_back_due(void) {
+  size_t changed = 0;
+  for (size_t id = 0; id < XR_MAX_OBJECTS; id++) {
+    struct xr_budget_slice *s = &xr_budget_slices[id];
+    bool any = false;
+    for (size_t i = 0; i < s->count; i++) {
+      s->select[i] = s->notes[i].back_due;
+      any |= s->notes[i].back_due;
+      s->notes[i].back_due = false;
+    }
+    if (any)
+      step(id, s, XR_UNCULL, 0, &changed);
+  }
+  return changed > 0;
+}
+
 /* Step 2: the exits of the functions whose entries were culled last time. */
 static bool cull_due_exits(void) {
   size_t changed = 0;
@@ -300,6 +319,9 @@ static bool evaluate(const struct xr_budget_plan *plan, struct xr_budget_summary
   bool changed = xr_budget_table_sync();
   xr_budget_table_keep(plan->keep, plan->keep_version);
   changed |= cull_due_exits();
+  changed |= let_back_due();
+  uint64_t prev_end_cpu = last_end_cpu;
+  bool had_last = have_last;
   uint64_t start_wall = xr_budget_clock_ns(CLOCK_MONOTONIC);
   uint64_t start_cpu = xr_budget_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
   double cpu_ns_per_s = -1;
@@ -363,7 +385,14 @@ static bool evaluate(const struct xr_budget_plan *plan, struct xr_budget_summary
       nanosleep(&grace, NULL);
       cull_due_exits();
     }
-    changed |= apply(readmit_keys, res.readmitted, XR_UNCULL, cpu_ns_per_s, &retry) > 0;
+    for (size_t k = 0; k < res.readmitted; k++) /* before the next window */
+      xr_budget_slices[readmit_keys[k] >> 24].notes[readmit_keys[k] & 0xffffff].back_due = true;
+    changed |= res.readmitted > 0;
+    /* the run's cost so far: this interval's CPU time at the share found */
+    double interval_cpu = (double)(had_last ? last_end_cpu - prev_end_cpu : w.cpu_ns);
+    double share = res.share_before > 0 ? held(res.share_before) : 0;
+    sum->run_cost_ns += interval_cpu * share / (1 + share);
+    sum->run_cpu_ns += interval_cpu;
     xr_report(XR_DEBUG, "budget: evaluation %llu: %zu functions, CPU %llu ns/s, event "
               "%llu ps, estimate %llu -> %llu per mille, %zu culled, %zu let back",
               (unsigned long long)sum->evaluations, n, (unsigned long long)cpu_ns_per_s,

@@ -28,6 +28,9 @@ struct xr_budget_summary {
   uint64_t functions, traced, culled, kept;
   bool unmet;      /* the last measured one: the protected functions alone
                       cost more than the budget */
+  double run_cost_ns, run_cpu_ns; /* the runtime's estimated cost and the
+                      process's CPU time over the measured intervals: the
+                      run's share, which the exit line gives */
 };
 
 /* The largest estimate kept: the policy says +INFINITY when the measured

@@ -24,6 +24,7 @@ struct xr_budget_note {
   double share_at_cull;  /* its estimated cost then, a share of the CPU time */
   uint8_t state;         /* enum xr_budget_fn_state or XR_BUDGET_UNPATCHED */
   bool exits_due;        /* its entries were culled: its exits go next */
+  bool back_due;         /* the policy lets it back: just before the next window */
   bool keep;             /* its name matches the keep patterns */
 };
 
