@@ -261,6 +261,12 @@ int main(int argc, char **argv) {
     print_status("on");
     if (__xray_budget_set(0) != XRAY_BUDGET_OK)
       return 2;
+    /* joined when the call returns; its task may linger in /proc/self/task
+     * a moment after (the kernel clears the tid the join waits for before it
+     * reaps the task; under qemu-user, longer): wait for it to go */
+    double joined = seconds();
+    while (budget_threads() != 0 && seconds() - joined < 10)
+      usleep(1000);
     print_status("off");
     /* more calls than before the cull: a profile holding at least this
      * many saw hot_tiny patched again */
