@@ -128,7 +128,8 @@ struct xr_fdr_buffer *xr_fdr_queue_acquire_for(struct xr_fdr_queue *q,
                                             __ATOMIC_RELAXED)) {
         }
       }
-      best->extents = 0;
+      /* atomic: a snapshot may read it meanwhile (fdr_snapshot.c) */
+      __atomic_store_n(&best->extents, 0, __ATOMIC_RELAXED);
       return best;
     }
   }

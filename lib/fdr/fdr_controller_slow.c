@@ -128,7 +128,7 @@ void xr_fdr_prepare_slow(void *arg) {
     goto idle;
   }
   if (t->buffer) {
-    t->buffer->extents = (uint64_t)(cur - t->begin);
+    __atomic_store_n(&t->buffer->extents, (uint64_t)(cur - t->begin), __ATOMIC_RELAXED);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
     t->buffer = NULL;
     cur = t->end = NULL;
@@ -152,7 +152,7 @@ void xr_fdr_prepare_slow(void *arg) {
   xr_fdr_set_run_start(w, p); /* before the state: see fdr_snapshot.c */
   t->cpu = cpu;
   t->last_tsc = a->tsc;
-  b->extents = (uint64_t)(p - b->data);
+  __atomic_store_n(&b->extents, (uint64_t)(p - b->data), __ATOMIC_RELAXED);
   __atomic_store_n(&w->state, (uintptr_t)p | XR_FDR_BUSY, __ATOMIC_RELAXED);
   a->ok = true;
   return;
@@ -175,7 +175,7 @@ void xr_fdr_thread_exit(void) {
   uint8_t *cur = xr_fdr_state_cursor(__atomic_load_n(&w->state, __ATOMIC_RELAXED));
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (t->buffer && t->epoch == load_epoch()) {
-    t->buffer->extents = (uint64_t)(cur - t->begin);
+    __atomic_store_n(&t->buffer->extents, (uint64_t)(cur - t->begin), __ATOMIC_RELAXED);
     xr_fdr_queue_release(&xr_fdr_queue, t->buffer);
   }
   /* Otherwise the buffer stays held: finalize has closed the epoch, and
