@@ -15,10 +15,10 @@
 #define NEVER __attribute__((xray_never_instrument))
 #define FN __attribute__((noinline, xray_always_instrument))
 enum { WORKERS = 8 };
-static volatile int sink;
+static volatile int sink; /* volatile: the calls stay, every store kept */
 static int halfway, worker_calls;
 
-FN void inner(int x) { sink = x; }
+FN void inner(int x) { __atomic_store_n(&sink, x, __ATOMIC_RELAXED); } /* every worker stores */
 FN void middle(int x) { inner(x + 1); }
 FN void outer(int x) { middle(x + 1); }
 FN void slow(void) {
