@@ -5,6 +5,7 @@
 #define XR_EXPORT_TRACE_EVENT_H
 
 #include "core/base/common.h"
+#include "core/modes/arg_values.h"
 
 enum xr_tev_kind {
   XR_TEV_ENTER,
@@ -26,6 +27,11 @@ struct xr_tev {
   bool unwound;         /* an exit the mode wrote while unwinding: the
                            call's own exit was skipped (longjmp, throw) */
   uint64_t arg;         /* the argument; XR_TEV_DROPPED: the count */
+  /* Values argument capture took (core/modes/arg_values.h), NULL when
+   * none: an entry's arguments, an exit's return value. Valid for the
+   * call of `event` only (a writer copies what it keeps). When set on an
+   * entry, has_arg is false: the values say it all. */
+  const struct xr_arg_call *call;
   uint64_t tsc;         /* timestamp in ticks of the log's frequency */
   uint16_t event_type;  /* typed events */
   const void *data;     /* custom and typed events: payload */

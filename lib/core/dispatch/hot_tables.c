@@ -12,3 +12,4 @@ void *volatile xr_handler_lean[XR_SLOT_COUNT];
 void *volatile xr_dense_handlers[2];
 void *volatile xr_dense_handlers_no_sp[2];
 uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
+xr_args_hook_fn volatile xr_args_hook;

@@ -26,4 +26,28 @@ XR_HIDDEN extern void *volatile xr_dense_handlers_no_sp[2];
  * (core/objects/objects.c), read without its lock by dense_ids_lean.c. */
 XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
 
+/* Argument capture (lib/args). The sleds of a function with a SPEC call
+ * the port's argument trampolines instead of the usual ones
+ * (arch/arch.h, xr_args_entry_trampoline and xr_args_exit_trampoline):
+ * they keep every register the full paths keep, store the registers that
+ * hold arguments (entry) or results (exit) here, and call xr_args_hook
+ * with them, when it is set (set once by lib/args, never cleared: a
+ * thread may be on its way to it).
+ *   entry (type XR_T_ENTRY, from an entry or log-args sled): gpr[0..7] the
+ *     integer argument registers in ABI order (x86-64: rdi rsi rdx rcx r8
+ *     r9, gpr[6..7] 0; AArch64: x0-x7), fpr[0..7] the low 64 bits of the
+ *     vector argument registers (xmm0-7; v0-v7);
+ *   exit (type XR_T_EXIT): gpr[0..1] rax rdx (x0 x1), fpr[0..1] the low 64
+ *     bits of xmm0 xmm1 (v0 v1), the rest 0;
+ *   sp: the sled's stack pointer (handlers.h, "The sled's stack pointer").
+ * The id is the sled's packed id. The hook runs as a full handler does:
+ * it may use any register, vector and x87 ones included. */
+struct xr_arg_regs {
+  uint64_t gpr[8];
+  uint64_t fpr[8];
+  uintptr_t sp;
+};
+typedef void (*xr_args_hook_fn)(int32_t packed_id, int type, const struct xr_arg_regs *r);
+XR_HIDDEN extern xr_args_hook_fn volatile xr_args_hook;
+
 #endif

@@ -478,6 +478,17 @@ int xr_patch_cull(int32_t object, const uint8_t *selected, enum xr_cull_step ste
   return s;
 }
 
+/* ---- argument capture's door ---------------------------------------------- */
+/* Interface only for now: the argument trampolines' patching replaces it. */
+int xr_patch_set_args(int32_t object, const uint8_t *want, size_t count) {
+  (void)object;
+  (void)want;
+  (void)count;
+  return FAILED;
+}
+
+void xr_patch_args_provider(xr_patch_args_fill_fn fill) { (void)fill; }
+
 /* ---- registration's subscriber ----------------------------------------------- */
 /* patch_premain reaches objects loaded later, narrowed by xray_patch /
  * xray_skip like the executable (lock held). */

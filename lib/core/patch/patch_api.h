@@ -66,6 +66,32 @@ enum xr_cull_step {
 XR_HIDDEN int xr_patch_cull(int32_t object, const uint8_t *selected, enum xr_cull_step step,
                             size_t *changed);
 
+/* ---- argument capture's door (lib/args) ------------------------------------ */
+/* What a function's sleds call besides the usual trampolines: XR_ARGS_AT_ENTRY
+ * sends its entry and log-args sleds to the port's argument entry trampoline,
+ * XR_ARGS_AT_EXIT its exit sleds to the return-value trampoline
+ * (core/dispatch/hot_tables.h, struct xr_arg_regs). Tail exits keep theirs. */
+enum { XR_ARGS_AT_ENTRY = 1, XR_ARGS_AT_EXIT = 2 };
+
+/* Sets object's want[id - 1] (XR_ARGS_AT_* bits of function id; count
+ * bytes, at most its function count; NULL or 0: none), kept as a copy that
+ * every later patching of the object follows. The sleds patched now whose
+ * target changes are rewritten at once, live (docs/core.md, "Argument
+ * trampolines"). Returns an XRayPatchingStatus: SUCCESS, ONGOING (a
+ * patching call runs: nothing done, try again), FAILED (reported). Takes
+ * the registry lock. */
+XR_HIDDEN int xr_patch_set_args(int32_t object, const uint8_t *want, size_t count);
+
+/* lib/args gives this once, before its first xr_patch_set_args: for an
+ * object that registers, fill(o, want, count) sets want[0 .. count) (zeroed
+ * first; count = its function count) to XR_ARGS_AT_* bits. Called with the
+ * registry lock held, before the object is first patched, so it may use
+ * the names room as the option selection does, and nothing that takes the
+ * lock. */
+struct xr_object;
+typedef void (*xr_patch_args_fill_fn)(const struct xr_object *o, uint8_t *want, size_t count);
+XR_HIDDEN void xr_patch_args_provider(xr_patch_args_fill_fn fill);
+
 /* Registration's subscriber (init.c subscribes it): patch_premain for
  * objects registered later, their patch state freed when they go; the busy
  * flag in a fork child. */
