@@ -252,12 +252,12 @@ static uint64_t call_arguments(struct ctl_in *in, uint64_t off, uint64_t limit,
        first = false, off += XR_FDR_META_SIZE) {
     struct xr_arg_value v;
     bool ours = xr_fdr_call_value_read(p, &v);
+    if (first)
+      c->count = c->strings = 0;
     if (first && !ours) {
       e->has_arg = true;
       e->arg = v.bits;
     } else if (ours && !e->has_arg && c->count < XR_ARGS_MAX) {
-      if (first)
-        c->count = c->strings = 0;
       c->strings += v.format == XR_ARGF_S;
       c->v[c->count++] = v;
       e->call = c;
