@@ -541,13 +541,18 @@ static void values_are_never_erased(void **s) {
   sink->exit(3, &no_values, 900);
   sink->entry(4, &no_values, 900); /* a return value: kept */
   sink->exit(4, &r, 900);
+  struct xr_arg_call small = {0};
+  add(&small, XR_ARG_WHAT(XR_ARG_KIND_INT, 2), XR_ARGF_D, 3, 0, NULL);
+  sink->entry(5, &small, 900); /* a value, then at once the plain exit: kept */
+  xr_fdr_handle_arg0(5, EXIT, 900);
   xr_fdr_handle_arg0(1, EXIT, 1000);
   xr_fdr_handle_arg0(9, EXIT, 2000);
   sink->entry(10, &no_values, 900); /* erased again after them */
   sink->exit(10, &no_values, 900);
   stop();
   assert_string_equal(records(5), "E9 A1 V11.2=ffffffffffffffff E4 X4 "
-                                  "S[30.1.0.0=8000000000000000''] X1 X9");
+                                  "S[30.1.0.0=8000000000000000''] A5 V12.1=3 X5 "
+                                  "X1 X9");
   assert_int_equal(xr_fdr_writers_erased(), 3);
 }
 
