@@ -158,15 +158,16 @@ static void fdr_values(void **state) {
   xr_fdr_call_argument(room(16), 0xabc);
   fn(XR_FDR_FN_EXIT, 4, 1);
   fdr_end();
-  static const char *const want[] = {
-      "enter 2 1005 [11.1.0=8000000000000000'' 12.5.0=1234'hi' 13.5.2=dead'' "
-      "21.7.0=80000000'']",
-      "enter 3 1006", "exit 3 1007", "exit 2 1008 [30.6.0=7ff8dead0000beef'']",
-      "enter 4 1010 arg=abc", "exit 4 1011"};
+#define ENTER_2 "enter 2 1005 [11.1.0=8000000000000000'' 12.5.0=1234'hi' 13.5.2=dead'' " \
+                "21.7.0=80000000'']"
+#define EXIT_2 "exit 2 1008 [30.6.0=7ff8dead0000beef'']"
+  static const char *const want[] = {ENTER_2,        "enter 3 1006", "exit 3 1007",
+                                     EXIT_2,         "enter 4 1010 arg=abc",
+                                     "exit 4 1011"};
   read_file(false);
   expect(want, 6);
   read_file(true); /* plain records in runs: enter 3, exit 3, exit 4 */
-  static const char *const by_runs[] = {want[0], want[3], want[4]};
+  static const char *const by_runs[] = {ENTER_2, EXIT_2, "enter 4 1010 arg=abc"};
   expect(by_runs, 3);
   assert_int_equal(nruns, 3);
 }
