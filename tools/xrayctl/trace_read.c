@@ -280,9 +280,11 @@ static uint64_t args_event_after(struct fdr *f, uint64_t off, uint64_t limit, ui
   int32_t size = (int32_t)get32(p + 1);
   int32_t delta = (int32_t)get32(p + 5);
   const uint8_t *d;
+  /* the tag first: another event may be larger than this reads at once */
   if (size <= XR_ARGS_EVENT_TAG_LEN || (uint64_t)size > limit - off - XR_FDR_META_SIZE ||
-      (d = need(in, off + XR_FDR_META_SIZE, (size_t)size)) == NULL ||
-      !xr_fdr_is_args_event(d, (size_t)size))
+      (d = need(in, off + XR_FDR_META_SIZE, XR_ARGS_EVENT_TAG_LEN + 1)) == NULL ||
+      !xr_fdr_is_args_event(d, XR_ARGS_EVENT_TAG_LEN + 1) ||
+      (d = need(in, off + XR_FDR_META_SIZE, (size_t)size)) == NULL)
     return off;
   if (e->kind == XR_TEV_ENTER) {
     xr_fdr_args_add_strings(c, d, (size_t)size);
