@@ -8,7 +8,9 @@ XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl} # cross.sh: under the 
 [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
 CHECK=(python3 "$TEST_SRC_DIR/check_args.py")
 xr_cc args_prog "$TEST_SRC_DIR/args_prog.c" -lm
+# shellcheck disable=SC2034  # used by the scripts that source this file
 SPEC=$("${CHECK[@]}" spec "$XRAY_TEST_ARCH")
+# shellcheck disable=SC2034  # used by the scripts that source this file
 PROG_FILE=$(xr_program_file args_prog)
 
 # log_of PREFIX: the one binary log matching PREFIX* (not .json/.pftrace/.map)
