@@ -36,57 +36,45 @@ static inline bool xr_fdr_call_value_read(const uint8_t *p, struct xr_arg_value 
   return p[9] != 0 || p[10] != 0;
 }
 
-/* Whether a custom event's payload is an "xray-args" event (by its tag):
- * the runtime's, consumed by the readers, never shown as a custom event. */
+/* Whether a custom event's payload is an "xray-args" event (its tag, then
+ * the end or a space): the runtime's, consumed by the readers, never shown
+ * as a custom event. */
 static inline bool xr_fdr_is_args_event(const uint8_t *data, size_t size) {
-  if (size <= XR_ARGS_EVENT_TAG_LEN)
+  if (size < XR_ARGS_EVENT_TAG_LEN)
     return false;
   for (size_t i = 0; i < XR_ARGS_EVENT_TAG_LEN; i++)
     if (data[i] != (uint8_t)XR_ARGS_EVENT_TAG[i])
       return false;
-  return true;
+  return size == XR_ARGS_EVENT_TAG_LEN || data[XR_ARGS_EVENT_TAG_LEN] == ' ';
 }
 
 /* An entry's event: its values are the entry's string values in order
  * (xr_args_event_encode of the /s values). Gives the k-th string value of
  * c (as the CallArguments left it: bits, what, format) the status and text
  * of the event's k-th value, when their `what` agree. False, c unchanged,
- * when data is not a well-formed xray-args event. */
+ * when data is not a well-formed xray-args event. About 1 KiB of stack. */
 static inline bool xr_fdr_args_add_strings(struct xr_arg_call *c, const uint8_t *data,
                                            size_t size) {
-  if (!xr_fdr_is_args_event(data, size))
-    return false;
-  size_t n = data[XR_ARGS_EVENT_TAG_LEN], at = XR_ARGS_EVENT_TAG_LEN + 1;
-  size_t scan = at;
-  for (size_t i = 0; i < n; i++) {
-    if (size - scan < XR_ARGS_EVENT_VALUE_HEAD)
-      return false;
-    size_t len = data[scan + 3];
-    scan += XR_ARGS_EVENT_VALUE_HEAD;
-    if (len > XR_ARG_STRING_MAX || size - scan < len)
-      return false;
-    scan += len;
-  }
-  if (scan != size)
+  struct xr_arg_call e;
+  e.count = e.strings = 0;
+  if (!xr_args_event_decode(data, size, &e))
     return false;
   size_t used = 0, j = 0;
-  for (size_t i = 0; i < n; i++) {
-    const uint8_t *e = data + at;
-    size_t len = e[3];
-    at += XR_ARGS_EVENT_VALUE_HEAD + len;
+  for (size_t i = 0; i < e.count; i++) {
+    const struct xr_arg_value *ev = &e.v[i];
     while (j < c->count && c->v[j].format != XR_ARGF_S)
       j++;
     if (j == c->count)
       break;
     struct xr_arg_value *v = &c->v[j++];
-    if (e[0] != v->what || used + len > sizeof c->text)
+    if (ev->what != v->what || ev->format != XR_ARGF_S || used + ev->len > sizeof c->text)
       continue;
-    v->status = e[2];
-    v->len = (uint8_t)len;
+    v->status = ev->status;
+    v->len = ev->len;
     v->text = (uint16_t)used;
-    for (size_t k = 0; k < len; k++)
-      c->text[used + k] = (char)e[XR_ARGS_EVENT_VALUE_HEAD + k];
-    used += len;
+    for (size_t k = 0; k < ev->len; k++)
+      c->text[used + k] = e.text[ev->text + k];
+    used += ev->len;
   }
   return true;
 }

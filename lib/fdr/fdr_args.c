@@ -12,11 +12,9 @@
 #include "fdr/fdr_slow_call.h"
 #include "fdr/fdr_state.h"
 
-/* The largest event: every string value at its longest. */
-enum {
-  EVENT_MAX = XR_ARGS_EVENT_TAG_LEN + 1 + XR_ARG_STRINGS_MAX *
-                                            (XR_ARGS_EVENT_VALUE_HEAD + XR_ARG_STRING_MAX)
-};
+/* Room for any event (xr_args_event_encode asks for the most a value may
+ * take, whatever it takes). */
+enum { EVENT_MAX = XR_ARGS_EVENT_MAX };
 
 /* The dense id of a packed one (core/dispatch/function_ids.h), -1 for an
  * object without an id base: FDR does not trace it. */

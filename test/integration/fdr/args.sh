@@ -34,19 +34,17 @@ values_of() {
   by_thread <"$1.got"
 }
 # yaml_args FILE: "T<tid> function args..." of each enter-with-argument
-# record, as llvm-xray convert shows them (args in hex), by thread. The
-# custom events are left out before the YAML is parsed: llvm-xray writes
-# their bytes as they are, not always valid UTF-8.
+# record, as llvm-xray convert shows them (args in hex), by thread; the
+# YAML in FILE.yaml
 yaml_args() {
-  "$LLVM_XRAY" convert -output-format=yaml -instr_map=./args --symbolize "$1" |
-    python3 -c '
+  "$LLVM_XRAY" convert -output-format=yaml -instr_map=./args --symbolize "$1" >"$1.yaml" ||
+    fail "llvm-xray convert $1"
+  python3 -c '
 import sys, yaml
-text = sys.stdin.buffer.read().decode("utf-8", "replace")
-doc = yaml.safe_load("\n".join(l for l in text.splitlines() if "kind: custom-event" not in l))
-for r in doc["records"]:
+for r in yaml.safe_load(open(sys.argv[1]))["records"]:
     if r["kind"] == "function-enter-arg":
-        print("T%d %s %s" % (r["thread"], r["function"], " ".join("%x" % a for a in r["args"])))' |
-    by_thread
+        print("T%d %s %s" % (r["thread"], r["function"], " ".join("%x" % a for a in r["args"])))' \
+    "$1.yaml" | by_thread
 }
 ids=$("$LLVM_XRAY" extract --symbolize args)
 id_of() { awk -v f="$1" '$0 ~ "function-name: " f "[, ]" { match($0, /id: *[0-9]+/); print substr($0, RSTART + 4, RLENGTH - 4) + 0; exit }' <<<"$ids"; }
@@ -78,6 +76,9 @@ diff -u values.expect values.file >&2 || fail "values: the log's values differ"
 yaml_args values.xray >values.yaml_args
 expect_args values >values.want_args
 diff -u values.want_args values.yaml_args >&2 || fail "values: llvm-xray's args differ"
+# the events are printable: convert shows a return value's whole
+grep -q "function: target_strings, .*kind: custom-event, .*data: 'xray-args retval/s=0000000000008000:ok:726574'" \
+  values.xray.yaml || fail "values: llvm-xray does not show target_strings' return value"
 expect_eq "values: llvm-xray account reads it" "inner:100 leaf:100 outer:100 target_ints:100 target_one:100 target_plain:100 target_strings:100" \
   "$("$LLVM_XRAY" account -m ./args -format=csv values.xray | awk -F, 'NR > 1 { gsub(/"/, "", $NF); print $NF ":" $2 }' | sort | paste -sd' ' -)"
 snap=$(sed -n 's/^snapshot //p' values.out)
@@ -104,7 +105,7 @@ values_of threshold "$f" >threshold.file
 diff -u threshold.expect threshold.file >&2 || fail "threshold: the log's values differ"
 python3 "$TEST_SRC_DIR/fdr_frame_check.py" "$f" >/dev/null || fail "threshold: framing"
 
-# 4096-byte buffers, nested calls of 16 values with 8 strings (898 bytes
+# 4096-byte buffers, nested calls of 16 values with 8 strings (1545 bytes
 # an entry at most): the ring keeps the last buffers, each call's records
 # whole, in order; an exit whose entry the ring took is dropped with its
 # value. On one CPU the buffers' layout depends only on the number of

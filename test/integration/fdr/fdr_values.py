@@ -10,7 +10,8 @@ records in order:
 
 An entry's values are its CallArguments (what at byte 9, format at byte
 10), a string's status and text from the "xray-args" custom event right
-after them; an exit's value is the "xray-args" event right after it.
+after them (printable text: " NAME/FMT=BITS[:STATUS:TEXT]" per value); an
+exit's value is the "xray-args" event right after it.
 Fails (exit 1) on a CallArgument that is not after an entry of kind 3 or
 another CallArgument, on an entry's event that does not match its string
 values, or on an "xray-args" event after anything else.
@@ -28,20 +29,33 @@ class Bad(Exception):
     pass
 
 
+NAMES = {"retval": 0x30}
+NAMES.update({"arg%d" % n: 0x10 | n for n in range(1, 9)})
+NAMES.update({"fparg%d" % n: 0x20 | n for n in range(1, 9)})
+FORMATS = {"d": 1, "u": 2, "x": 3, "p": 4, "s": 5, "f": 6, "f32": 7}
+STATUSES = {"ok": 0, "null": 1, "unreadable": 2, "cut": 3, "partial": 4}
+
+
 def event_values(data):
-    """The values of an xray-args payload: (what, format, status, bits, text)."""
-    n, at, out = data[len(TAG)], len(TAG) + 1, []
-    for _ in range(n):
-        what, fmt, status, length = data[at:at + 4]
-        bits = struct.unpack_from("<Q", data, at + 4)[0]
-        text = data[at + 12:at + 12 + length]
-        if len(text) != length:
-            raise Bad("xray-args event cut short")
-        out.append((what, fmt, status, bits, text))
-        at += 12 + length
-    if at != len(data):
-        raise Bad("xray-args event with %d bytes left over" % (len(data) - at))
-    return out
+    """The values of an xray-args payload, printable text: " NAME/FMT=BITS"
+    per value, and for a string ":STATUS:TEXT" (hex):
+    (what, format, status, bits, text)."""
+    try:
+        items = data.decode("ascii").split(" ")
+        assert items[0] == "xray-args"
+        out = []
+        for item in items[1:]:
+            head, rest = item.split("=")
+            name, fmt = head.split("/")
+            status, text = 0, b""
+            if fmt == "s":
+                rest, status, hextext = rest.split(":")
+                status, text = STATUSES[status], bytes.fromhex(hextext)
+            assert len(rest) == 16
+            out.append((NAMES[name], FORMATS[fmt], status, int(rest, 16), text))
+        return out
+    except (UnicodeDecodeError, AssertionError, KeyError, ValueError) as e:
+        raise Bad("xray-args event not well formed: %r (%s)" % (data[:80], e))
 
 
 def show(values):
@@ -84,7 +98,7 @@ def records(data, off, end, version, tid, lines):
         if kind in (CUSTOM, TYPED):
             size += struct.unpack_from("<i", data, off + 1)[0]
         payload = data[off + 16:off + size]
-        if kind == CUSTOM and payload.startswith(TAG) and len(payload) > len(TAG):
+        if kind == CUSTOM and payload.startswith(TAG) and payload[len(TAG):len(TAG) + 1] in (b"", b" "):
             if pending is None:
                 raise Bad("xray-args event after no record of its own at offset %d" % off)
             rkind, fid, values = pending

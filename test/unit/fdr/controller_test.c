@@ -556,8 +556,8 @@ static void values_are_never_erased(void **s) {
   assert_int_equal(xr_fdr_writers_erased(), 3);
 }
 
-/* A call's records and its event are reserved whole: 1024-byte buffers
- * hold one entry of 16 values with 8 strings of 64 bytes (898 bytes) and
+/* A call's records and its event are reserved whole: 2048-byte buffers
+ * hold one entry of 16 values with 8 strings of 64 bytes (1545 bytes) and
  * its exit each, never part of one; the ring keeps the last 3 calls of 5.
  * In 512-byte buffers such an entry never fits: it is dropped and counted,
  * and its exit, whose call is not open, is not written. */
@@ -569,7 +569,7 @@ static void calls_never_split_across_buffers(void **s) {
   for (uint8_t i = 0; i < 16; i++)
     add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, i % 8 + 1), i < 8 ? XR_ARGF_S : XR_ARGF_X,
         0x100 + i, i < 8 ? XR_ARGS_CUT : 0, i < 8 ? sixty_four : NULL);
-  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=1024 buffer_max=3");
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=2048 buffer_max=3");
   for (int i = 0; i < 5; i++) {
     xr_args_sink_get()->entry(1, &c, 1000);
     xr_fdr_handle_arg0(1, EXIT, 1000);
