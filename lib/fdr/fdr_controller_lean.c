@@ -636,9 +636,12 @@ void xr_fdr_handle_typed(uint16_t type, const void *data, size_t size) {
  * `event` (event_size bytes; 0: none) at the same time. Never erased at a
  * threshold: run_start moves past them, so an exit after them finds no
  * entry to rewind to, and an exit with its value is written whatever the
- * call lasted (the values are what was asked for). */
-void xr_fdr_handle_values(int32_t id, bool exit, const struct xr_arg_value *v, size_t n,
-                          const void *event, size_t event_size, uintptr_t sp) {
+ * call lasted (the values are what was asked for). In a section of its
+ * own, so that the handlers above keep their layout in .text (clang puts
+ * external functions before this file's static ones). */
+__attribute__((section(".text.xr_fdr_values"))) void
+xr_fdr_handle_values(int32_t id, bool exit, const struct xr_arg_value *v, size_t n,
+                     const void *event, size_t event_size, uintptr_t sp) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
   struct xr_fdr_thread *t = &xr_fdr_thread;
