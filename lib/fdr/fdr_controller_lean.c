@@ -644,6 +644,7 @@ xr_fdr_handle_values(int32_t id, bool exit, const struct xr_arg_value *v, size_t
                      const void *event, size_t event_size, uintptr_t sp) {
   if (XR_UNLIKELY(!enter_guard()))
     return;
+  XR_TEST_POINT(xr_fdr_test_full_head, ());
   struct xr_fdr_thread *t = &xr_fdr_thread;
   uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
   /* room for a NewCPUId or TSCWrap, the record, its values and the event */
