@@ -17,11 +17,23 @@
 #include "core/modes/args_sink.h"
 #include "xray/xray_interface.h"
 
+/* Sets the thread up for recording generation `epoch` (the lean
+ * handlers' prepare_slow, without the vector save: the caller saved
+ * everything). */
+static XR_NOINLINE bool prepare(struct xr_basic_thread *t, uint32_t epoch) {
+  if ((epoch & 1) || t->exited)
+    return false; /* stopped, or this thread already said goodbye */
+  struct xr_basic_prepare p = {t, epoch, false};
+  xr_basic_prepare_slow(&p);
+  return p.ok;
+}
+
 static void on_entry(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (!xr_basic_event_begin(t))
     return;
-  if (xr_basic_event_recording(t)) {
+  uint32_t epoch = xr_basic_epoch_now();
+  if (XR_LIKELY(epoch == t->epoch) || prepare(t, epoch)) {
     uint64_t tsc = xr_now();
     uint8_t cpu = (uint8_t)xr_cpu_id();
     if (sp == 0) /* a caller without it: what the rules assume */
@@ -35,7 +47,8 @@ static void on_exit(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (!xr_basic_event_begin(t))
     return;
-  if (xr_basic_event_recording(t)) {
+  uint32_t epoch = xr_basic_epoch_now();
+  if (XR_LIKELY(epoch == t->epoch) || prepare(t, epoch)) {
     uint64_t tsc = xr_now();
     uint8_t cpu = (uint8_t)xr_cpu_id();
     if (sp == 0)

@@ -11,20 +11,10 @@
 #ifndef XR_BASIC_GUARD_H
 #define XR_BASIC_GUARD_H
 
-#include "basic/basic_log_lean.h" /* xr_basic_prepare_slow */
 #include "basic/basic_thread.h"
 #include "basic/basic_writer.h" /* xr_basic_epoch */
 #include "core/base/common.h"
 #include "core/thread/thread.h"
-
-static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
-                                     uint32_t epoch) {
-  if ((epoch & 1) || t->exited)
-    return false; /* stopped, or this thread already said goodbye */
-  struct xr_basic_prepare p = {t, epoch, false};
-  xr_call_preserving_vectors(xr_basic_prepare_slow, &p);
-  return p.ok;
-}
 
 /* An event begins on t: false when the thread is inside a handler already
  * (a signal handler inside ours, say): the event is dropped and counted,
@@ -45,12 +35,12 @@ static XR_ALWAYS_INLINE bool xr_basic_event_begin(struct xr_basic_thread *t) {
   return true;
 }
 
-/* Between begin and end: whether t records now (set up for this
- * generation, or set up here). */
-static XR_ALWAYS_INLINE bool xr_basic_event_recording(struct xr_basic_thread *t) {
-  /* Acquire pairs with init's store: the options it wrote are visible. */
-  uint32_t epoch = __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
-  return XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch);
+/* Between begin and end: the recording generation now. The thread
+ * records when it equals t->epoch, or once its caller's prepare path set
+ * it up for it (not for an odd, stopped one). Acquire pairs with init's
+ * store: the options it wrote are visible. */
+static XR_ALWAYS_INLINE uint32_t xr_basic_epoch_now(void) {
+  return __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
 }
 
 static XR_ALWAYS_INLINE void xr_basic_event_end(struct xr_basic_thread *t) {

@@ -30,12 +30,11 @@
  *    recording did: it is dropped (counted); of the calls on the stack it
  *    closes only those below it (the rule above). */
 #include "core/base/lean.h"
+#include "basic/basic_guard.h" /* the guard around every event */
 #include "basic/basic_log_lean.h"
 #include "basic/basic_records.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
 #include "basic/basic_thread.h"
-/* After basic_stack.h: gcc then lays the functions out as before. */
-#include "basic/basic_guard.h" /* the guard around every event */
 #include "core/clock/clock.h"
 #include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
@@ -58,6 +57,15 @@ void xr_basic_spill_lean(struct xr_basic_thread *t) {
   xr_call_preserving_vectors(xr_basic_spill_slow, t);
 }
 
+static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
+                                     uint32_t epoch) {
+  if ((epoch & 1) || t->exited)
+    return false; /* stopped, or this thread already said goodbye */
+  struct xr_basic_prepare p = {t, epoch, false};
+  xr_call_preserving_vectors(xr_basic_prepare_slow, &p);
+  return p.ok;
+}
+
 /* One event: the guard around it (basic_guard.h), then the thread's
  * shadow stack and buffer. */
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg, uintptr_t sp,
@@ -65,7 +73,8 @@ static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg, ui
   struct xr_basic_thread *t = &xr_basic_tls;
   if (!xr_basic_event_begin(t))
     return;
-  if (xr_basic_event_recording(t)) {
+  uint32_t epoch = xr_basic_epoch_now();
+  if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
     bool exit = type == XR_BASIC_EXIT || type == XR_BASIC_TAIL;
