@@ -29,7 +29,7 @@ XRAY void compute(void) { __asm__ volatile(""); }
 /* Erased by a duration threshold: nothing follows its entry. */
 XRAY void tiny(void) { __asm__ volatile(""); }
 
-static int32_t id_of(void (*fn)(void)) {
+NOXRAY static int32_t id_of(void (*fn)(void)) {
   for (size_t id = 1; id <= __xray_max_function_id(); id++)
     if (__xray_function_address((int32_t)id) == (uintptr_t)fn)
       return (int32_t)id;
@@ -44,7 +44,7 @@ struct call {
   uint16_t text_end;
 };
 
-static void add(struct call *k, uint8_t what, uint8_t format, uint64_t bits, uint8_t status,
+NOXRAY static void add(struct call *k, uint8_t what, uint8_t format, uint64_t bits, uint8_t status,
                 const char *text, size_t len) {
   struct xr_arg_value *v = &k->c.v[k->c.count++];
   *v = (struct xr_arg_value){bits, what, format, status, (uint8_t)len, k->text_end};
@@ -53,7 +53,7 @@ static void add(struct call *k, uint8_t what, uint8_t format, uint64_t bits, uin
   k->c.strings += format == XR_ARGF_S;
 }
 
-static void print_call(const char *fn, const char *event, const struct xr_arg_call *c) {
+NOXRAY static void print_call(const char *fn, const char *event, const struct xr_arg_call *c) {
   pthread_mutex_lock(&print_lock);
   for (unsigned i = 0; i < c->count; i++) {
     const struct xr_arg_value *v = &c->v[i];
@@ -83,7 +83,7 @@ NOXRAY static void hand(void (*fn)(void), const char *name, bool entry,
 
 static const char cut64[] = "0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789ABCDEF";
 
-static uint64_t f32_bits(uint32_t f, uint32_t garbage) { return (uint64_t)garbage << 32 | f; }
+NOXRAY static uint64_t f32_bits(uint32_t f, uint32_t garbage) { return (uint64_t)garbage << 32 | f; }
 
 /* The calls of thread k (0 or 1): different values each. */
 static struct call entry_lookup[2], exit_lookup[2], entry_parse[2], exit_parse[2],
@@ -135,7 +135,7 @@ NOXRAY static void make_calls(void) {
   }
 }
 
-static int which(void) { return syscall(SYS_gettid) == getpid() ? 0 : 1; }
+NOXRAY static int which(void) { return syscall(SYS_gettid) == getpid() ? 0 : 1; }
 
 /* A stack pointer inside the caller's frame: above every sled of the
  * calls it makes, below its own. */
