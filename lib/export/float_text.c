@@ -178,8 +178,12 @@ size_t xr_float_text(uint64_t bits, bool f32, char out[XR_FLOAT_TEXT_MAX]) {
     for (unsigned i = 0; i < n; i++)
       out[at++] = d[i];
   } else { /* ddd.ddd */
-    for (int i = 0; i <= x; i++)
-      out[at++] = (unsigned)i < n ? d[i] : '0';
+    for (int i = 0; i <= x; i++) {
+      if ((unsigned)i < n)
+        out[at++] = d[i];
+      else
+        out[at++] = '0';
+    }
     if ((int)n > x + 1) {
       out[at++] = '.';
       for (unsigned i = (unsigned)x + 1; i < n; i++)

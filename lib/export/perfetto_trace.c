@@ -365,10 +365,10 @@ static size_t values_notes(struct xr_perfetto *w, const struct xr_arg_call *c) {
     const char *status = xr_arg_status_word(v);
     if (status == NULL)
       continue;
-    char key[16];
+    char key[16]; /* "fparg16_status" at most */
     size_t k = strlen(name);
-    memcpy(key, name, k);
-    memcpy(key + k, "_status", 8);
+    memcpy(key, name, k + 1);
+    memcpy(key + k, "_status", sizeof "_status");
     total += sz_len(TE_DEBUG_ANNOTATION, sz_note_str(key, strlen(status)));
     if (w != NULL)
       put_note_str(w, key, status);

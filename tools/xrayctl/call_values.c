@@ -8,8 +8,10 @@
 uint32_t ctl_values_keep(struct ctl_open_values *o, const struct xr_arg_call *c) {
   if (o->n == o->cap) {
     size_t cap = o->cap ? 2 * o->cap : 8;
+    if (cap > UINT32_MAX)
+      return 0; /* handles are u32 */
     struct xr_arg_call *v = realloc(o->v, cap * sizeof *v);
-    if (v == NULL || cap > UINT32_MAX)
+    if (v == NULL)
       return 0;
     o->v = v;
     o->cap = cap;
