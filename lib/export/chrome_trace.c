@@ -175,7 +175,7 @@ static size_t values_bound(const struct xr_arg_call *c) {
 }
 
 /* The values of c as members of "args" (docs/formats.md): each named as
- * its SPEC wrote it, a string not read whole followed by "<name>_status". */
+ * its SPEC wrote it, a string not read whole followed by "<name>.status". */
 static XR_NOINLINE void put_values(struct xr_chrome *w, const struct xr_arg_call *c,
                                    bool comma) {
   for (unsigned i = 0; i < c->count && i < XR_ARGS_MAX; i++) {
@@ -207,7 +207,7 @@ static XR_NOINLINE void put_values(struct xr_chrome *w, const struct xr_arg_call
     if (status != NULL) {
       put(w, ",\"", 2);
       put_str(w, name);
-      put_str(w, "_status\":\"");
+      put_str(w, ".status\":\"");
       put_str(w, status);
       put(w, "\"", 1);
     }

@@ -276,7 +276,7 @@ static void put_note_uint(struct xr_perfetto *w, const char *name,
  * up as the widening moves them, quiet bit and all), /s string_value (the
  * text escaped as custom events' payloads are), or pointer_value when
  * nothing could be read, and a string not read whole another annotation
- * "<name>_status" with the status word. */
+ * "<name>.status" with the status word. */
 
 /* A float's bits widened to a double's, exactly, NaNs included (no
  * arithmetic: a signalling NaN stays one). */
@@ -365,10 +365,10 @@ static size_t values_notes(struct xr_perfetto *w, const struct xr_arg_call *c) {
     const char *status = xr_arg_status_word(v);
     if (status == NULL)
       continue;
-    char key[16]; /* "fparg16_status" at most */
+    char key[16]; /* "fparg16.status" at most */
     size_t k = strlen(name);
     memcpy(key, name, k + 1);
-    memcpy(key + k, "_status", sizeof "_status");
+    memcpy(key + k, ".status", sizeof ".status");
     total += sz_len(TE_DEBUG_ANNOTATION, sz_note_str(key, strlen(status)));
     if (w != NULL)
       put_note_str(w, key, status);

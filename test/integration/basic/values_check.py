@@ -17,7 +17,7 @@ trace):
   string's the first 8 bytes of each 16 of its text; no other record has
   payloads;
 - the JSON: the call's "args" are its values and return value, no more
-  (numbers compared by their bits), "<name>_status" for a string not read
+  (numbers compared by their bits), "<name>.status" for a string not read
   whole; calls without values have no "args";
 - the Perfetto trace: the slice's begin has one debug annotation per
   argument, its end one for the return value, each with the field its
@@ -144,9 +144,9 @@ def check_json(calls, path):
         for v in values:
             check_json_value("%s %s (JSON)" % (tid, fn), v, args.pop(v.name, "missing"))
             if v.format == S and v.status != OK:
-                got = args.pop(v.name + "_status", None)
+                got = args.pop(v.name + ".status", None)
                 if got != WORDS[v.status]:
-                    fail("%s %s: %s_status %r" % (tid, fn, v.name, got))
+                    fail("%s %s: %s.status %r" % (tid, fn, v.name, got))
         if args:
             fail("%s %s: more args than values: %r" % (tid, fn, args))
         checked += 1
@@ -190,7 +190,7 @@ def expected_notes(values):
         else:
             out.append((v.name, "pointer_value", v.bits))
         if v.format == S and v.status != OK:
-            out.append((v.name + "_status", "string_value", WORDS[v.status]))
+            out.append((v.name + ".status", "string_value", WORDS[v.status]))
     return out
 
 

@@ -348,7 +348,7 @@ static void test_values(void **state) {
       run(feed_values, buf, sizeof buf),
       "[\n"
       "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":2.500,\"dur\":1.500,\"pid\":10,\"tid\":11,"
-      "\"args\":{\"arg1\":\"xy\",\"arg1_status\":\"cut\",\"arg2\":null,\"arg2_status\":\"null\","
+      "\"args\":{\"arg1\":\"xy\",\"arg1.status\":\"cut\",\"arg2\":null,\"arg2.status\":\"null\","
       "\"cut\":\"unwound\"}},\n"
       "{\"name\":\"f\",\"ph\":\"X\",\"ts\":2.000,\"dur\":2.000,\"pid\":10,\"tid\":11,"
       "\"args\":{\"arg1\":-42,\"arg2\":\"0xdeadbeef\",\"arg3\":\"a\\\"b\\\\\\u0001\","
