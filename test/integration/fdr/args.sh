@@ -5,8 +5,9 @@
 # check still read the files; at a large threshold the calls with values
 # stay and the others go; small buffers never split a call; a snapshot and
 # format_version=1 hold them too; the slow-call trigger sees a call whose
-# events come only through the sink; the xray-args events are never shown
-# as custom events in the Chrome JSON.
+# events come only through the sink; the Chrome JSON written in-process
+# and xrayctl convert's show every value as its slice's args, and never an
+# xray-args event.
 # shellcheck source=../lib.sh
 source "$XRAY_TEST_LIB_SH"
 source "$TEST_SRC_DIR/fdr_lib.sh"
@@ -45,6 +46,45 @@ for r in yaml.safe_load(open(sys.argv[1]))["records"]:
     if r["kind"] == "function-enter-arg":
         print("T%d %s %s" % (r["thread"], r["function"], " ".join("%x" % a for a in r["args"])))' \
     "$1.yaml" | by_thread
+}
+# The Chrome JSON the runtime writes beside the log, and xrayctl convert's
+# of the log: each call's values as its slice's args, exactly.
+json_values() {
+  python3 - "$1" <<'PY' || fail "json: $1 does not hold the values exactly"
+import json, sys
+events = json.load(open(sys.argv[1]))
+events = events if isinstance(events, list) else events["traceEvents"]
+assert not [e for e in events if "xray-args" in json.dumps(e)], "an xray-args event shown"
+calls = {}
+for e in events:
+    if e.get("ph") == "X" and e["name"].startswith("target_"):
+        calls.setdefault(e["name"], []).append(e.get("args", {}))
+assert sorted((k, len(v)) for k, v in calls.items()) == [
+    ("target_ints", 10), ("target_one", 10), ("target_plain", 10), ("target_strings", 10)], calls.keys()
+cut = "0123456789abcdef" * 4
+seen = set()
+for a in calls["target_ints"]:
+    t, i = divmod(a["arg1"], 1000000)
+    seen.add((t, i))
+    want = {"arg1": t * 1000000 + i, "arg2": -2**63, "arg3": 2**64 - 1, "arg4": "0x%x" % (0x1000 + i),
+            "arg5": "0x%x" % (0x7fff00000000 + 8 * i), "fparg1": "nan:0x7ff8dead0000beef",
+            "fparg2": -0.0, "fparg3": "nan:0x7fc00001"}
+    got = {k: v for k, v in a.items() if k != "retval"}
+    assert got == want and str(a["fparg2"]) == "-0.0", (got, want)
+    if i % 2:
+        assert a["retval"] == "0x%x" % (0xfeedface00000000 + i), a
+    else:
+        assert isinstance(a["retval"], float), a
+assert seen == {(t, i) for t in (0, 1) for i in range(5)}, seen
+for a in calls["target_strings"]:
+    i = -a["arg4"]
+    assert a == {"arg1": a["arg1"], "arg2": None, "arg2.status": "null", "arg3": None,
+                 "arg3.status": "unreadable", "arg4": -i, "arg5": cut, "arg5.status": "cut",
+                 "arg6": "par", "arg6.status": "partial", "retval": "ret"}, a
+    assert a["arg1"] in ("t0 i%d" % i, "t1 i%d" % i), a
+assert sorted(a["arg1"] for a in calls["target_one"]) == sorted(list(range(5)) * 2), calls["target_one"]
+assert all(a == {} for a in calls["target_plain"]), calls["target_plain"]
+PY
 }
 ids=$("$LLVM_XRAY" extract --symbolize args)
 id_of() { awk -v f="$1" '$0 ~ "function-name: " f "[, ]" { match($0, /id: *[0-9]+/); print substr($0, RSTART + 4, RLENGTH - 4) + 0; exit }' <<<"$ids"; }
@@ -164,16 +204,16 @@ grep -q "reason=slow_call function=$(id_of target_slow) " <("$LLVM_XRAY" fdr-dum
 values_of slow "$s" >slow.snap
 diff -u slow.expect slow.snap >&2 || fail "slow: the snapshot's values differ"
 
-# The Chrome JSON written in-process: no xray-args custom event.
+# The Chrome JSON written in-process at flush (from the buffers) and
+# beside the snapshot (from its file), and xrayctl convert's of the log:
+# each call's values as its slice's args, exactly, and no xray-args event.
+XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl} # cross.sh: under the emulator
 rm -f xray-log.args.*
 XRAY_OPTIONS="$start" XRAY_FDR_OPTIONS="func_duration_threshold_us=0 trace_output=xray+chrome" \
   ./args values 5 >json.out || fail "json: exit status $?"
-j=$(only_file "xray-log.args.??????.json")
-python3 - "$j" <<'PY' || fail "json: $j"
-import json, sys
-events = json.load(open(sys.argv[1]))
-shown = [e for e in events if "xray-args" in json.dumps(e)]
-assert not shown, shown[:3]
-assert sum(1 for e in events if e.get("name") == "target_ints") == 10, "target_ints calls"
-PY
+json_values "$(only_file "xray-log.args.??????.json")"
+json_values "$(only_file "xray-log.args.??????.snap000001.json")"
+"$XRAYCTL" convert "$(only_file "xray-log.args.??????")" -m ./args --to chrome -o xrayctl.json ||
+  fail "xrayctl convert"
+json_values xrayctl.json
 echo "args: ok"
