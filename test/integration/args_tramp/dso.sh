@@ -1,0 +1,1 @@
+source "$XRAY_TEST_LIB_SH"; skip todo
