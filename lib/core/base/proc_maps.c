@@ -87,23 +87,28 @@ int xr_maps_each(int (*fn)(const struct xr_maps_entry *e, void *ctx), void *ctx)
   return rc;
 }
 
+/* Room left free above the heap and below the stack, which grow there. */
+#define GROWTH_ROOM ((uintptr_t)64 << 20)
+
 /* The gaps between mappings, in address order: the last mapping's end and
  * whether it is the heap, carried to the next mapping. */
 struct free_search {
   uintptr_t lo, hi, near, size, best, best_distance;
   uintptr_t prev_end;
-  bool prev_grows;
+  bool prev_heap;
 };
 
 static int free_gap(const struct xr_maps_entry *e, void *arg) {
   struct free_search *q = arg;
-  bool grows = strcmp(e->path, "[stack]") == 0; /* the gap below it */
-  uintptr_t a = q->prev_end > q->lo ? q->prev_end : q->lo;
-  uintptr_t b = e->start < q->hi ? e->start : q->hi;
+  uintptr_t a = q->prev_end + (q->prev_heap ? GROWTH_ROOM : 0);
+  uintptr_t b = strcmp(e->path, "[stack]") != 0 ? e->start
+                : e->start > GROWTH_ROOM      ? e->start - GROWTH_ROOM
+                                              : 0;
+  a = a > q->lo ? a : q->lo;
+  b = b < q->hi ? b : q->hi;
   q->prev_end = e->end;
-  bool after_heap = q->prev_grows;
-  q->prev_grows = strcmp(e->path, "[heap]") == 0; /* the gap above it */
-  if (grows || after_heap || a >= b || b - a < q->size)
+  q->prev_heap = strcmp(e->path, "[heap]") == 0;
+  if (a >= b || b - a < q->size)
     return 0;
   uintptr_t at = b <= q->near ? b - q->size : a; /* the gap's end nearest to `near` */
   uintptr_t distance = at > q->near ? at - q->near : q->near - at;

@@ -20,7 +20,6 @@
 
 static struct {
   void *page;
-  size_t size;
   bool said;
 } stubs[XR_MAX_OBJECTS];
 
@@ -41,6 +40,7 @@ static void *stub_page(const struct xr_object *o, size_t page) {
   uintptr_t hi = o->map->min_sled + reach > o->map->min_sled ? o->map->min_sled + reach
                                                               : UINTPTR_MAX - page;
   lo = (lo + page - 1) & ~(uintptr_t)(page - 1);
+  hi &= ~(uintptr_t)(page - 1);
   void *p = xr_maps_map_near(lo, hi, o->map->min_sled, page);
   if (p == NULL)
     return NULL;
@@ -58,11 +58,8 @@ bool xr_args_targets(const struct xr_object *o, size_t wanted, uintptr_t out[2])
     out[1] = (uintptr_t)&xr_args_exit_trampoline;
     return true;
   }
-  if (stubs[o->id].page == NULL) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    stubs[o->id].page = stub_page(o, page);
-    stubs[o->id].size = page;
-  }
+  if (stubs[o->id].page == NULL)
+    stubs[o->id].page = stub_page(o, (size_t)sysconf(_SC_PAGESIZE));
   if (stubs[o->id].page == NULL) {
     if (!stubs[o->id].said)
       xr_report(XR_INFO, "object %d ('%s'): no free page within %lu MiB of its code for "
@@ -79,7 +76,7 @@ bool xr_args_targets(const struct xr_object *o, size_t wanted, uintptr_t out[2])
 
 void xr_args_targets_free(int32_t id) {
   if (stubs[id].page != NULL)
-    munmap(stubs[id].page, stubs[id].size);
+    munmap(stubs[id].page, (size_t)sysconf(_SC_PAGESIZE));
   stubs[id].page = NULL;
   stubs[id].said = false;
 }

@@ -79,7 +79,7 @@ struct patch_state {
   struct all_runs all_runs;
   uint8_t *want;
   size_t want_count;
-  bool retargeted;
+  bool retargeted, no_targets; /* no_targets: the last rewrite found none */
 };
 static struct patch_state *states[XR_MAX_OBJECTS];
 
@@ -451,7 +451,8 @@ static void choose_targets(const uint8_t *want) {
   for (size_t i = 0; i < cur->map->function_count; i++)
     wanted += want[i] != 0;
   uintptr_t args[2];
-  if (!xr_args_targets(cur, wanted, args))
+  states[cur->id]->no_targets = !xr_args_targets(cur, wanted, args);
+  if (states[cur->id]->no_targets)
     return;
   for (unsigned bits = 0; bits < 4; bits++) {
     if (bits & XR_WANT_ENTRY)
@@ -561,7 +562,7 @@ int xr_patch_object_args(struct xr_object *o, const uint8_t *want, size_t count)
   for (size_t i = 0; i < n; i++) {
     fresh[i] = i < count ? want[i] & (XR_WANT_ENTRY | XR_WANT_EXIT) : 0;
     any = any || fresh[i];
-    changed[i] = fresh[i] != (old ? old[i] : 0);
+    changed[i] = fresh[i] != (old ? old[i] : 0) || (fresh[i] && p->no_targets); /* try again */
     last = changed[i] ? (int32_t)i + 1 : last;
     first = first ? first : last;
   }
