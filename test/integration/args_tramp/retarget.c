@@ -101,6 +101,7 @@ NOX int main(void) {
   for (int i = 0; i < 2; i++)
     pthread_join(t[i], NULL);
   __xray_unpatch();
+  free(want);
   printf("set_args failures: %d\n", failed);
   printf("wrong results: %llu\n", (unsigned long long)wrong_results);
   printf("bad hook records: %llu\n", (unsigned long long)hook_bad);
