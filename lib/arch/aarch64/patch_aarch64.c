@@ -215,6 +215,17 @@ int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
   }
 }
 
+/* clang gives a tail call's sled the kind EXIT too: the word after the
+ * sled tells them apart, `ret` (RET Xn, RETAA, RETAB, or the AUTIASP /
+ * AUTIBSP before one) or the tail call's branch. */
+bool xr_sled_before_return(const struct xr_sled *sled) {
+  if (sled->kind != EXIT)
+    return false;
+  uint32_t w = load_word(sled->address + XR_ARCH_CALL_SLED_BYTES);
+  return (w & 0xFFFFFC1Fu) == 0xD65F0000u || w == 0xD65F0BFFu || w == 0xD65F0FFFu ||
+         w == 0xD50323BFu || w == 0xD50323FFu;
+}
+
 /* Every kind's enabled form starts with a nop where the disabled one
  * branches over the sled. */
 bool xr_sled_enabled(const struct xr_sled *sled) {

@@ -248,6 +248,10 @@ int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
   }
 }
 
+/* An exit sled takes the place of the `ret` (a tail call has its own
+ * kind). */
+bool xr_sled_before_return(const struct xr_sled *sled) { return sled->kind == EXIT; }
+
 bool xr_sled_enabled(const struct xr_sled *sled) {
   uint16_t first = *(const volatile uint16_t *)sled->address;
   switch (sled->kind) {

@@ -23,7 +23,7 @@ static struct {
   bool said;
 } stubs[XR_MAX_OBJECTS];
 
-void xr_args_paths_choose(void) {
+static void choose_paths(void) {
   xr_vector_state_init();
   unsigned path = xr_arch_full_path();
   __atomic_store_n(&xr_args_dispatch[XR_T_ENTRY], xr_args_paths[XR_T_ENTRY][path],
@@ -53,6 +53,7 @@ static void *stub_page(const struct xr_object *o, size_t page) {
 }
 
 bool xr_args_targets(const struct xr_object *o, size_t wanted, uintptr_t out[2]) {
+  choose_paths(); /* before any sled can reach them, each time (a test clears CPU bits) */
   if (o->id == 0) {
     out[0] = (uintptr_t)&xr_args_entry_trampoline;
     out[1] = (uintptr_t)&xr_args_exit_trampoline;

@@ -5,12 +5,10 @@
 #include "core/base/common.h"
 #include "core/objects/objects.h"
 
-/* Points the argument trampolines at their copies for this CPU. */
-XR_HIDDEN void xr_args_paths_choose(void);
-
-/* The entry and exit targets for object o's sleds (lock held); false when
- * o has none (no page in reach: said once, naming the `wanted` functions
- * that keep the usual trampolines). */
+/* The entry and exit targets for object o's sleds (lock held), the
+ * trampolines pointed at their copies for this CPU first; false when o has
+ * none (no page in reach: said once, naming the `wanted` functions that
+ * keep the usual trampolines). */
 XR_HIDDEN bool xr_args_targets(const struct xr_object *o, size_t wanted, uintptr_t out[2]);
 
 /* Object `id` goes: its stub page with it. */

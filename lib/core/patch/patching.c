@@ -69,11 +69,9 @@ struct all_runs {
 };
 
 /* What patching keeps per object (mmap'd at its first patching call, freed
- * when the object is deregistered), by object id; read and written with the
- * registry lock held. want: XR_WANT_* bits by function, NULL when none has
- * any; retargeted: bits were set once, so a sled's body may call another
- * trampoline than the one it should now (enabling then takes the
- * retargeting steps of patching.h). */
+ * when the object is deregistered), by object id, under the registry lock.
+ * want: XR_WANT_* bits by function (NULL: none); retargeted: bits were set
+ * once, so enabling takes the retargeting steps (patching.h). */
 struct patch_state {
   struct segments segments;
   struct all_runs all_runs;
@@ -254,7 +252,7 @@ static int open_run(uintptr_t start, uintptr_t end) {
   return 0;
 }
 
-/* How write_sleds writes: xr_patch_sled, or a retargeting step (patching.h). */
+/* xr_patch_sled, or a retargeting step (patching.h). */
 enum write_step { WRITE_PLAIN, WRITE_RETARGET, WRITE_FINISH };
 
 /* selected: NULL for every sled of the run, else only the sleds of
@@ -287,7 +285,10 @@ static XR_ALWAYS_INLINE size_t write_sleds(const struct run *r, bool enable,
       continue;
     if (only_on && !xr_sled_enabled(sled))
       continue;
-    const uintptr_t *t = want != NULL ? cur_targets[want[id - 1] & 3] : trampolines;
+    unsigned bits = want != NULL ? want[id - 1] : 0;
+    if (bits & XR_WANT_EXIT && sled->kind == XR_T_EXIT && !xr_sled_before_return(sled))
+      bits &= ~(unsigned)XR_WANT_EXIT; /* a tail call's (AArch64): no result there */
+    const uintptr_t *t = want != NULL ? cur_targets[bits] : trampolines;
     int32_t packed = xr_pack_id(id, object);
     int rc = step == WRITE_PLAIN      ? xr_patch_sled(sled, packed, t, enable)
              : step == WRITE_RETARGET ? xr_patch_sled_retarget(sled, packed, t)
@@ -445,19 +446,17 @@ static int rewrite_emitted(const struct run *r, void *ctx) {
 /* cur_targets for cur's want bits: the argument trampolines' targets where
  * the bits ask for them and cur has them, else cur's own trampolines. */
 static void choose_targets(const uint8_t *want) {
-  for (unsigned bits = 0; bits < 4; bits++)
-    memcpy(cur_targets[bits], cur->trampolines, sizeof cur_targets[bits]);
   size_t wanted = 0;
   for (size_t i = 0; i < cur->map->function_count; i++)
     wanted += want[i] != 0;
   uintptr_t args[2];
-  states[cur->id]->no_targets = !xr_args_targets(cur, wanted, args);
-  if (states[cur->id]->no_targets)
-    return;
+  bool have = xr_args_targets(cur, wanted, args);
+  states[cur->id]->no_targets = !have;
   for (unsigned bits = 0; bits < 4; bits++) {
-    if (bits & XR_WANT_ENTRY)
+    memcpy(cur_targets[bits], cur->trampolines, sizeof cur_targets[bits]);
+    if (have && bits & XR_WANT_ENTRY)
       cur_targets[bits][XR_T_ENTRY] = cur_targets[bits][XR_T_ARG] = args[0];
-    if (bits & XR_WANT_EXIT)
+    if (have && bits & XR_WANT_EXIT)
       cur_targets[bits][XR_T_EXIT] = args[1];
   }
 }
@@ -542,8 +541,7 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
 
 /* The new bits replace the old (freed once the sleds are rewritten); the
  * enabled entry, log-args and exit sleds of the functions whose bits
- * changed are retargeted now, a disabled one when it is enabled. The
- * argument trampolines' copies are chosen before a sled can reach them. */
+ * changed are retargeted now, a disabled one when it is enabled. */
 int xr_patch_object_args(struct xr_object *o, const uint8_t *want, size_t count) {
   size_t n = o->map->function_count;
   if (n == 0)
@@ -567,10 +565,7 @@ int xr_patch_object_args(struct xr_object *o, const uint8_t *want, size_t count)
     first = first ? first : last;
   }
   p->want = any ? fresh : NULL;
-  if (any) {
-    xr_args_paths_choose();
-    p->retargeted = true;
-  }
+  p->retargeted = p->retargeted || any;
   XRayPatchingStatus status =
       first ? rewrite_functions(first, last, changed, XR_SLEDS_ENTRY | 1u << XR_T_EXIT, true, true)
             : SUCCESS;

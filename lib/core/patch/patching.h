@@ -28,6 +28,11 @@ XR_HIDDEN int xr_patch_sled_retarget(const struct xr_sled *sled, int32_t functio
 XR_HIDDEN int xr_patch_sled_retarget_finish(const struct xr_sled *sled, int32_t function_id,
                                              const uintptr_t trampolines[XR_T_CALL_COUNT]);
 
+/* Whether an exit sled is followed by a return, not by a tail call's
+ * branch (AArch64's tail calls have exit sleds too, where no result is in
+ * the result registers: their sleds keep the usual trampoline). */
+XR_HIDDEN bool xr_sled_before_return(const struct xr_sled *sled);
+
 /* Whether the sled's code is in its enabled form now (the port reads its
  * first bytes). The sled must be mapped; reads race with nothing only under
  * the lock its writers hold. */

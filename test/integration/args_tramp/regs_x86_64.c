@@ -137,8 +137,9 @@ static void run_case(const char *form, int is_exit) {
   printf("%s: %s\n", what, failures > before ? "FAILED" : "ok");
 }
 
-/* Chooses a copy by clearing CPU bits before xr_patch_set_args (which
- * chooses the copies each time it sends sleds to them). */
+/* Chooses a copy by clearing CPU bits before xr_patch_set_args sends the
+ * sleds to the argument trampolines again (the copies are chosen each time
+ * sleds are sent there). */
 static const uint8_t want[5] = {XR_ARGS_AT_ENTRY, XR_ARGS_AT_ENTRY, 0, XR_ARGS_AT_EXIT, 0};
 static void run_form(const char *label, int avx512, int avx, int lahf, unsigned path) {
   uint8_t was_avx512 = xr_vector_avx512, was_avx = xr_vector_avx, was_lahf = xr_cpu_lahf_sahf;
@@ -146,7 +147,7 @@ static void run_form(const char *label, int avx512, int avx, int lahf, unsigned 
   xr_vector_avx512 &= (uint8_t)avx512;
   xr_vector_avx &= (uint8_t)avx;
   xr_cpu_lahf_sahf &= (uint8_t)lahf;
-  int s = xr_patch_set_args(0, want, 5);
+  int s = xr_patch_set_args(0, NULL, 0) == SUCCESS ? xr_patch_set_args(0, want, 5) : FAILED;
   xr_vector_avx512 = was_avx512;
   xr_vector_avx = was_avx;
   xr_cpu_lahf_sahf = was_lahf;

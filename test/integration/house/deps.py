@@ -101,8 +101,8 @@ UPWARD_OK = {("arch/%s/trampoline_%s.S" % (cpu, cpu), slot)
             {("arch/%s/patch_%s.c" % (cpu, cpu), name)
              for cpu in ("x86_64", "aarch64")
              for name in ("xr_patch_sled", "xr_patch_sled_retarget",
-                          "xr_patch_sled_retarget_finish", "xr_sled_enabled",
-                          "struct xr_sled")}
+                          "xr_patch_sled_retarget_finish", "xr_sled_before_return",
+                          "xr_sled_enabled", "struct xr_sled")}
 
 # Interfaces between the two archives: what such a header declares, the
 # runtime defines for the shared objects (their libxray-dso.a calls it), so
