@@ -9,7 +9,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-LIB= WORK=$ROOT/build-bench/args N=20000
+LIB='' WORK=$ROOT/build-bench/args N=20000
 while [ $# -gt 0 ]; do
   case $1 in
   --lib) LIB=$2; shift ;;
