@@ -1,48 +1,79 @@
 #!/usr/bin/env bash
-# The argument trampolines' cost against the usual full path, and patching
-# with and without want bits (bench_args.c says what each figure is).
-#   test/bench/args_bench.sh [--lib PATH] [--work DIR] [--functions N]
-# --lib: libxray.a (default: built with cmake into WORK/runtime); --work:
-# scratch directory (default build-bench/args); --functions: how many
-# generated functions the patching figures use (default 20000).
-# x86-64 and AArch64 (natively); needs clang.
+# What capturing argument values costs per call in FDR mode
+# (bench_args.c): the same objects linked with our libxray.a and with
+# compiler-rt's archives, R fresh processes each; prints per row the
+# median of the processes' fastest blocks (ns per call: an entry and an
+# exit) and, for ours, callgrind's instructions per call.
+#
+#   test/bench/args_bench.sh [--lib PATH] [--runs R] [--no-callgrind]
+#
+# Not a test: nothing here asserts a time.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-LIB='' WORK=$ROOT/build-bench/args N=20000
+LIB=${XRAY_LIB:-} RUNS=5 CALLGRIND=1
 while [ $# -gt 0 ]; do
   case $1 in
-  --lib) LIB=$2; shift ;;
-  --work) WORK=$2; shift ;;
-  --functions) N=$2; shift ;;
-  -h | --help) sed -n '2,8p' "$0"; exit 0 ;;
-  *) echo "unknown argument $1" >&2; exit 2 ;;
+  --lib) LIB=$2; shift 2 ;;
+  --runs) RUNS=$2; shift 2 ;;
+  --no-callgrind) CALLGRIND=0; shift ;;
+  *) echo "usage: $0 [--lib PATH] [--runs R] [--no-callgrind]" >&2; exit 2 ;;
   esac
-  shift
 done
-CLANG=${XRAY_CLANG:-clang}
+CLANG=${CLANG:-clang}
+WORK=$ROOT/build-bench/args
 mkdir -p "$WORK"
 if [ -z "$LIB" ]; then
-  cmake -S "$ROOT" -B "$WORK/runtime" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$WORK/runtime" --target xray -j2 >/dev/null
-  LIB=$WORK/runtime/lib/libxray.a
+  cmake -S "$ROOT" -B "$ROOT/build-bench/runtime" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$ROOT/build-bench/runtime" --target xray -j2 >/dev/null
+  LIB=$ROOT/build-bench/runtime/lib/libxray.a
 fi
-if "$CLANG" -fxray-instrument -fno-xray-link-deps -x c -E /dev/null -o /dev/null 2>/dev/null; then
-  NOLINK=-fno-xray-link-deps
-else
-  NOLINK=-fnoxray-link-deps
-fi
-XFLAGS=(-fxray-instrument "$NOLINK" -fxray-instruction-threshold=1)
-awk -v n="$N" 'BEGIN {
-  for (i = 0; i < n; i++)
-    printf "__attribute__((noinline, xray_always_instrument)) int many_%d(int x) { return x + %d; }\n", i, i
-  print "int (*const many_table[])(int) = {"
-  for (i = 0; i < n; i++) printf "  many_%d,\n", i
-  print "};"
-  printf "const int many_count = %d;\n", n
-}' >"$WORK/many.c"
-"$CLANG" -O1 "${XFLAGS[@]}" -c "$WORK/many.c" -o "$WORK/many.o"
-"$CLANG" -O2 "${XFLAGS[@]}" -I"$ROOT/include" -I"$ROOT/lib" -I"$(dirname "$LIB")/../include" \
-  "$HERE/bench_args.c" "$WORK/many.o" -o "$WORK/bench_args" \
+CRT_DIR=$("$CLANG" -print-resource-dir)/lib/linux
+arch=$(uname -m)
+"$CLANG" -O2 -gdwarf-4 -fxray-instrument -fxray-instruction-threshold=1 -c "$HERE/bench_args_fn.c" \
+  -o "$WORK/fn.o"
+"$CLANG" -O2 -gdwarf-4 -I"$ROOT/include" -c "$HERE/bench_args.c" -o "$WORK/main.o"
+"$CLANG" -o "$WORK/ours" "$WORK/fn.o" "$WORK/main.o" \
   -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive -lpthread
-"$WORK/bench_args"
+crt=()
+for a in xray xray-fdr; do
+  [ -f "$CRT_DIR/libclang_rt.$a-$arch.a" ] && crt+=("$CRT_DIR/libclang_rt.$a-$arch.a")
+done
+sides=(ours)
+if [ ${#crt[@]} -eq 2 ]; then
+  "$CLANG" -o "$WORK/crt" "$WORK/fn.o" "$WORK/main.o" \
+    -Wl,--whole-archive "${crt[@]}" -Wl,--no-whole-archive -lpthread -lrt -lm -ldl
+  sides+=(crt)
+fi
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+for ((r = 0; r < RUNS; r++)); do
+  for side in "${sides[@]}"; do
+    (cd "$logs" && XRAY_OPTIONS="xray_logfile_base=$logs/log-" "$WORK/$side" 2>>"$WORK/stderr.txt") |
+      sed "s/^/$side /" >>"$WORK/runs.txt.$$"
+    rm -f "$logs"/log-*
+  done
+done
+printf '%-12s %10s %10s %12s\n' row ours crt ours-instr
+rows=$(awk '$1 == "ours" { print $2 }' "$WORK/runs.txt.$$" | awk '!seen[$0]++')
+declare -A instr
+CG_CALLS=200000
+if [ $CALLGRIND = 1 ] && command -v valgrind >/dev/null; then
+  # Instructions per call of each row alone: its timed loop's instructions
+  # (set-up calls included) over its calls.
+  for row in $rows; do
+    (cd "$logs" && XRAY_OPTIONS="xray_logfile_base=$logs/log-" \
+      valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --toggle-collect='timed_*' \
+      "$WORK/ours" "$row" $CG_CALLS >/dev/null 2>"$WORK/cg.err") || continue
+    ir=$(awk '/^summary:/ { print $2 }' "$WORK/cg.out")
+    instr[$row]=$(awk -v ir="$ir" -v n=$((CG_CALLS + 1000)) 'BEGIN { printf "%.1f", ir / n }')
+    rm -f "$logs"/log-*
+  done
+fi
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
+for row in $rows; do
+  o=$(awk -v r="$row" '$1 == "ours" && $2 == r { print $3 }' "$WORK/runs.txt.$$" | median)
+  c=$(awk -v r="$row" '$1 == "crt" && $2 == r { print $3 }' "$WORK/runs.txt.$$" | median)
+  printf '%-12s %10s %10s %12s\n' "$row" "$o" "$c" "${instr[$row]:--}"
+done
+rm -f "$WORK/runs.txt.$$"

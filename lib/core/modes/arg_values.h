@@ -88,83 +88,175 @@ static inline const char *xr_arg_name(uint8_t what, char buf[8]) {
   return buf;
 }
 
+/* The format's letters as the SPEC writes them ("d" ... "f32"); NULL for
+ * a byte that is none. */
+static inline const char *xr_arg_format_name(uint8_t format) {
+  static const char *const names[] = {"d", "d", "u", "x", "p", "s", "f", "f32"};
+  return format < sizeof names / sizeof names[0] ? names[format] : NULL;
+}
+/* The string statuses' words in the files ("ok", "null", "unreadable",
+ * "cut", "partial"); NULL for a byte that is none. */
+static inline const char *xr_arg_status_name(uint8_t status) {
+  static const char *const names[] = {"ok", "null", "unreadable", "cut", "partial"};
+  return status < sizeof names / sizeof names[0] ? names[status] : NULL;
+}
+
 /* ---- in the files (docs/formats.md, "Argument values") ------------------ */
 /* FDR: an entry with values is a function record of kind 3 (entry with
  * arguments) followed by one CallArgument metadata record per value, in
  * order: u64 bits at byte 1, `what` at byte 9, `format` at byte 10
  * (llvm-xray reads the u64 and skips the rest). String texts, and a return
  * value (a CallArgument after an exit would turn the exit into an entry for
- * llvm-xray), follow as one custom event whose data is XR_ARGS_EVENT_TAG
- * (without its NUL), a u8 count, then per value: what, format, status, len
- * (one byte each), u64 bits, then len bytes of text. */
+ * llvm-xray), follow as one custom event of printable ASCII, so that
+ * `llvm-xray convert` shows it whole (its YAML writer stops at a byte that
+ * is not UTF-8):
+ *   "xray-args" then per value " NAME/FMT=BITS" and, for a string,
+ *   ":STATUS:TEXT", with NAME as xr_arg_name, FMT as xr_arg_format_name,
+ *   BITS 16 lowercase hex digits, STATUS as xr_arg_status_name and TEXT the
+ *   kept bytes as 2 lowercase hex digits each (nothing when none), e.g.
+ *   "xray-args retval/x=00000000deadbeef",
+ *   "xray-args arg2/s=00007ffd5a0c1e40:ok:68656c6c6f". */
 #define XR_ARGS_EVENT_TAG "xray-args"
 #define XR_ARGS_EVENT_TAG_LEN 9
-#define XR_ARGS_EVENT_VALUE_HEAD 12 /* what, format, status, len, bits */
+/* The most bytes one value takes: " fparg8/f32=" + 16 + ":unreadable:" +
+ * 2 * XR_ARG_STRING_MAX; and one whole event. */
+#define XR_ARGS_EVENT_VALUE_MAX (12 + 16 + 12 + 2 * XR_ARG_STRING_MAX)
+#define XR_ARGS_EVENT_MAX (XR_ARGS_EVENT_TAG_LEN + XR_ARGS_MAX * XR_ARGS_EVENT_VALUE_MAX)
+
+static inline size_t xr_args_put_str_(unsigned char *out, size_t at, const char *s) {
+  while (*s)
+    out[at++] = (unsigned char)*s++;
+  return at;
+}
+static inline size_t xr_args_put_hex_(unsigned char *out, size_t at, uint64_t v, int digits) {
+  for (int d = digits - 1; d >= 0; d--)
+    out[at++] = (unsigned char)"0123456789abcdef"[(v >> (4 * d)) & 15];
+  return at;
+}
+
 /* The custom event's bytes for values v[0..n) of call c into out (cap
- * bytes): its size, or 0 when cap is too small. */
+ * bytes; XR_ARGS_EVENT_MAX always suffices): its size, or 0 when cap is
+ * too small or a value's bytes are not valid. Async-signal-safe. */
 static inline size_t xr_args_event_encode(const struct xr_arg_call *c,
                                           const struct xr_arg_value *v, size_t n,
                                           unsigned char *out, size_t cap) {
-  size_t need = XR_ARGS_EVENT_TAG_LEN + 1;
-  for (size_t i = 0; i < n; i++)
-    need += XR_ARGS_EVENT_VALUE_HEAD + v[i].len;
-  if (need > cap || n > 255)
-    return 0;
-  size_t at = 0;
-  for (size_t i = 0; i < XR_ARGS_EVENT_TAG_LEN; i++)
-    out[at++] = (unsigned char)XR_ARGS_EVENT_TAG[i];
-  out[at++] = (unsigned char)n;
+  size_t need = XR_ARGS_EVENT_TAG_LEN;
   for (size_t i = 0; i < n; i++) {
-    out[at++] = v[i].what;
-    out[at++] = v[i].format;
-    out[at++] = v[i].status;
-    out[at++] = v[i].len;
-    for (int b = 0; b < 8; b++)
-      out[at++] = (unsigned char)(v[i].bits >> (8 * b));
+    if (xr_arg_format_name(v[i].format) == NULL || v[i].len > XR_ARG_STRING_MAX ||
+        (v[i].format == XR_ARGF_S && xr_arg_status_name(v[i].status) == NULL))
+      return 0;
+    need += XR_ARGS_EVENT_VALUE_MAX;
+  }
+  if (need > cap)
+    return 0;
+  size_t at = xr_args_put_str_(out, 0, XR_ARGS_EVENT_TAG);
+  for (size_t i = 0; i < n; i++) {
+    char name[8];
+    out[at++] = ' ';
+    at = xr_args_put_str_(out, at, xr_arg_name(v[i].what, name));
+    out[at++] = '/';
+    at = xr_args_put_str_(out, at, xr_arg_format_name(v[i].format));
+    out[at++] = '=';
+    at = xr_args_put_hex_(out, at, v[i].bits, 16);
+    if (v[i].format != XR_ARGF_S)
+      continue;
+    out[at++] = ':';
+    at = xr_args_put_str_(out, at, xr_arg_status_name(v[i].status));
+    out[at++] = ':';
     for (size_t k = 0; k < v[i].len; k++)
-      out[at++] = (unsigned char)c->text[v[i].text + k];
+      at = xr_args_put_hex_(out, at, (unsigned char)c->text[v[i].text + k], 2);
   }
   return at;
 }
 
+/* Reads `len` bytes at p as a word; true when they are exactly it. */
+static inline bool xr_args_is_(const unsigned char *p, size_t len, const char *word) {
+  size_t i = 0;
+  for (; i < len && word[i]; i++)
+    if (p[i] != (unsigned char)word[i])
+      return false;
+  return i == len && word[i] == '\0';
+}
+static inline int xr_args_hex_digit_(unsigned char ch) {
+  return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
 /* Decodes such an event (data, size bytes) into c, appending its values
  * after the c->count already there (strings' text too). False when the
- * data is not one (tag, lengths), or when c has no room: c unchanged. */
+ * data is not one (tag, names, digits, lengths), or when c has no room:
+ * c unchanged then. Async-signal-safe. */
 static inline bool xr_args_event_decode(const void *data, size_t size, struct xr_arg_call *c) {
   const unsigned char *p = (const unsigned char *)data;
-  if (size < XR_ARGS_EVENT_TAG_LEN + 1)
-    return false;
-  for (size_t i = 0; i < XR_ARGS_EVENT_TAG_LEN; i++)
-    if (p[i] != (unsigned char)XR_ARGS_EVENT_TAG[i])
-      return false;
-  size_t n = p[XR_ARGS_EVENT_TAG_LEN], at = XR_ARGS_EVENT_TAG_LEN + 1;
-  size_t text_used = 0;
-  for (size_t i = 0; i < c->count; i++)
-    if (c->v[i].len && (size_t)c->v[i].text + c->v[i].len > text_used)
-      text_used = (size_t)c->v[i].text + c->v[i].len;
-  if (c->count + n > XR_ARGS_MAX)
+  if (size < XR_ARGS_EVENT_TAG_LEN || !xr_args_is_(p, XR_ARGS_EVENT_TAG_LEN, XR_ARGS_EVENT_TAG))
     return false;
   struct xr_arg_call tmp = *c;
-  for (size_t i = 0; i < n; i++) {
-    if (size - at < XR_ARGS_EVENT_VALUE_HEAD)
+  size_t text_used = 0;
+  for (size_t i = 0; i < tmp.count; i++)
+    if (tmp.v[i].len && (size_t)tmp.v[i].text + tmp.v[i].len > text_used)
+      text_used = (size_t)tmp.v[i].text + tmp.v[i].len;
+  size_t at = XR_ARGS_EVENT_TAG_LEN;
+  while (at < size) {
+    if (p[at++] != ' ' || tmp.count == XR_ARGS_MAX)
       return false;
-    struct xr_arg_value v = {0, p[at], p[at + 1], p[at + 2], p[at + 3], 0};
-    for (int b = 0; b < 8; b++)
-      v.bits |= (uint64_t)p[at + 4 + b] << (8 * b);
-    at += XR_ARGS_EVENT_VALUE_HEAD;
-    if (v.len > XR_ARG_STRING_MAX || size - at < v.len ||
-        text_used + v.len > sizeof tmp.text)
+    size_t name = at;
+    while (at < size && p[at] != '/')
+      at++;
+    struct xr_arg_value v = {0, 0, 0, 0, 0, 0};
+    size_t name_len = at - name;
+    if (xr_args_is_(p + name, name_len, "retval")) {
+      v.what = XR_ARG_WHAT(XR_ARG_KIND_RET, 0);
+    } else {
+      unsigned kind = 0;
+      size_t stem = 0;
+      if (name_len > 5 && xr_args_is_(p + name, 5, "fparg"))
+        kind = XR_ARG_KIND_FP, stem = 5;
+      else if (name_len > 3 && xr_args_is_(p + name, 3, "arg"))
+        kind = XR_ARG_KIND_INT, stem = 3;
+      if (kind == 0 || name_len != stem + 1 || p[name + stem] < '1' || p[name + stem] > '8')
+        return false;
+      v.what = XR_ARG_WHAT(kind, (unsigned)(p[name + stem] - '0'));
+    }
+    if (at == size)
       return false;
-    v.text = (uint16_t)text_used;
-    for (size_t k = 0; k < v.len; k++)
-      tmp.text[text_used + k] = (char)p[at + k];
-    text_used += v.len;
-    at += v.len;
-    tmp.strings += v.format == XR_ARGF_S;
+    size_t fmt = ++at;
+    while (at < size && p[at] != '=')
+      at++;
+    for (uint8_t f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
+      if (xr_args_is_(p + fmt, at - fmt, xr_arg_format_name(f)))
+        v.format = f;
+    if (v.format == 0 || at == size || size - ++at < 16)
+      return false;
+    for (int d = 0; d < 16; d++) {
+      int x = xr_args_hex_digit_(p[at++]);
+      if (x < 0)
+        return false;
+      v.bits = v.bits << 4 | (uint64_t)x;
+    }
+    if (v.format == XR_ARGF_S) {
+      if (at == size || p[at++] != ':')
+        return false;
+      size_t st = at;
+      while (at < size && p[at] != ':')
+        at++;
+      bool known = false;
+      for (uint8_t s = XR_ARGS_OK; s <= XR_ARGS_PARTIAL; s++)
+        if (xr_args_is_(p + st, at - st, xr_arg_status_name(s)))
+          v.status = s, known = true;
+      if (!known || at++ == size || tmp.strings == XR_ARG_STRINGS_MAX)
+        return false;
+      v.text = (uint16_t)text_used;
+      while (at < size && p[at] != ' ') {
+        int hi = xr_args_hex_digit_(p[at]), lo = at + 1 < size ? xr_args_hex_digit_(p[at + 1]) : -1;
+        if (hi < 0 || lo < 0 || v.len == XR_ARG_STRING_MAX || text_used == sizeof tmp.text)
+          return false;
+        tmp.text[text_used++] = (char)(hi << 4 | lo);
+        v.len++;
+        at += 2;
+      }
+      tmp.strings++;
+    }
     tmp.v[tmp.count++] = v;
   }
-  if (at != size)
-    return false;
   *c = tmp;
   return true;
 }
