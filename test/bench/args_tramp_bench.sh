@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # The argument trampolines' cost against the usual full path, and patching
 # with and without want bits (bench_args_tramp.c says what each figure is).
-#   test/bench/args_tramp_bench.sh [--lib PATH] [--work DIR] [--functions N]
+#   test/bench/args_tramp_bench.sh [--lib PATH] [--work DIR] [--functions N] [--callgrind]
 # --lib: libxray.a (default: built with cmake into WORK/runtime); --work:
 # scratch directory (default build-bench/args_tramp); --functions: how many
-# generated functions the patching figures use (default 20000).
-# x86-64 and AArch64 (natively); needs clang.
+# generated functions the patching figures use (default 20000);
+# --callgrind: also the instructions per call of each mode (valgrind, which
+# hides AVX-512: the ymm copies). x86-64 and AArch64 (natively); needs clang.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-LIB='' WORK=$ROOT/build-bench/args_tramp N=20000
+LIB='' WORK=$ROOT/build-bench/args_tramp N=20000 CALLGRIND=0
 while [ $# -gt 0 ]; do
   case $1 in
   --lib) LIB=$2; shift ;;
   --work) WORK=$2; shift ;;
   --functions) N=$2; shift ;;
-  -h | --help) sed -n '2,8p' "$0"; exit 0 ;;
+  --callgrind) CALLGRIND=1 ;;
+  -h | --help) sed -n '2,9p' "$0"; exit 0 ;;
   *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -46,3 +48,11 @@ awk -v n="$N" 'BEGIN {
   "$HERE/bench_args_tramp.c" "$WORK/many.o" -o "$WORK/bench_args_tramp" \
   -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive -lpthread
 "$WORK/bench_args_tramp"
+[ $CALLGRIND = 1 ] || exit 0
+modes=(unpatched full-noop args-noop args-nohook)
+for m in 0 1 2 3; do
+  ir=$(valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.$m" --collect-atstart=no \
+         --toggle-collect=counted_calls "$WORK/bench_args_tramp" "$m" 2>&1 |
+       sed -n 's/.*Collected : *//p')
+  awk -v m="${modes[$m]}" -v ir="$ir" 'BEGIN { printf "I %s %.1f\n", m, ir / 100000 }'
+done
