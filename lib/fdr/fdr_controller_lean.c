@@ -37,6 +37,7 @@
 #include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
 #include "core/thread/thread.h"
+#include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_records.h"
@@ -625,4 +626,52 @@ void xr_fdr_handle_custom(void *data, size_t size) {
 
 void xr_fdr_handle_typed(uint16_t type, const void *data, size_t size) {
   payload_event(true, type, data, size);
+}
+
+/* An entry or exit with the values argument capture took (fdr_args.c, the
+ * argument sink, calls it from a full handler): the full path's steps
+ * (guard, buffer, shadow stack, stamp), then in one reservation, so that
+ * no buffer boundary splits them: an entry of kind 3 and one CallArgument
+ * per value v[0..n), or an exit; then the custom event whose payload is
+ * `event` (event_size bytes; 0: none) at the same time. Never erased at a
+ * threshold: run_start moves past them, so an exit after them finds no
+ * entry to rewind to, and an exit with its value is written whatever the
+ * call lasted (the values are what was asked for). In a section of its
+ * own, so that the handlers above keep their layout in .text (clang puts
+ * external functions before this file's static ones). */
+__attribute__((section(".text.xr_fdr_values"))) void
+xr_fdr_handle_values(int32_t id, bool exit, const struct xr_arg_value *v, size_t n,
+                     const void *event, size_t event_size, uintptr_t sp) {
+  if (XR_UNLIKELY(!enter_guard()))
+    return;
+  XR_TEST_POINT(xr_fdr_test_full_head, ());
+  struct xr_fdr_thread *t = &xr_fdr_thread;
+  uint64_t tsc = xr_now(); /* after the guard: see function_event_full */
+  /* room for a NewCPUId or TSCWrap, the record, its values and the event */
+  size_t need = XR_FDR_META_SIZE + XR_FDR_FN_SIZE + n * XR_FDR_META_SIZE +
+                (event_size != 0 ? XR_FDR_META_SIZE + event_size : 0);
+  uint8_t *cur = begin_write(t, tsc, need), *done = NULL;
+  int found = cur != NULL ? track(t, id, exit, sp, tsc) : 0;
+  if (found & TRACK_CLOSED)
+    cur = begin_write(t, tsc, need);
+  if (found & TRACK_DROP)
+    cur = NULL; /* leave_guard keeps the cursor as it is */
+  if (XR_LIKELY(cur != NULL)) {
+    uint32_t delta;
+    uint8_t *p = stamp(t, cur, tsc, &delta);
+    p = xr_fdr_function(p, id, exit ? XR_FDR_FN_EXIT : XR_FDR_FN_ENTER_ARG, delta);
+    for (size_t i = 0; i < n; i++)
+      p = xr_fdr_call_value(p, v[i].bits, v[i].what, v[i].format);
+    if (event_size != 0) {
+      if (xr_fdr_hot.version >= 5)
+        p = xr_fdr_custom_event(p, (int32_t)event_size, 0);
+      else /* v1 marker: absolute TSC, the same as the record's */
+        p = xr_fdr_custom_event_v1(p, (int32_t)event_size, tsc);
+      p = xr_fdr_copy(p, event, event_size);
+    }
+    xr_fdr_set_run_start(t->writer, p);
+    t->last_tsc = tsc;
+    done = p;
+  }
+  leave_guard(t, done);
 }

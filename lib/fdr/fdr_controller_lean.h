@@ -4,6 +4,7 @@
 #define XR_FDR_CONTROLLER_LEAN_H
 
 #include "core/base/common.h"
+#include "core/modes/arg_values.h"
 #include "xray/xray_interface.h"
 
 /* The function event handlers, with the sled's stack pointer and, for
@@ -24,5 +25,12 @@ XR_HIDDEN void xr_fdr_handle_arg1_watch(int32_t id, enum XRayEntryType type, uin
 XR_HIDDEN void xr_fdr_handle_arg0_watch_no_sp(int32_t id, enum XRayEntryType type);
 XR_HIDDEN void xr_fdr_handle_arg1_watch_no_sp(int32_t id, enum XRayEntryType type,
                                               uint64_t arg);
+/* An entry (exit false) with the values v[0..n), or an exit with none,
+ * each followed by the custom event `event` (event_size bytes, 0: none):
+ * what the argument sink (fdr_args.c) writes, with a dense id. Not for the
+ * trampolines: a full handler calls it. */
+XR_HIDDEN void xr_fdr_handle_values(int32_t id, bool exit, const struct xr_arg_value *v,
+                                    size_t n, const void *event, size_t event_size,
+                                    uintptr_t sp);
 
 #endif

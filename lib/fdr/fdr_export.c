@@ -6,6 +6,7 @@
 #include "core/base/report.h"
 #include "core/output/output.h"
 #include "core/thread/thread.h"
+#include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_records.h"
 
 #include <limits.h>
@@ -60,11 +61,62 @@ void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n, int version) {
   xr_heap_sort(spans, n, sizeof *spans, by_thread_then_time);
 }
 
+/* The CallArguments after an entry of kind 3 at p: compiler-rt's first
+ * argument (has_arg, arg), or the values argument capture took, into c
+ * (e->call). Returns the position after them. */
+static const uint8_t *call_arguments(const uint8_t *p, const uint8_t *end,
+                                     struct xr_tev *e, struct xr_arg_call *c) {
+  const uint8_t arg_record = (XR_FDR_CALL_ARGUMENT << 1) | 1;
+  for (bool first = true; end - p >= XR_FDR_META_SIZE && p[0] == arg_record;
+       first = false, p += XR_FDR_META_SIZE) {
+    struct xr_arg_value v;
+    bool ours = xr_fdr_call_value_read(p, &v);
+    if (first)
+      c->count = c->strings = 0;
+    if (first && !ours) {
+      e->has_arg = true;
+      e->arg = v.bits;
+    } else if (ours && !e->has_arg && c->count < XR_ARGS_MAX) {
+      c->strings += v.format == XR_ARGF_S;
+      c->v[c->count++] = v;
+      e->call = c;
+    }
+  }
+  return p;
+}
+
+/* The "xray-args" event right after an entry with string values or an
+ * exit (at p): the strings' text, or the return value, into e's call c;
+ * the running timestamp moves by its delta. Returns the position after
+ * it, or p when there is none. */
+static const uint8_t *args_event_after(const uint8_t *p, const uint8_t *end, int version,
+                                       uint64_t *tsc, struct xr_tev *e,
+                                       struct xr_arg_call *c) {
+  if (end - p < XR_FDR_META_SIZE || p[0] != ((XR_FDR_CUSTOM_EVENT << 1) | 1))
+    return p;
+  int32_t bytes = get_i32(p + 1);
+  const uint8_t *data = p + XR_FDR_META_SIZE;
+  if (bytes <= 0 || (size_t)(end - data) < (size_t)bytes ||
+      !xr_fdr_is_args_event(data, (size_t)bytes))
+    return p;
+  if (e->kind == XR_TEV_ENTER) {
+    xr_fdr_args_add_strings(c, data, (size_t)bytes);
+  } else {
+    c->count = c->strings = 0;
+    if (xr_args_event_decode(data, (size_t)bytes, c))
+      e->call = c;
+  }
+  if (version >= 5)
+    *tsc += (uint64_t)(int64_t)get_i32(p + 5);
+  return data + bytes;
+}
+
 void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
                         xr_fdr_record_fn fn, void *ctx) {
   const uint8_t *p = span->data, *end = span->data + span->size;
   uint64_t tsc = 0;
   uint16_t cpu = 0;
+  struct xr_arg_call call; /* of the record being decoded (e.call) */
   while (p < end) {
     if ((p[0] & 1) == 0) { /* function record */
       if (end - p < XR_FDR_FN_SIZE)
@@ -76,12 +128,7 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
       p += XR_FDR_FN_SIZE;
       switch (kind) {
       case XR_FDR_FN_ENTER_ARG:
-        if (end - p >= XR_FDR_META_SIZE && (p[0] >> 1) == XR_FDR_CALL_ARGUMENT &&
-            (p[0] & 1)) {
-          e.has_arg = true;
-          e.arg = xr_fdr_get64(p + 1);
-          p += XR_FDR_META_SIZE;
-        }
+        p = call_arguments(p, end, &e, &call);
         /* fall through */
       case XR_FDR_FN_ENTER:
         e.kind = XR_TEV_ENTER;
@@ -95,6 +142,8 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
       default:
         return;
       }
+      if (e.kind != XR_TEV_ENTER || (e.call != NULL && call.strings != 0))
+        p = args_event_after(p, end, version, &tsc, &e, &call);
       fn(ctx, span, &e, cpu);
       continue;
     }
@@ -118,6 +167,13 @@ void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,
       if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
         return;
       size += (size_t)bytes;
+      if (kind == XR_FDR_CUSTOM_EVENT &&
+          xr_fdr_is_args_event(p + XR_FDR_META_SIZE, (size_t)bytes)) {
+        /* values whose record is not here: the runtime's, not shown */
+        if (version >= 5)
+          tsc += (uint64_t)(int64_t)get_i32(p + 5);
+        break;
+      }
       struct xr_tev e = {.kind = kind == XR_FDR_TYPED_EVENT ? XR_TEV_TYPED
                                                             : XR_TEV_CUSTOM,
                          .data = p + XR_FDR_META_SIZE,

@@ -26,7 +26,10 @@ XR_HIDDEN void xr_fdr_spans_order(struct xr_fdr_span *spans, size_t n,
 
 /* Calls fn for every function record, custom and typed event of the span
  * (with its absolute timestamp); a CallArgument is passed with the entry it
- * follows (arg, has_arg). Stops at a malformed record. */
+ * follows (compiler-rt's: arg, has_arg; captured values: call), and an
+ * "xray-args" event with the entry or exit before it (call: the strings'
+ * text, the return value), never as a custom event. Stops at a malformed
+ * record. */
 typedef void (*xr_fdr_record_fn)(void *ctx, const struct xr_fdr_span *span,
                                  const struct xr_tev *e, uint16_t cpu);
 XR_HIDDEN void xr_fdr_span_decode(const struct xr_fdr_span *span, int version,

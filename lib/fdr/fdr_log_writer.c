@@ -18,7 +18,11 @@
  *    is not in the kept records (the ring overwrote it) closes what is open
  *    and is dropped;
  *  - the header declares a buffer size no smaller than any block (a joined
- *    block is usually larger than one buffer).
+ *    block is usually larger than one buffer);
+ *  - captured argument values stay with their record: an entry's
+ *    CallArguments and "xray-args" event follow it as they are (a record
+ *    written anew goes where the old one was, any NewCPUId before it), an
+ *    exit's event follows it, and goes with it when the exit is dropped.
  *
  * Fast: each buffer's records after its preamble are written as they are
  * (writev straight from the buffers), its NewCPUId included, which sets the
@@ -36,6 +40,7 @@
 #include "fdr/fdr_log_writer.h"
 #include "core/base/mmap_array.h"
 #include "core/thread/thread.h"
+#include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_records.h"
 
 #include <errno.h>
@@ -426,7 +431,10 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
   const uint8_t *run = p; /* first byte not yet sent */
   uint64_t tsc = 0;       /* the buffer's own running timestamp */
   uint16_t cpu = 0;
+  bool dropped = false;   /* the record before was an exit not written */
   while (p < end) {
+    bool after_dropped = dropped;
+    dropped = false;
     if ((p[0] & 1) == 0) { /* function record */
       if (w->untracked == 0 && w->cpu == (int)cpu && w->base == tsc) {
         const uint8_t *stop = end - p > CHUNK ? p + CHUNK : end;
@@ -462,6 +470,8 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
         run = p + XR_FDR_FN_SIZE;
         if (fix_exit(w, fid, cpu, tsc))
           put_function(w, fid, kind, cpu, tsc);
+        else
+          dropped = true;
         keep = false;
       }
       if (keep && in_step) {
@@ -496,6 +506,16 @@ static void copy_span(struct writer *w, const struct xr_fdr_span *s) {
       if (bytes <= 0 || (size_t)(end - p) - XR_FDR_META_SIZE < (size_t)bytes)
         goto out; /* malformed: the rest cannot be framed */
       size += (size_t)bytes;
+      if (after_dropped && xr_fdr_is_args_event(p + XR_FDR_META_SIZE, (size_t)bytes)) {
+        /* The return value of the exit dropped just before: it goes with
+         * it (a reader would give it to the record before). Its delta
+         * stays the buffer's; the next record gets a new one. */
+        emit_ref(w, run, (size_t)(p - run));
+        run = p + size;
+        if (w->version >= 5)
+          tsc += (uint64_t)(int64_t)(int32_t)xr_fdr_get32(p + 5);
+        break;
+      }
       /* Calls the handlers closed as unwound count with those closed here. */
       if ((p[0] >> 1) == XR_FDR_CUSTOM_EVENT)
         w->stats->closed += xr_fdr_unwound_count(p + XR_FDR_META_SIZE, (size_t)bytes);

@@ -16,6 +16,7 @@
 #include "core/thread/thread.h"
 #include "export/thread_names.h"
 #include "fdr/buffer_queue.h"
+#include "fdr/fdr_args.h"
 #include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_controller_slow.h"
 #include "fdr/fdr_crash_trace.h"
@@ -188,6 +189,15 @@ static void install_handlers(bool on) {
                      XR_HANDLER_LEAN);
   xr_handler_install(XR_SLOT_TYPED, on ? (void *)xr_fdr_handle_typed : NULL,
                      XR_HANDLER_LEAN);
+  /* Captured argument values (lib/args): set with the handlers, once the
+   * state is ready; cleared with them, before finalize quiesces, so that
+   * a sink call in flight is one of the writers it waits for (the sink
+   * writes under the same guard and epoch check). Another mode's sink is
+   * left alone. */
+  if (on)
+    xr_args_sink_set(&xr_fdr_args_sink);
+  else if (xr_args_sink_get() == &xr_fdr_args_sink)
+    xr_args_sink_set(NULL);
 }
 
 /* Thread exit: the trace files show thread names, which /proc forgets. */

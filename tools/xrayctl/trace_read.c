@@ -1,6 +1,7 @@
 /* Basic and FDR logs -> the event stream. See trace_read.h; the formats
  * byte by byte are in docs/formats.md. */
 #include "trace_read.h"
+#include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_records.h"
 
 #include <pthread.h>
@@ -66,18 +67,57 @@ int ctl_trace_identify(struct ctl_in *in, struct ctl_trace_info *info) {
 
 /* ---- basic log ---------------------------------------------------------- */
 
-/* A function record is held until the next record: an argument record
- * right after it belongs to it. */
+/* A function record is held until the next record that is not one of its
+ * argument records (record type 1, right after it, same function, thread
+ * and process): compiler-rt's first argument (bytes 2 and 3 zero), or the
+ * values argument capture took, each (byte 2 its `what`, byte 3 its
+ * format, byte 24 its status, byte 25 its length) followed, for a string,
+ * by records of its text (byte 2 XR_ARG_WHAT_TEXT, byte 3 how many of
+ * bytes 16-31 are text). */
 struct pending {
   bool held;
   int32_t pid, tid;
   struct xr_tev e;
+  struct xr_arg_call call;       /* e.call's, when it has values */
+  uint8_t want[XR_ARGS_MAX];     /* each string's length, as its record says */
+  size_t text_used;              /* bytes of call.text given out */
 };
 
 static void release(struct pending *p, ctl_event_fn fn, void *ctx) {
   if (p->held)
     fn(ctx, p->pid, p->tid, &p->e);
   p->held = false;
+}
+
+/* An argument record of the held record p with a value (or a string's
+ * text) of argument capture. */
+static void basic_value(struct pending *p, const uint8_t *r) {
+  struct xr_arg_call *c = &p->call;
+  if (r[2] == XR_ARG_WHAT_TEXT) { /* the text of the string value before */
+    struct xr_arg_value *v = p->e.call != NULL ? &c->v[c->count - 1] : NULL;
+    if (v == NULL || v->format != XR_ARGF_S)
+      return;
+    size_t n = r[3] < 16 ? r[3] : 16, room = (size_t)p->want[c->count - 1] - v->len;
+    n = n < room ? n : room;
+    memcpy(c->text + v->text + v->len, r + 16, n);
+    v->len = (uint8_t)(v->len + n);
+    return;
+  }
+  if (p->e.call == NULL) {
+    c->count = c->strings = 0;
+    p->text_used = 0;
+    p->e.call = c;
+  }
+  if (c->count == XR_ARGS_MAX)
+    return;
+  size_t want = r[25] < XR_ARG_STRING_MAX ? r[25] : XR_ARG_STRING_MAX;
+  if (r[3] != XR_ARGF_S || p->text_used + want > sizeof c->text)
+    want = 0;
+  c->v[c->count] = (struct xr_arg_value){get64(r + 16), r[2], r[3], r[24], 0,
+                                         (uint16_t)p->text_used};
+  p->want[c->count++] = (uint8_t)want;
+  p->text_used += want;
+  c->strings += r[3] == XR_ARGF_S;
 }
 
 static int basic_events(struct ctl_in *in, ctl_event_fn fn, void *ctx) {
@@ -91,13 +131,19 @@ static int basic_events(struct ctl_in *in, ctl_event_fn fn, void *ctx) {
     if (r == NULL)
       return -1;
     uint16_t type = get16(r);
-    if (type == 1) { /* argument of the entry before it */
-      if (p.held && p.e.kind == XR_TEV_ENTER &&
-          (int32_t)get32(r + 4) == p.e.fid && (int32_t)get32(r + 8) == p.tid) {
-        p.e.has_arg = true;
-        p.e.arg = get64(r + 16);
+    if (type == 1) { /* argument of the record before it */
+      bool ours = r[2] != 0 || r[3] != 0;
+      if (!p.held || (int32_t)get32(r + 4) != p.e.fid || (int32_t)get32(r + 8) != p.tid) {
+        release(&p, fn, ctx); /* not the record's: dropped */
+      } else if (ours) {
+        basic_value(&p, r);
+      } else {
+        if (p.e.kind == XR_TEV_ENTER && p.e.call == NULL) {
+          p.e.has_arg = true;
+          p.e.arg = get64(r + 16);
+        }
+        release(&p, fn, ctx);
       }
-      release(&p, fn, ctx);
       continue;
     }
     if (type != 0)
@@ -164,6 +210,20 @@ static uint64_t unwound_count(const uint8_t *d, size_t n) {
   return v;
 }
 
+/* The end of a run [from, p) of plain records taken at once, so that an
+ * exit with a return value is read the long way (fdr_block): one record
+ * sooner when the last is an exit that a custom event follows (its
+ * "xray-args" event, maybe), or bytes not in the buffer yet (more: the
+ * block goes on after stop). */
+static inline const uint8_t *before_value(const uint8_t *p, const uint8_t *from,
+                                          const uint8_t *stop, bool more) {
+  if (p == from || ((p[-XR_FDR_FN_SIZE] >> 1) & 7) == XR_FDR_FN_ENTER)
+    return p;
+  if (p == stop ? !more : p[0] != ((XR_FDR_CUSTOM_EVENT << 1) | 1))
+    return p;
+  return p - XR_FDR_FN_SIZE;
+}
+
 struct fdr {
   struct ctl_in *in;
   int version;
@@ -180,6 +240,64 @@ static int past_end(struct ctl_in *in, uint64_t off, size_t n, uint64_t limit) {
                      (unsigned long long)limit);
 }
 
+/* The CallArguments at off (up to limit) after an entry of kind 3:
+ * compiler-rt's first argument (has_arg, arg), or the values argument
+ * capture took, into c (e->call). Returns the offset after them. */
+static uint64_t call_arguments(struct ctl_in *in, uint64_t off, uint64_t limit,
+                               struct xr_tev *e, struct xr_arg_call *c) {
+  const uint8_t *p;
+  for (bool first = true; limit - off >= XR_FDR_META_SIZE &&
+                          (p = need(in, off, XR_FDR_META_SIZE)) != NULL &&
+                          p[0] == ((XR_FDR_CALL_ARGUMENT << 1) | 1);
+       first = false, off += XR_FDR_META_SIZE) {
+    struct xr_arg_value v;
+    bool ours = xr_fdr_call_value_read(p, &v);
+    if (first)
+      c->count = c->strings = 0;
+    if (first && !ours) {
+      e->has_arg = true;
+      e->arg = v.bits;
+    } else if (ours && !e->has_arg && c->count < XR_ARGS_MAX) {
+      c->strings += v.format == XR_ARGF_S;
+      c->v[c->count++] = v;
+      e->call = c;
+    }
+  }
+  return off;
+}
+
+/* The "xray-args" event at off right after an entry with string values or
+ * an exit: the strings' text, or the return value, into e's call c; the
+ * running timestamp moves by its delta (version 5). Returns the offset
+ * after it, or off when there is none there. */
+static uint64_t args_event_after(struct fdr *f, uint64_t off, uint64_t limit, uint64_t *tsc,
+                                 struct xr_tev *e, struct xr_arg_call *c) {
+  struct ctl_in *in = f->in;
+  const uint8_t *p;
+  if (limit - off < XR_FDR_META_SIZE || (p = need(in, off, XR_FDR_META_SIZE)) == NULL ||
+      p[0] != ((XR_FDR_CUSTOM_EVENT << 1) | 1))
+    return off;
+  int32_t size = (int32_t)get32(p + 1);
+  int32_t delta = (int32_t)get32(p + 5);
+  const uint8_t *d;
+  /* the tag first: another event may be larger than this reads at once */
+  if (size <= XR_ARGS_EVENT_TAG_LEN || (uint64_t)size > limit - off - XR_FDR_META_SIZE ||
+      (d = need(in, off + XR_FDR_META_SIZE, XR_ARGS_EVENT_TAG_LEN + 1)) == NULL ||
+      !xr_fdr_is_args_event(d, XR_ARGS_EVENT_TAG_LEN + 1) ||
+      (d = need(in, off + XR_FDR_META_SIZE, (size_t)size)) == NULL)
+    return off;
+  if (e->kind == XR_TEV_ENTER) {
+    xr_fdr_args_add_strings(c, d, (size_t)size);
+  } else {
+    c->count = c->strings = 0;
+    if (xr_args_event_decode(d, (size_t)size, c))
+      e->call = c;
+  }
+  if (f->version >= 5)
+    *tsc += (uint64_t)(int64_t)delta;
+  return off + XR_FDR_META_SIZE + (uint64_t)size;
+}
+
 /* Decodes b's records from b->off up to b->end (version 1: up to its
  * EndOfBuffer, whose end goes into b->end). Version 1's index pass (no fn)
  * fills b's thread and first timestamp from its preamble. */
@@ -189,6 +307,7 @@ static int fdr_block(struct fdr *f, struct block *b) {
   bool first = true, v1 = f->version == 1;
   static const enum xr_tev_kind plain_kinds[3] = {XR_TEV_ENTER, XR_TEV_EXIT,
                                                   XR_TEV_TAIL_EXIT};
+  struct xr_arg_call call; /* of the record being decoded (e.call) */
   struct xr_tev plain = {0}; /* reused: only kind, fid and tsc change */
   while (off < limit) {
     /* The common case first: enter, exit and tail-exit records already in
@@ -202,6 +321,7 @@ static int fdr_block(struct fdr *f, struct block *b) {
         while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0 &&
                ((p[0] >> 1) & 7) <= XR_FDR_FN_TAIL_EXIT)
           p += XR_FDR_FN_SIZE;
+        p = before_value(p, from, stop, end < limit);
         if (p != from)
           tsc = f->calls(f->ctx, b->pid, b->tid, from,
                          (size_t)(p - from) / XR_FDR_FN_SIZE, tsc);
@@ -209,7 +329,9 @@ static int fdr_block(struct fdr *f, struct block *b) {
         while (stop - p >= XR_FDR_FN_SIZE && (p[0] & 1) == 0) {
           uint32_t word = get32(p);
           unsigned kind = (word >> 1) & 7;
-          if (kind > XR_FDR_FN_TAIL_EXIT)
+          if (kind > XR_FDR_FN_TAIL_EXIT ||
+              (kind != XR_FDR_FN_ENTER &&
+               before_value(p + XR_FDR_FN_SIZE, p, stop, end < limit) == p))
             break;
           tsc += get32(p + 4);
           plain.kind = plain_kinds[kind];
@@ -238,16 +360,13 @@ static int fdr_block(struct fdr *f, struct block *b) {
       tsc += get32(p + 4);
       struct xr_tev e = {.fid = (int32_t)(word >> 4), .tsc = tsc};
       off += XR_FDR_FN_SIZE;
-      if (kind == XR_FDR_FN_ENTER_ARG && limit - off >= XR_FDR_META_SIZE &&
-          (p = need(in, off, XR_FDR_META_SIZE)) != NULL &&
-          p[0] == ((XR_FDR_CALL_ARGUMENT << 1) | 1)) {
-        e.has_arg = true;
-        e.arg = get64(p + 1);
-        off += XR_FDR_META_SIZE;
-      }
       e.kind = kind == XR_FDR_FN_EXIT        ? XR_TEV_EXIT
                : kind == XR_FDR_FN_TAIL_EXIT ? XR_TEV_TAIL_EXIT
                                              : XR_TEV_ENTER;
+      if (kind == XR_FDR_FN_ENTER_ARG)
+        off = call_arguments(in, off, limit, &e, &call);
+      if (e.kind != XR_TEV_ENTER || (e.call != NULL && call.strings != 0))
+        off = args_event_after(f, off, limit, &tsc, &e, &call);
       if (e.kind != XR_TEV_ENTER && unwound != 0) {
         e.unwound = true;
         unwound--;
@@ -309,8 +428,10 @@ static int fdr_block(struct fdr *f, struct block *b) {
         e.data = d;
         uint64_t n = kind == XR_FDR_CUSTOM_EVENT ? unwound_count(d, e.size) : 0;
         bool sync = first && e.size == 9 && memcmp(d, "xray-sync", 9) == 0;
+        /* values whose record is not before them: the runtime's, not shown */
+        bool values = kind == XR_FDR_CUSTOM_EVENT && xr_fdr_is_args_event(d, e.size);
         unwound += n;
-        if (n == 0 && !sync)
+        if (n == 0 && !sync && !values)
           f->fn(f->ctx, b->pid, b->tid, &e);
       }
       first = false;

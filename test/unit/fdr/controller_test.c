@@ -16,9 +16,12 @@
 #include <cmocka.h>
 
 #include "core/clock/clock.h"
+#include "core/dispatch/function_ids.h"
 #include "core/dispatch/handlers.h"
+#include "core/modes/args_sink.h"
 #include "core/options/options.h"
 #include "fdr/buffer_queue.h"
+#include "fdr/fdr_args.h"
 #include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_records.h"
 #include "fdr/fdr_state.h"
@@ -41,11 +44,28 @@ static void stop(void) {
   assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
 }
 
+/* An "xray-args" event's values, as "S[what.format.status.len=bits'text' ...]". */
+static char *args_token(char *out, const uint8_t *data, size_t size) {
+  struct xr_arg_call c = {0};
+  assert_true(xr_args_event_decode(data, size, &c));
+  out += sprintf(out, " S[");
+  for (size_t i = 0; i < c.count; i++) {
+    const struct xr_arg_value *v = &c.v[i];
+    out += sprintf(out, "%s%02x.%u.%u.%u=%llx'%.*s'", i ? " " : "", v->what, v->format,
+                   v->status, v->len, (unsigned long long)v->bits, (int)v->len,
+                   c.text + v->text);
+  }
+  return out + sprintf(out, "]");
+}
+
 /* The records after the header, extents and preamble, one text token each:
  * "E5" enter #5, "X5" exit, "T5" tail exit, "A5" enter-arg, "C=.." call
- * argument, "W" TSC wrap, "U:abc" custom, "Y3:xyz" typed. NewCPUId skipped. */
-static char tokens[4096];
+ * argument (compiler-rt's), "V11.1=5" a captured value (what, format, bits),
+ * "S[...]" an xray-args event (args_token), "W" TSC wrap, "U:abc" custom,
+ * "Y3:xyz" typed, "|" a new buffer (show_buffers). NewCPUId skipped. */
+static char tokens[1 << 16];
 static bool show_cpu; /* print NewCPUId records after the preamble as "N<cpu>" */
+static bool show_buffers; /* print "|" before every buffer but the first */
 static const char *records(int version) {
   size_t off = 32;
   char *out = tokens;
@@ -61,6 +81,8 @@ static const char *records(int version) {
     } else {
       end = trace_len; /* one buffer in these tests */
     }
+    if (show_buffers && out != tokens)
+      out += sprintf(out, " |");
     assert_int_equal(trace[off], 0x01);                 /* NewBuffer */
     assert_int_equal(xr_fdr_get32(trace + off + 1), (uint32_t)gettid());
     assert_int_equal(trace[off + 16], 0x09);            /* Walltime */
@@ -89,11 +111,24 @@ static const char *records(int version) {
         break;
       case XR_FDR_TSC_WRAP: out += sprintf(out, " W"); off += 16; break;
       case XR_FDR_CALL_ARGUMENT:
-        out += sprintf(out, " C=%llx", (unsigned long long)xr_fdr_get64(trace + off + 1));
+        if (trace[off + 9] || trace[off + 10])
+          out += sprintf(out, " V%02x.%u=%llx", trace[off + 9], trace[off + 10],
+                         (unsigned long long)xr_fdr_get64(trace + off + 1));
+        else
+          out += sprintf(out, " C=%llx", (unsigned long long)xr_fdr_get64(trace + off + 1));
+        for (int i = 11; i < 16; i++)
+          assert_int_equal(trace[off + i], 0);
         off += 16;
         break;
       case XR_FDR_CUSTOM_EVENT: {
         uint32_t n = xr_fdr_get32(trace + off + 1);
+        if (n > 9 && memcmp(trace + off + 16, "xray-args", 9) == 0) {
+          if (version >= 5)
+            assert_int_equal(xr_fdr_get32(trace + off + 5), 0); /* the record's time */
+          out = args_token(out, trace + off + 16, n);
+          off += 16 + n;
+          break;
+        }
         out += sprintf(out, " U:%.*s", (int)n, (const char *)trace + off + 16);
         off += 16 + n;
         break;
@@ -441,6 +476,181 @@ static void deeper_than_the_shadow_stack(void **s) {
   assert_int_equal(pieces, (held + 63) / 64);
 }
 
+
+/* ---- argument values (fdr_args.c) ---------------------------------------- */
+
+/* Adds a value to c (a string: its status and text). */
+static void add(struct xr_arg_call *c, uint8_t what, uint8_t format, uint64_t bits,
+                uint8_t status, const char *text) {
+  size_t used = 0;
+  for (size_t i = 0; i < c->count; i++)
+    used += c->v[i].len;
+  size_t len = text ? strlen(text) : 0;
+  c->v[c->count++] = (struct xr_arg_value){bits, what, format, status, (uint8_t)len,
+                                           (uint16_t)used};
+  memcpy(c->text + used, text ? text : "", len);
+  c->strings += format == XR_ARGF_S;
+}
+
+static const struct xr_arg_call no_values;
+
+/* The sink is FDR's while it records, and nobody's once it stops. An entry
+ * with values: kind 3, a CallArgument per value (what and format in bytes
+ * 9 and 10), then the strings in an xray-args event at the same time; an
+ * entry or exit without values: the plain record; an exit with its value:
+ * the exit, then the event. */
+static void values_follow_their_records(void **s) {
+  (void)s;
+  assert_null(xr_args_sink_get());
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  const struct xr_args_sink *sink = xr_args_sink_get();
+  assert_ptr_equal(sink, &xr_fdr_args_sink);
+  struct xr_arg_call c = {0}, r = {0};
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_D, 5, 0, NULL);
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 2), XR_ARGF_S, 0x1234, XR_ARGS_OK, "hi");
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_FP, 1), XR_ARGF_F, 0x8000000000000000ull, 0, NULL);
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 3), XR_ARGF_S, 0, XR_ARGS_NULL, NULL);
+  add(&r, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_X, 0x1f, 0, NULL);
+  sink->entry(5, &c, 1000);
+  sink->entry(6, &no_values, 900);
+  sink->exit(6, &no_values, 900);
+  sink->exit(5, &r, 1000);
+  assert_true(xr_fdr_thread.top->sp == UINTPTR_MAX);
+  stop();
+  assert_null(xr_args_sink_get());
+  assert_string_equal(records(5), "A5 V11.1=5 V12.5=1234 V21.6=8000000000000000 V13.5=0 "
+                                  "S[12.5.0.2=1234'hi' 13.5.1.0=0''] E6 X6 X5 "
+                                  "S[30.3.0.0=1f'']");
+}
+
+/* At a threshold, a call with values is never erased, nor what encloses
+ * it; calls without values are, through the sink as through the
+ * handlers; an exit with its value is kept (its plain entry too). */
+static void values_are_never_erased(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=1000000 no_file_flush=true buffer_size=4096 buffer_max=2");
+  const struct xr_args_sink *sink = xr_args_sink_get();
+  struct xr_arg_call c = {0}, r = {0};
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_U, UINT64_MAX, 0, NULL);
+  add(&r, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_D, 0x8000000000000000ull, 0, NULL);
+  xr_fdr_handle_arg0(9, ENTRY, 2000);
+  sink->entry(1, &c, 1000);
+  xr_fdr_handle_arg0(2, ENTRY, 900); /* short, nested: erased */
+  xr_fdr_handle_arg0(2, EXIT, 900);
+  sink->entry(3, &no_values, 900); /* no values: erased */
+  sink->exit(3, &no_values, 900);
+  sink->entry(4, &no_values, 900); /* a return value: kept */
+  sink->exit(4, &r, 900);
+  struct xr_arg_call small = {0};
+  add(&small, XR_ARG_WHAT(XR_ARG_KIND_INT, 2), XR_ARGF_D, 3, 0, NULL);
+  sink->entry(5, &small, 900); /* a value, then at once the plain exit: kept */
+  xr_fdr_handle_arg0(5, EXIT, 900);
+  xr_fdr_handle_arg0(1, EXIT, 1000);
+  xr_fdr_handle_arg0(9, EXIT, 2000);
+  sink->entry(10, &no_values, 900); /* erased again after them */
+  sink->exit(10, &no_values, 900);
+  stop();
+  assert_string_equal(records(5), "E9 A1 V11.2=ffffffffffffffff E4 X4 "
+                                  "S[30.1.0.0=8000000000000000''] A5 V12.1=3 X5 "
+                                  "X1 X9");
+  assert_int_equal(xr_fdr_writers_erased(), 3);
+}
+
+/* A call's records and its event are reserved whole: 2048-byte buffers
+ * hold one entry of 16 values with 8 strings of 64 bytes (1545 bytes) and
+ * its exit each, never part of one; the ring keeps the last 3 calls of 5.
+ * In 512-byte buffers such an entry never fits: it is dropped and counted,
+ * and its exit, whose call is not open, is not written. */
+static void calls_never_split_across_buffers(void **s) {
+  (void)s;
+  static const char sixty_four[] =
+      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  struct xr_arg_call c = {0};
+  for (uint8_t i = 0; i < 16; i++)
+    add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, i % 8 + 1), i < 8 ? XR_ARGF_S : XR_ARGF_X,
+        0x100 + i, i < 8 ? XR_ARGS_CUT : 0, i < 8 ? sixty_four : NULL);
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=2048 buffer_max=3");
+  for (int i = 0; i < 5; i++) {
+    xr_args_sink_get()->entry(1, &c, 1000);
+    xr_fdr_handle_arg0(1, EXIT, 1000);
+  }
+  stop();
+  show_buffers = true;
+  const char *r = records(5);
+  show_buffers = false;
+  const char *call = strstr(r, " X1");
+  assert_non_null(call);
+  size_t one = (size_t)(call - r) + 3; /* "A1 ... X1" */
+  assert_int_equal(strlen(r), 3 * one + 2 * 3); /* 3 calls, " | " between */
+  for (int i = 0; i < 3; i++) {
+    assert_memory_equal(r + i * (one + 3), r, one);
+    if (i < 2)
+      assert_memory_equal(r + i * (one + 3) + one, " | ", 3);
+  }
+  assert_true(strncmp(r, "A1 V11.5=100 ", 13) == 0);
+  assert_non_null(strstr(r, "V18.3=10f S[11.5.3.64=100'0123456789abcdef"));
+  assert_int_equal(xr_fdr_writers_dropped(), 0);
+
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=512 buffer_max=3");
+  xr_args_sink_get()->entry(1, &c, 1000);
+  xr_fdr_handle_arg0(1, EXIT, 1000);
+  xr_fdr_handle_arg0(2, ENTRY, 1000);
+  stop();
+  assert_string_equal(records(5), "E2");
+  assert_int_equal(xr_fdr_writers_dropped(), 1);
+  assert_int_equal(xr_fdr_writers_unmatched(), 1);
+}
+
+/* Version 1: the event's marker holds the absolute time of its record. */
+static void values_in_version_1(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2 "
+        "format_version=1");
+  struct xr_arg_call c = {0}, r = {0};
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_S, 0x99, XR_ARGS_PARTIAL, "ab");
+  add(&r, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_F32, 0x7fc00001, 0, NULL);
+  xr_args_sink_get()->entry(5, &c, 1000);
+  xr_args_sink_get()->exit(5, &r, 1000);
+  stop();
+  assert_string_equal(records(1), "A5 V11.5=99 S[11.5.4.2=99'ab'] X5 S[30.7.0.0=7fc00001''] EOB");
+  const uint8_t *marker = trace + 32 + 48 + 8 + 16;
+  assert_int_equal(marker[0], 0x0B);
+  assert_true(xr_fdr_get64(marker + 5) > 0xFFFFFFFFull);
+  const uint8_t *exit_marker = marker + 16 + xr_fdr_get32(marker + 1) + 8;
+  assert_int_equal(exit_marker[0], 0x0B);
+  assert_true(xr_fdr_get64(exit_marker + 5) >= xr_fdr_get64(marker + 5));
+}
+
+/* The shadow stack as for any event: an entry with values at the stack
+ * pointer of a call gone closes it as unwound first; an exit with a value
+ * of a call not open is not written (counted). Shared objects' packed ids
+ * become dense ids; an object without an id base is not traced. */
+static void values_follow_the_shadow_stack_and_dense_ids(void **s) {
+  (void)s;
+  start("func_duration_threshold_us=0 no_file_flush=true buffer_size=4096 buffer_max=2");
+  const struct xr_args_sink *sink = xr_args_sink_get();
+  struct xr_arg_call c = {0}, r = {0};
+  add(&c, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_D, 7, 0, NULL);
+  add(&r, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_D, 8, 0, NULL);
+  uint32_t saved2 = xr_objects_id_base[2], saved3 = xr_objects_id_base[3];
+  xr_objects_id_base[2] = 100;
+  xr_objects_id_base[3] = XR_NO_ID_BASE;
+  sink->exit(4, &r, 3000); /* not open: not written */
+  sink->entry(1, &c, 1000);
+  sink->entry(2, &c, 1000); /* 1 is gone */
+  sink->entry(xr_pack_id(3, 2), &c, 900);
+  sink->exit(xr_pack_id(3, 2), &r, 900);
+  sink->entry(xr_pack_id(1, 3), &c, 900); /* no id base: nothing */
+  sink->exit(xr_pack_id(1, 3), &r, 900);
+  sink->exit(2, &r, 1000);
+  xr_objects_id_base[2] = saved2;
+  xr_objects_id_base[3] = saved3;
+  stop();
+  assert_int_equal(xr_fdr_writers_unmatched(), 1);
+  assert_string_equal(records(5), "A1 V11.1=7 U:xray-unwound 1 X1 A2 V11.1=7 A103 V11.1=7 "
+                                  "X103 S[30.1.0.0=8''] X2 S[30.1.0.0=8'']");
+}
+
 int main(void) {
   if (sched_getaffinity(0, sizeof initial_affinity, &initial_affinity) != 0)
     CPU_ZERO(&initial_affinity);
@@ -458,6 +668,11 @@ int main(void) {
       cmocka_unit_test_setup(buffers_switch_and_never_overflow, pin),
       cmocka_unit_test(cpu_sources_follow_a_migration),
       cmocka_unit_test_setup(records_stay_within_populated_pages, pin),
+      cmocka_unit_test_setup(values_follow_their_records, pin),
+      cmocka_unit_test_setup(values_are_never_erased, pin),
+      cmocka_unit_test_setup(calls_never_split_across_buffers, pin),
+      cmocka_unit_test_setup(values_in_version_1, pin),
+      cmocka_unit_test_setup(values_follow_the_shadow_stack_and_dense_ids, pin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

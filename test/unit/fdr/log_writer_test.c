@@ -18,6 +18,7 @@
 
 #include "core/thread/thread.h"
 #include "export/trace_formats.h"
+#include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_export.h"
 #include "fdr/fdr_log_writer.h"
 #include "fdr/fdr_records.h"
@@ -44,7 +45,10 @@ static struct xr_fdr_span span_of(struct in *b) {
 
 /* ---- output: the file, decoded ------------------------------------------- */
 
-static char got[64][48]; /* "tid kind fid tsc" or "tid custom <data> tsc" */
+/* "tid kind fid tsc", then " arg=<hex>" (compiler-rt's argument) or
+ * " [what.format.status=bits'text' ...]" (captured values); or
+ * "tid custom <data> tsc" */
+static char got[64][160];
 static size_t ngot;
 static uint8_t file[1 << 20];
 static size_t file_size;
@@ -57,10 +61,21 @@ static void on_record(void *ctx, const struct xr_fdr_span *s,
   if (e->kind == XR_TEV_CUSTOM)
     snprintf(got[ngot++], sizeof got[0], "%d custom %.*s %llu", s->tid,
              (int)e->size, (const char *)e->data, (unsigned long long)e->tsc);
-  else
-    snprintf(got[ngot++], sizeof got[0], "%d %s %d %llu", s->tid,
-             e->kind == XR_TEV_ENTER ? "enter" : "exit", e->fid,
-             (unsigned long long)e->tsc);
+  else {
+    char *out = got[ngot++], *end = out + sizeof got[0];
+    out += snprintf(out, (size_t)(end - out), "%d %s %d %llu", s->tid,
+                    e->kind == XR_TEV_ENTER ? "enter" : "exit", e->fid,
+                    (unsigned long long)e->tsc);
+    if (e->has_arg)
+      out += snprintf(out, (size_t)(end - out), " arg=%llx", (unsigned long long)e->arg);
+    for (size_t i = 0; e->call != NULL && i < e->call->count; i++) {
+      const struct xr_arg_value *v = &e->call->v[i];
+      out += snprintf(out, (size_t)(end - out), "%s%02x.%u.%u=%llx'%.*s'%s", i ? " " : " [",
+                      v->what, v->format, v->status, (unsigned long long)v->bits,
+                      (int)v->len, e->call->text + v->text,
+                      i + 1 == e->call->count ? "]" : "");
+    }
+  }
 }
 
 /* Writes the spans to a new unlinked file, serial or pipelined; returns
@@ -419,6 +434,95 @@ static void big_log_pipelined_same(void **state) {
   free(mem);
 }
 
+
+/* ---- captured argument values -------------------------------------------- */
+
+static void value(struct in *b, uint8_t what, uint8_t format, uint64_t bits) {
+  b->p = xr_fdr_call_value(b->p, bits, what, format);
+}
+/* An xray-args event of values v[0..n) (text of the strings in c). */
+static void args_event(struct in *b, const struct xr_arg_call *c, const struct xr_arg_value *v,
+                       size_t n, int32_t delta) {
+  uint8_t data[1024];
+  size_t size = xr_args_event_encode(c, v, n, data, sizeof data);
+  assert_true(size > 0);
+  b->p = xr_fdr_custom_event(b->p, (int32_t)size, delta);
+  memcpy(b->p, data, size);
+  b->p += size;
+}
+
+/* Values stay with their records whatever the writer does around them: an
+ * entry written anew (its delta, after a dropped exit) keeps its
+ * CallArguments and its strings' event after it; an exit that closes
+ * unwound calls first is followed by its return value; the event of an
+ * exit dropped (its entry not kept) goes with it. compiler-rt's argument
+ * (bytes 9 and 10 zero) stays an argument. Decoded, each record carries its
+ * values (the strings' text from the event), and no event is shown. */
+static void values_stay_with_their_records(void **state) {
+  (void)state;
+  struct xr_arg_call c = {.count = 1};
+  c.v[0] = (struct xr_arg_value){0x1234, 0x12, XR_ARGF_S, XR_ARGS_OK, 2, 0};
+  memcpy(c.text, "hi", 2);
+  struct xr_arg_call r = {.count = 1};
+  r.v[0] = (struct xr_arg_value){0x1f, 0x30, XR_ARGF_X, 0, 0, 0};
+  struct in *b = begin(0, 5, 0, 1000);
+  fn(b, XR_FDR_FN_EXIT, 9, 10);  /* entry not kept: dropped, */
+  args_event(b, &r, r.v, 1, 0);  /* and its value with it */
+  fn(b, XR_FDR_FN_ENTER_ARG, 2, 5);
+  value(b, 0x11, XR_ARGF_D, 5);
+  value(b, 0x12, XR_ARGF_S, 0x1234);
+  args_event(b, &c, c.v, 1, 0);
+  fn(b, XR_FDR_FN_ENTER, 3, 1);
+  fn(b, XR_FDR_FN_EXIT, 2, 4);   /* closes 3 first */
+  args_event(b, &r, r.v, 1, 0);
+  fn(b, XR_FDR_FN_ENTER_ARG, 4, 2);
+  b->p = xr_fdr_call_argument(b->p, 0xabc);
+  fn(b, XR_FDR_FN_EXIT, 4, 1);
+  struct xr_fdr_span s = span_of(b);
+  struct xr_fdr_log_stats st;
+  run(&s, 1, NULL, 16384, &st);
+  static const char *const want[] = {
+      "5 enter 2 1015 [11.1.0=5'' 12.5.0=1234'hi']", "5 enter 3 1016",
+      "5 custom xray-unwound 1 1020", "5 exit 3 1020",
+      "5 exit 2 1020 [30.3.0=1f'']", "5 enter 4 1022 arg=abc", "5 exit 4 1023"};
+  expect(want, 7);
+  assert_int_equal(st.dropped_exits, 1);
+  assert_int_equal(st.closed, 1);
+  /* in the file: the CallArguments right after the entry's record */
+  const uint8_t *block = file + 32 + 16 + 64; /* extents, preamble, NewCPUId */
+  assert_int_equal(xr_fdr_get32(block), (2u << 4) | (3u << 1));
+  assert_int_equal(block[8], 0x0D);
+  assert_int_equal(block[8 + 9], 0x11);
+  assert_int_equal(block[24], 0x0D);
+  assert_int_equal(block[24 + 10], XR_ARGF_S);
+  assert_int_equal(block[40], 0x0B);
+  assert_true(xr_fdr_is_args_event(block + 56, xr_fdr_get32(block + 41)));
+}
+
+/* Decoding the buffers as they are (the flush's trace files): an
+ * xray-args event that follows no record of its own is not shown; an
+ * entry's strings whose event never came read as unreadable. */
+static void lone_values_event_not_shown(void **state) {
+  (void)state;
+  struct xr_arg_call r = {.count = 1};
+  r.v[0] = (struct xr_arg_value){7, 0x30, XR_ARGF_D, 0, 0, 0};
+  struct in *b = begin(0, 5, 0, 1000);
+  b->p = xr_fdr_custom_event(b->p, 3, 1);
+  memcpy(b->p, "evt", 3);
+  b->p += 3;
+  args_event(b, &r, r.v, 1, 2);
+  fn(b, XR_FDR_FN_ENTER_ARG, 2, 5);
+  value(b, 0x12, XR_ARGF_S, 0x1234);
+  fn(b, XR_FDR_FN_EXIT, 2, 1);
+  struct xr_fdr_span s = span_of(b);
+  xr_fdr_spans_order(&s, 1, 5);
+  ngot = 0;
+  xr_fdr_span_decode(&s, 5, on_record, NULL);
+  static const char *const want[] = {"5 custom evt 1001", "5 enter 2 1008 [12.5.2=1234'']",
+                                     "5 exit 2 1009"};
+  expect(want, 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dropped_exit_keeps_times),
@@ -430,6 +534,8 @@ int main(void) {
       cmocka_unit_test(header_declares_largest_block),
       cmocka_unit_test(deep_stack_in_scratch),
       cmocka_unit_test(big_log_pipelined_same),
+      cmocka_unit_test(values_stay_with_their_records),
+      cmocka_unit_test(lone_values_event_not_shown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

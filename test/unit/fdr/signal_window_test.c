@@ -10,7 +10,9 @@
  *    not. A split pair would leave an entry whose exit the log writer makes
  *    up, and a nested count that is odd.
  *  - Inside the slow-call watch's guard (fdr_slow_call.c, compiled again
- *    here too): the same, for a handler landing at its start or its end. */
+ *    here too): the same, for a handler landing at its start or its end.
+ *  - Inside the argument sink's write (xr_fdr_handle_values, the same
+ *    guard): the same, and the call with values stays whole. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include <cmocka.h>
 
 #include "core/dispatch/handlers.h"
+#include "core/modes/args_sink.h"
 #include "fdr/buffer_queue.h"
 #include "fdr/fdr_controller_lean.h"
 #include "fdr/fdr_records.h"
@@ -66,6 +69,8 @@ static size_t stamps(uint64_t *tsc, int32_t *ids, size_t cap) {
       now = xr_fdr_get64(trace + off + 3);
     else if (kind == XR_FDR_TSC_WRAP)
       now = xr_fdr_get64(trace + off + 1);
+    else if (kind == XR_FDR_CUSTOM_EVENT) /* and its payload */
+      off += xr_fdr_get32(trace + off + 1);
     off += 16; /* extents, buffer, walltime, pid, cpu, wrap: all 16 bytes */
   }
   return n;
@@ -191,6 +196,54 @@ static void watch_end_drops_pairs(void **state) {
   drops_pairs(&xr_fdr_test_watch_tail, true);
 }
 
+/* A handler landing inside the sink's write of a call with values, at its
+ * start or at its end: its call is dropped as a pair; the call with values
+ * (entry, its CallArgument; exit, its event) is written whole. */
+static void sink_drops_pairs(void (**point)(void)) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  sched_setaffinity(0, sizeof one, &one);
+  assert_int_equal(__xray_log_select_mode("xray-fdr"), XRAY_REGISTRATION_OK);
+  assert_int_equal(__xray_log_init_mode("xray-fdr", "func_duration_threshold_us=0 "
+                                        "no_file_flush=true buffer_size=4096 buffer_max=2"),
+                   XRAY_LOG_INITIALIZED);
+  struct xr_arg_call c = {.count = 1}, r = {.count = 1};
+  c.v[0] = (struct xr_arg_value){5, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_D, 0, 0, 0};
+  r.v[0] = (struct xr_arg_value){6, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_D, 0, 0, 0};
+  *point = migrating_handler_events;
+  xr_args_sink_get()->entry(1, &c, 1000);
+  assert_null(*point); /* the window was reached */
+  *point = migrating_handler_events;
+  xr_args_sink_get()->exit(1, &r, 1000);
+  assert_null(*point);
+  assert_int_equal(__xray_log_finalize(), XRAY_LOG_FINALIZED);
+  uint64_t nested = xr_fdr_writers_nested();
+  trace_len = 0;
+  assert_int_equal(__xray_log_process_buffers(collect), XRAY_LOG_FLUSHED);
+  assert_int_equal(__xray_log_flushLog(), XRAY_LOG_FLUSHED);
+  uint64_t tsc[8];
+  int32_t ids[8] = {0};
+  assert_int_equal(stamps(tsc, ids, 8), 2); /* enter 1, exit 1 */
+  assert_int_equal(ids[0], 1);
+  assert_int_equal(ids[1], 1);
+  assert_int_equal(nested, 4); /* two calls of the handler, entry and exit */
+  /* the values right after their records */
+  size_t off = 32 + 16 + 64;
+  assert_int_equal(xr_fdr_get32(trace + off), (1u << 4) | (XR_FDR_FN_ENTER_ARG << 1));
+  assert_int_equal(trace[off + 8], 0x0D);
+  assert_int_equal(xr_fdr_get64(trace + off + 9), 5);
+}
+
+static void sink_start_drops_pairs(void **state) {
+  (void)state;
+  sink_drops_pairs(&xr_fdr_test_full_head);
+}
+static void sink_end_drops_pairs(void **state) {
+  (void)state;
+  sink_drops_pairs(&xr_fdr_test_full_tail);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bail_window_keeps_time_order),
@@ -198,6 +251,8 @@ int main(void) {
       cmocka_unit_test(full_path_end_drops_pairs),
       cmocka_unit_test(watch_start_drops_pairs),
       cmocka_unit_test(watch_end_drops_pairs),
+      cmocka_unit_test(sink_start_drops_pairs),
+      cmocka_unit_test(sink_end_drops_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
