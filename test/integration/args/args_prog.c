@@ -73,9 +73,10 @@ NOINLINE double fp_args(double a, double b, double c, double d, double e, double
   sink = (long)(a + b + c + d + e + f + g + h);
   return from_bits(0x7ff4000000c0ffeeULL); /* a NaN with a payload */
 }
+volatile float fsink;
 NOINLINE float float_args(float a, float b) {
-  sink = (long)a;
-  (void)b;
+  fsink = a;
+  fsink = b; /* used, so the caller passes it */
   return -0.0f;
 }
 NOINLINE unsigned long mixed(long a, double x, long b, float y) {
