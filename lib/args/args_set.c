@@ -217,7 +217,7 @@ size_t xr_args_each_pattern(void (*each)(void *ctx, const char *text, size_t mat
   }
   xr_objects_unlock();
   for (size_t k = 0; k < patterns; k++) {
-    char text[XR_ARGS_SPEC_MAX + 1];
+    char text[XR_ARGS_PRINT_MAX];
     xr_args_pattern_print(&t->spec, k, text, sizeof text);
     each(ctx, text, matched[k]);
   }

@@ -26,8 +26,11 @@
  * and this many patterns. */
 #define XR_ARGS_SPEC_MAX 4095
 #define XR_ARGS_PATTERNS_MAX 64
-/* Room for any message of xr_args_spec_parse. */
+/* Room for any message of xr_args_spec_parse, and for any SPEC
+ * normalised (with its NUL: a value gains at most 2 bytes of format per
+ * 5 it takes). */
 #define XR_ARGS_ERROR_MAX 320
+#define XR_ARGS_PRINT_MAX (2 * XR_ARGS_SPEC_MAX + 2)
 
 /* What a port's registers allow a SPEC to name. */
 struct xr_args_port {
