@@ -10,10 +10,16 @@
  *   bench N     the hook's cost per call with 0, 1, 3, 6 values and a
  *               string (N calls each, the fastest of 9 blocks), "ROW ns"
  *               lines; the sink's counts are checked exactly
+ *   race N      the SPEC changed N times (A, B, none, ...) while threads
+ *               run the hook and others start and end: every record holds
+ *               the values of one SPEC, never a mix; each change is seen
+ *               by a reader before the next (no timing assumed); a table
+ *               freed too early would fault
  *   serve       reads "call" lines on stdin (calls lookup), answers "done";
  *               "quit" ends it: for xrayctl
  * Exits 1 with a message at the first difference. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +298,97 @@ static void bench(long n) {
   __xray_args_clear();
 }
 
+/* ---- race ------------------------------------------------------------------ */
+enum { SEEN_NONE = 1, SEEN_A = 2, SEEN_B = 4 };
+static int race_seen, race_mixed, race_stop;
+static int32_t race_id;
+
+static bool is_value(const struct xr_arg_value *v, const char *name, unsigned format,
+                     uint64_t bits) {
+  char buf[8];
+  return strcmp(xr_arg_name(v->what, buf), name) == 0 && v->format == format && v->bits == bits;
+}
+
+/* A: f6@arg1,arg2; B: f6@arg3/x,arg4/x,arg5/x; none: nothing. */
+static void race_entry(int32_t id, const struct xr_arg_call *c, uintptr_t sp) {
+  (void)sp;
+  int kind = 0;
+  if (id == race_id && c->count == 0)
+    kind = SEEN_NONE;
+  else if (id == race_id && c->count == 2 && is_value(&c->v[0], "arg1", XR_ARGF_D, 1) &&
+           is_value(&c->v[1], "arg2", XR_ARGF_D, 2))
+    kind = SEEN_A;
+  else if (id == race_id && c->count == 3 && is_value(&c->v[0], "arg3", XR_ARGF_X, 3) &&
+           is_value(&c->v[1], "arg4", XR_ARGF_X, 4) && is_value(&c->v[2], "arg5", XR_ARGF_X, 5))
+    kind = SEEN_B;
+  if (kind == 0)
+    __atomic_fetch_add(&race_mixed, 1, __ATOMIC_RELAXED);
+  else
+    __atomic_fetch_or(&race_seen, kind, __ATOMIC_RELAXED);
+}
+static const struct xr_args_sink race_sink = {race_entry, sink_exit};
+
+static void race_calls(long n) {
+  struct xr_arg_regs r = {{1, 2, 3, 4, 5, 6, 0, 0}, {0}, 0x7ffc1000};
+  xr_args_hook_fn h = xr_args_hook;
+  for (long i = 0; n < 0 ? !__atomic_load_n(&race_stop, __ATOMIC_RELAXED) : i < n; i++)
+    h(race_id, XR_T_ENTRY, &r);
+}
+static void *race_reader(void *arg) {
+  (void)arg;
+  race_calls(-1);
+  return NULL;
+}
+static void *race_short(void *arg) {
+  (void)arg;
+  race_calls(100);
+  return NULL;
+}
+/* Threads that read a few times and end, again and again. */
+static void *race_churn(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, race_short, NULL) == 0)
+      pthread_join(t, NULL);
+  }
+  return NULL;
+}
+
+/* Sets spec, then waits (10 s at most: a hang, not a timing) until a
+ * reader's record shows it. */
+static void race_set(const char *spec, int kind) {
+  if (__xray_args_set(spec) != XRAY_ARGS_OK) {
+    fprintf(stderr, "surface: SPEC '%s' refused\n", spec);
+    exit(1);
+  }
+  __atomic_fetch_and(&race_seen, ~kind, __ATOMIC_RELAXED);
+  for (int i = 0; i < 100000 && !(__atomic_load_n(&race_seen, __ATOMIC_RELAXED) & kind); i++)
+    usleep(100);
+  CHECK(__atomic_load_n(&race_seen, __ATOMIC_RELAXED) & kind, "'%s' never seen", spec);
+}
+
+static void race(long n) {
+  race_id = id_of("f6");
+  __xray_args_set("f6@arg1,arg2");
+  xr_args_sink_set(&race_sink);
+  enum { READERS = 3 };
+  pthread_t t[READERS + 1];
+  for (int i = 0; i < READERS; i++)
+    pthread_create(&t[i], NULL, race_reader, NULL);
+  pthread_create(&t[READERS], NULL, race_churn, NULL);
+  for (long i = 0; i < n && failures == 0; i++) {
+    race_set("f6@arg3/x,arg4/x,arg5/x", SEEN_B);
+    race_set("f6@arg1,arg2", SEEN_A);
+    race_set("", SEEN_NONE);
+  }
+  __atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+  for (int i = 0; i <= READERS; i++)
+    pthread_join(t[i], NULL);
+  CHECK(race_mixed == 0, "%d records mixed two SPECs (or took another's values)", race_mixed);
+  xr_args_sink_set(NULL);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *what = argc > 1 ? argv[1] : "";
@@ -306,6 +403,8 @@ int main(int argc, char **argv) {
     hook();
   } else if (strcmp(what, "bench") == 0) {
     bench(argc > 2 ? atol(argv[2]) : 100000);
+  } else if (strcmp(what, "race") == 0) {
+    race(argc > 2 ? atol(argv[2]) : 100);
   } else if (strcmp(what, "serve") == 0) {
     char line[64];
     printf("ready %ld\n", (long)getpid());
@@ -315,7 +414,7 @@ int main(int argc, char **argv) {
       printf("done\n");
     }
   } else {
-    fprintf(stderr, "usage: surface traced N | api | hook | bench N | serve\n");
+    fprintf(stderr, "usage: surface traced N | api | hook | bench N | race N | serve\n");
     return 2;
   }
   if (failures)

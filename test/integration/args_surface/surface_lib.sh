@@ -1,8 +1,8 @@
 # Helpers of the argument-capture surface tests (sourced after lib.sh).
-# surface_build: ./surface from surface.c (it calls core's hook directly:
-# lib/ on the include path).
+# surface_build [FLAGS...]: ./surface from surface.c (it calls core's hook
+# directly: lib/ on the include path).
 surface_build() {
-  xr_cc surface "$TEST_SRC_DIR/surface.c" -I"$XRAY_SRC/lib" -lm
+  xr_cc surface "$TEST_SRC_DIR/surface.c" -I"$XRAY_SRC/lib" -lm "$@"
 }
 # The port's integer-argument message, as the runtime words it.
 case $XRAY_TEST_ARCH in
