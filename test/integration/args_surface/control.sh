@@ -18,7 +18,7 @@ has_ready() { grep -qx "ready $pid" out.txt; }
 xr_poll has_ready || fail "surface did not start"
 [ -S "$XRAYCTL_DIR/$pid.sock" ] || fail "no control socket"
 ctl() { "$XRAYCTL" "$@" 2>ctl.err; }
-served() { [ "$(grep -cx done out.txt)" -ge "$1" ]; }
+served() { [ "$(grep -cx "done" out.txt)" -ge "$1" ]; }
 
 expect_eq "no SPEC" "args: none" "$(ctl args $pid)"
 expect_eq "status before" "args: none" "$(ctl status $pid | grep '^args:')"
@@ -59,5 +59,5 @@ echo quit >&7
 exec 7>&-
 trap - EXIT
 wait $pid || fail "surface exited $?"
-expect_eq "served both calls" 2 "$(grep -cx done out.txt)"
+expect_eq "served both calls" 2 "$(grep -cx "done" out.txt)"
 [ ! -s err.txt ] || { cat err.txt >&2; fail "the program complained"; }
