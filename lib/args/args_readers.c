@@ -33,11 +33,11 @@ static void reader_exit(void) {
 }
 
 /* Fork child: the other threads' records are gone with them; the lock
- * may have been held by one of them. */
+ * may have been held by one of them. The forking thread's own guard stays
+ * as it is (a signal handler that forked inside a read returns to it). */
 static void readers_after_fork(void) {
   xr_lock_after_fork(&readers_lock);
   xr_thread_list_after_fork(&readers, &xr_args_me.link);
-  __atomic_store_n(&xr_args_me.busy, 0, __ATOMIC_RELAXED);
 }
 
 bool xr_args_readers_setup(void) {

@@ -12,11 +12,12 @@
 const struct xr_args_port xr_args_this_port = {XR_ARG_PORT_NAME, XR_ARG_INT_REGS,
                                                XR_ARG_FP_REGS};
 
-/* Nothing of a SPEC breaks these limits: a value is named once per pattern. */
-_Static_assert(XR_ARG_INT_REGS <= 8 && XR_ARG_FP_REGS <= 8 &&
-                   XR_ARG_INT_REGS + XR_ARG_FP_REGS <= XR_ARGS_MAX &&
-                   XR_ARG_INT_REGS <= XR_ARG_STRINGS_MAX,
+/* Nothing of a SPEC breaks these limits: a value is named once per
+ * pattern. */
+_Static_assert(XR_ARG_INT_REGS + XR_ARG_FP_REGS <= XR_ARGS_MAX,
                "a SPEC's values of one entry must fit struct xr_arg_call");
+_Static_assert(XR_ARG_INT_REGS <= XR_ARG_STRINGS_MAX,
+               "a SPEC's strings of one entry must fit struct xr_arg_call");
 
 /* A piece of the SPEC: start and length. */
 struct piece {
@@ -130,9 +131,9 @@ static int parse_value(struct piece value, struct piece item, const struct xr_ar
   if (slash != NULL) {
     struct piece word = trimmed(slash + 1, value.n - (size_t)(slash + 1 - value.s));
     format = 0;
-    for (uint8_t f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
+    for (unsigned f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
       if (is(word, format_words[f]))
-        format = f;
+        format = (uint8_t)f;
     if (format == 0)
       return fail(err, cap, "'/%s' in '%s': not a format (/d /u /x /p /s /f /f32)",
                   shown(word, a), shown(item, b));
@@ -175,7 +176,7 @@ static int parse_item(struct piece item, const struct xr_args_port *port,
   for (const char *s = values.s, *end = values.s + values.n;;) {
     const char *comma = memchr(s, ',', (size_t)(end - s));
     struct piece value = trimmed(s, (size_t)((comma ? comma : end) - s));
-    struct xr_args_value_spec v;
+    struct xr_args_value_spec v = {0, 0};
     if (parse_value(value, item, port, &v, err, cap) != 0)
       return -1;
     for (uint8_t k = 0; k < p->count; k++)

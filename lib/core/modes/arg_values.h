@@ -221,9 +221,9 @@ static inline bool xr_args_event_decode(const void *data, size_t size, struct xr
     size_t fmt = ++at;
     while (at < size && p[at] != '=')
       at++;
-    for (uint8_t f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
-      if (xr_args_is_(p + fmt, at - fmt, xr_arg_format_name(f)))
-        v.format = f;
+    for (unsigned f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
+      if (xr_args_is_(p + fmt, at - fmt, xr_arg_format_name((uint8_t)f)))
+        v.format = (uint8_t)f;
     if (v.format == 0 || at == size || size - ++at < 16)
       return false;
     for (int d = 0; d < 16; d++) {
@@ -239,9 +239,9 @@ static inline bool xr_args_event_decode(const void *data, size_t size, struct xr
       while (at < size && p[at] != ':')
         at++;
       bool known = false;
-      for (uint8_t s = XR_ARGS_OK; s <= XR_ARGS_PARTIAL; s++)
-        if (xr_args_is_(p + st, at - st, xr_arg_status_name(s)))
-          v.status = s, known = true;
+      for (unsigned s = XR_ARGS_OK; s <= XR_ARGS_PARTIAL; s++)
+        if (xr_args_is_(p + st, at - st, xr_arg_status_name((uint8_t)s)))
+          v.status = (uint8_t)s, known = true;
       if (!known || at++ == size || tmp.strings == XR_ARG_STRINGS_MAX)
         return false;
       v.text = (uint16_t)text_used;

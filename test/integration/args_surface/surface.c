@@ -15,6 +15,10 @@
  *               the values of one SPEC, never a mix; each change is seen
  *               by a reader before the next (no timing assumed); a table
  *               freed too early would fault
+ *   fork N      N fork()s while another thread changes the SPEC again and
+ *               again: each child has a SPEC of the parent's (as
+ *               understood) and changes it itself (a lock held at the fork
+ *               would hang it: 10 s, then a failure)
  *   serve       reads "call" lines on stdin (calls lookup), answers "done";
  *               "quit" ends it: for xrayctl
  * Exits 1 with a message at the first difference. */
@@ -24,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/dispatch/hot_tables.h"
@@ -389,6 +395,46 @@ static void race(long n) {
   xr_args_sink_set(NULL);
 }
 
+/* ---- fork -------------------------------------------------------------------- */
+static int forks_stop;
+
+static void *changer(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&forks_stop, __ATOMIC_RELAXED)) {
+    __xray_args_set("lookup@arg1,arg2/s");
+    __xray_args_set("plain@retval/x");
+  }
+  return NULL;
+}
+
+static void forks(long n) {
+  pthread_t t;
+  __xray_args_set("plain@retval/x");
+  pthread_create(&t, NULL, changer, NULL);
+  for (long i = 0; i < n; i++) {
+    pid_t child = fork();
+    if (child == 0) {
+      const char *spec = get();
+      int bad = strcmp(spec, "lookup@arg1/d,arg2/s") != 0 && strcmp(spec, "plain@retval/x") != 0;
+      bad |= __xray_args_set("look2@arg2/u") != XRAY_ARGS_OK;
+      bad |= strcmp(get(), "look2@arg2/u") != 0;
+      _exit(bad);
+    }
+    int status = -1;
+    for (int waited = 0; waited < 100000 && waitpid(child, &status, WNOHANG) == 0; waited++)
+      usleep(100);
+    if (status == -1) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      CHECK(0, "fork %ld: the child hung changing the SPEC", i);
+      break;
+    }
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "fork %ld: the child's SPEC", i);
+  }
+  __atomic_store_n(&forks_stop, 1, __ATOMIC_RELAXED);
+  pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const char *what = argc > 1 ? argv[1] : "";
@@ -403,6 +449,8 @@ int main(int argc, char **argv) {
     hook();
   } else if (strcmp(what, "bench") == 0) {
     bench(argc > 2 ? atol(argv[2]) : 100000);
+  } else if (strcmp(what, "fork") == 0) {
+    forks(argc > 2 ? atol(argv[2]) : 20);
   } else if (strcmp(what, "race") == 0) {
     race(argc > 2 ? atol(argv[2]) : 100);
   } else if (strcmp(what, "serve") == 0) {
@@ -414,7 +462,7 @@ int main(int argc, char **argv) {
       printf("done\n");
     }
   } else {
-    fprintf(stderr, "usage: surface traced N | api | hook | bench N | race N | serve\n");
+    fprintf(stderr, "usage: surface traced N | api | hook | bench N | race N | fork N | serve\n");
     return 2;
   }
   if (failures)
