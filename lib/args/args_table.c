@@ -140,7 +140,7 @@ static struct xr_args_slice *build(const struct xr_args_spec *spec, const struct
       planned++;
     }
   size_t plans_at = (sizeof(struct xr_args_slice) + 4 * XR_ARGS_PATTERNS_MAX + 7) & ~(size_t)7;
-  size_t plan_of_at = plans_at + w.set.count * sizeof(struct xr_args_plan);
+  size_t plan_of_at = (plans_at + w.set.count * sizeof(struct xr_args_plan) + 7) & ~(size_t)7;
   size_t bytes = plan_of_at + 4 * count;
   char *m = map_zeroed(bytes);
   if (m == NULL) {
@@ -203,21 +203,31 @@ static void push_slice(struct xr_args_slice *s) {
   xr_lock_release(&retired.lock);
 }
 
+/* Slot id of t gets s; the slice it held is retired. */
+static void replace_slice(struct xr_args_table *t, int32_t id, struct xr_args_slice *s) {
+  struct xr_args_slice *old = t->slices[id];
+  __atomic_store_n(&t->slices[id], s, __ATOMIC_RELEASE);
+  if (old != NULL)
+    push_slice(old);
+}
+
 void xr_args_table_fill(struct xr_args_table *t, const struct xr_object *o, uint8_t *want,
                         size_t count) {
-  struct xr_args_slice *s = o->map->function_count > 0 ? build(&t->spec, o) : NULL;
-  struct xr_args_slice *old = t->slices[o->id];
-  __atomic_store_n(&t->slices[o->id], s, __ATOMIC_RELEASE);
-  if (old != NULL) {
-    push_slice(old);
-    /* An object registering again and again (dlopen, dlclose) must not
-     * pile them up: a few are freed here, under the registry lock, which
-     * no reader takes. */
-    if (__atomic_load_n(&retired.slice_count, __ATOMIC_RELAXED) > 16)
-      xr_args_retired_free();
+  /* The slices of objects gone since (dlclose) go first: no sled of theirs
+   * can call the hook any more. */
+  for (int32_t id = 0; id < XR_MAX_OBJECTS; id++) {
+    const struct xr_object *other = xr_object_get(id);
+    if (t->slices[id] != NULL && id != o->id &&
+        (other == NULL || !other->loaded || other->generation != t->slices[id]->generation))
+      replace_slice(t, id, NULL);
   }
+  replace_slice(t, o->id, o->map->function_count > 0 ? build(&t->spec, o) : NULL);
+  /* An object loaded and unloaded again and again must not pile them up: a
+   * few are freed here, under the registry lock, which no reader takes. */
+  if (__atomic_load_n(&retired.slice_count, __ATOMIC_RELAXED) > 16)
+    xr_args_retired_free();
   if (want != NULL)
-    xr_args_slice_want(s, want, count);
+    xr_args_slice_want(t->slices[o->id], want, count);
 }
 
 void xr_args_table_retire(struct xr_args_table *t) {

@@ -70,8 +70,8 @@ XR_HIDDEN struct xr_args_table *xr_args_table_new(const struct xr_args_spec *spe
 struct xr_object;
 /* Builds (or builds again) object o's slice of t from its names, with the
  * registry lock held, and fills want[0 .. count) with the XR_ARGS_AT_*
- * bits of its functions (want may be NULL). The slice it replaces goes to
- * the retired list. */
+ * bits of its functions (want may be NULL). The slice it replaces, and
+ * those of objects gone since (dlclose), go to the retired list. */
 XR_HIDDEN void xr_args_table_fill(struct xr_args_table *t, const struct xr_object *o,
                                   uint8_t *want, size_t count);
 
