@@ -15,7 +15,7 @@ expect_eq "the message" "XRay: XRAY_OPTIONS: xray_args: 'arg9' in 'lookup@arg2/s
   "$(sed 's/^==[0-9]*==//' err.txt)"
 expect_eq "no SPEC in effect" "args: " "$(head -1 out.txt)"
 log=$(only_file "log.surface.*")
-"$LLVM_XRAY" account -m "$(xr_program_file surface)" -format=csv "$log" >account.csv ||
+"$LLVM_XRAY" account -m ./surface -format=csv "$log" >account.csv ||
   fail "llvm-xray account rejects $log"
 expect_eq "lookup's calls traced" 5 "$(awk -F, '$NF == "\"lookup\"" { print $2 }' account.csv)"
 
