@@ -21,12 +21,14 @@
 static XR_TLS uint8_t in_hook;
 
 /* The plan of `packed` now, copied into *out: false when it has none (or
- * this thread may not read the tables now). */
-static bool plan_now(int32_t packed, struct xr_args_plan *out) {
+ * this thread may not read the tables now); *log_args: its entry is a
+ * log-args sled. */
+static bool plan_now(int32_t packed, struct xr_args_plan *out, bool *log_args) {
+  *log_args = false;
   if (!xr_args_read_begin())
     return false;
   const struct xr_args_table *t = __atomic_load_n(&xr_args_current, __ATOMIC_ACQUIRE);
-  const struct xr_args_plan *p = t != NULL ? xr_args_plan_of(t, packed) : NULL;
+  const struct xr_args_plan *p = t != NULL ? xr_args_plan_of(t, packed, log_args) : NULL;
   if (p != NULL)
     memcpy(out, p, sizeof *out);
   xr_args_read_end();
@@ -115,17 +117,21 @@ static void to_arg1(int32_t packed, const struct xr_arg_regs *r) {
 static void hook(int32_t packed, int type, const struct xr_arg_regs *r) {
   struct xr_arg_call call;
   call.count = call.strings = 0;
-  bool planned = false;
+  bool planned = false, log_args = false;
   if (XR_LIKELY(!in_hook)) {
     in_hook = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     struct xr_args_plan plan;
-    planned = plan_now(packed, &plan);
+    planned = plan_now(packed, &plan, &log_args);
     if (planned)
       capture(&plan, type, r, &call);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     in_hook = 0;
   }
+  /* The entry trampoline serves entry and log-args sleds alike: the table
+   * says which this function has. */
+  if (type == XR_T_ENTRY && log_args)
+    type = XR_T_ARG;
   /* A sled with no plan (one mid-change, or xray_log_args's own) goes
    * where the usual trampoline would send it. */
   if (type == XR_T_ARG && !planned) {

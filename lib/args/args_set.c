@@ -42,7 +42,7 @@ static bool installed;
  * before its first patching. */
 static void fill_registering(const struct xr_object *o, uint8_t *want, size_t count) {
   struct xr_args_table *t = __atomic_load_n(&xr_args_current, __ATOMIC_RELAXED);
-  if (t != NULL)
+  if (t != NULL && t->spec.patterns > 0) /* none: its sleds stay as they are */
     xr_args_table_fill(t, o, want, count);
 }
 
@@ -89,15 +89,16 @@ static bool has_plans(const struct xr_args_table *t, int32_t id) {
   return t != NULL && t->slices[id] != NULL && t->slices[id]->planned > 0;
 }
 
-/* Step 2 (registry lock held): t's slices, and the jobs of the objects
- * whose sleds had or get a plan. Returns the number of jobs. */
+/* Step 2 (registry lock held): t's slices (with no pattern, only for the
+ * objects that had plans: args_table.h), and the jobs of the objects whose
+ * sleds had or get a plan. Returns the number of jobs. */
 static size_t build_locked(struct xr_args_table *t, const struct xr_args_table *old) {
   size_t n = 0;
   for (int32_t id = 0; id < XR_MAX_OBJECTS; id++) {
     struct xr_object *o = xr_object_get(id);
     if (o == NULL || !o->loaded || o->map->function_count == 0)
       continue;
-    if (t != NULL)
+    if (t != NULL && (t->spec.patterns > 0 || has_plans(old, id)))
       xr_args_table_fill(t, o, NULL, 0);
     if (!has_plans(t, id) && !has_plans(old, id))
       continue;
@@ -146,15 +147,19 @@ static int retarget(size_t n, char *err, size_t cap) {
   return status;
 }
 
+/* The table of "none", once a SPEC was in effect. */
+static const struct xr_args_spec no_spec;
+
 static int apply(const struct xr_args_spec *spec, char *err, size_t cap) {
   if (spec != NULL && !install())
     return say(err, cap, "no thread-exit or fork hook left for argument capture; no value "
                "is captured");
+  struct xr_args_table *old = xr_args_current; /* changed only under set_lock */
   struct xr_args_table *t = NULL;
-  if (spec != NULL && (t = xr_args_table_new(spec)) == NULL)
+  if ((spec != NULL || old != NULL) &&
+      (t = xr_args_table_new(spec != NULL ? spec : &no_spec)) == NULL)
     return say(err, cap, "no memory for the SPEC's table; the SPEC in effect stays");
   xr_objects_lock();
-  struct xr_args_table *old = xr_args_current;
   size_t n = build_locked(t, old);
   __atomic_store_n(&xr_args_current, t, __ATOMIC_SEQ_CST);
   xr_objects_unlock();

@@ -9,6 +9,7 @@
 #include "core/objects/objects.h"
 #include "core/patch/patch_api.h"
 #include "core/thread/lock.h"
+#include "xray/xray_interface.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -114,15 +115,26 @@ static bool scratch_map(struct scratch *w, size_t count) {
   return true;
 }
 
+/* Whether function id's entry is a log-args sled. */
+static bool log_args_entry(const struct xr_sled_map *map, size_t id) {
+  const struct xr_function *f = &map->functions[id - 1];
+  for (uint32_t k = 0; k < f->sled_count; k++)
+    if (map->sleds[f->first_sled + k].kind == LOG_ARGS_ENTRY)
+      return true;
+  return false;
+}
+
 static struct xr_args_slice *build(const struct xr_args_spec *spec, const struct xr_object *o) {
-  const struct xr_name_table *t;
-  int status = names_of(o, &t);
+  const struct xr_name_table *t = NULL;
+  int status = spec->patterns > 0 ? names_of(o, &t) : XR_NAMES_OK;
   if (status != XR_NAMES_OK) {
     xr_report(XR_ERROR, "xray_args: no names for object %d ('%s', status %d): no value of "
               "its functions is captured", o->id, o->path, status);
     return NULL;
   }
-  size_t count = t->count < o->map->function_count ? t->count : o->map->function_count;
+  size_t count = o->map->function_count;
+  if (t != NULL && t->count < count)
+    count = t->count;
   struct scratch w;
   if (!scratch_map(&w, count))
     goto no_memory;
@@ -156,7 +168,7 @@ static struct xr_args_slice *build(const struct xr_args_spec *spec, const struct
     if (w.set.number[i] != 0)
       merge(spec, w.set.mask[i], &plan[w.set.number[i] - 1]);
   for (size_t i = 0; i < count; i++)
-    plan_of[i] = (uint32_t)w.masks[i];
+    plan_of[i] = (uint32_t)w.masks[i] | (log_args_entry(o->map, i + 1) ? XR_ARGS_LOG_ARGS_SLED : 0);
   munmap(w.masks, w.bytes);
   *s = (struct xr_args_slice){bytes, o->generation, (uint32_t)count, planned, plan_of, plan,
                               hits_out, NULL};
@@ -172,7 +184,7 @@ void xr_args_slice_want(const struct xr_args_slice *s, uint8_t *want, size_t cou
   if (s == NULL)
     return;
   for (size_t i = 0; i < count && i < s->count; i++) {
-    uint32_t k = s->plan_of[i];
+    uint32_t k = s->plan_of[i] & ~XR_ARGS_LOG_ARGS_SLED;
     if (k == 0)
       continue;
     const struct xr_args_plan *p = &s->plan[k - 1];

@@ -35,12 +35,20 @@ struct xr_args_slice {
   uint32_t generation; /* of the object's registration it was built for */
   uint32_t count;      /* functions */
   uint32_t planned;    /* functions with a plan */
-  const uint32_t *plan_of;          /* [function - 1]: 0 none, k: plan[k - 1] */
+  /* [function - 1]: the plan's number k (plan[k - 1]; 0: none), and
+   * XR_ARGS_LOG_ARGS_SLED when the function's entry is a log-args sled */
+  const uint32_t *plan_of;
   const struct xr_args_plan *plan;  /* the distinct plans */
   const uint32_t *hits;             /* [pattern]: functions it matches here */
   struct xr_args_slice *next_retired;
 };
 
+#define XR_ARGS_LOG_ARGS_SLED 0x80000000u
+
+/* One SPEC's plans. A table with no pattern stands for "none" once a SPEC
+ * was in effect: its slices (of the objects that had plans) only say which
+ * functions enter through a log-args sled, so a sled the change has not
+ * retargeted yet still sends their events the usual log-args way. */
 struct xr_args_table {
   struct xr_args_spec spec;
   /* Written under the registry lock (release), read by the hook (acquire). */
@@ -52,15 +60,19 @@ struct xr_args_table {
  * and xr_args_read_end (acquire). */
 XR_HIDDEN extern struct xr_args_table *xr_args_current;
 
-/* The plan of function `packed` (a packed id) in t, or NULL. */
+/* The plan of function `packed` (a packed id) in t, or NULL; *log_args:
+ * its entry is a log-args sled (xray_log_args). */
 static inline const struct xr_args_plan *xr_args_plan_of(const struct xr_args_table *t,
-                                                         int32_t packed) {
+                                                         int32_t packed, bool *log_args) {
   const struct xr_args_slice *s =
       __atomic_load_n(&t->slices[xr_id_object(packed)], __ATOMIC_ACQUIRE);
   uint32_t fn = (uint32_t)xr_id_function(packed);
+  *log_args = false;
   if (s == NULL || fn == 0 || fn > s->count)
     return NULL;
   uint32_t k = s->plan_of[fn - 1];
+  *log_args = (k & XR_ARGS_LOG_ARGS_SLED) != 0;
+  k &= ~XR_ARGS_LOG_ARGS_SLED;
   return k != 0 ? &s->plan[k - 1] : NULL;
 }
 

@@ -47,6 +47,8 @@ __attribute__((noinline)) double scale(double x, float y) { return x * y; }
 __attribute__((noinline)) long f6(long a, long b, long c, long d, long e, long f) {
   return a + b + c + d + e + f;
 }
+/* compiler-rt's way: its entry is a log-args sled */
+__attribute__((noinline, xray_always_instrument, xray_log_args(1))) long logged(long a) { return a ^ 5; }
 
 static int failures;
 #define CHECK(cond, ...)                                                       \
@@ -253,6 +255,31 @@ static void hook(void) {
   CHECK(__xray_args_clear() == XRAY_ARGS_OK, "clear");
   call_hook(lookup_id, XR_T_ENTRY, &r);
   CHECK(entries == 10 && last_entry.count == 0, "cleared: %d values", last_entry.count);
+  /* an xray_log_args function: the argument trampoline's entry serves its
+   * log-args sled too; with a plan, its values to the sink; without one (a
+   * sled not yet retargeted), the usual log-args way: the arg1 handler */
+  int32_t logged_id = id_of("logged");
+  CHECK(__xray_args_set("logged@arg1/x,arg2;lookup@arg1") == XRAY_ARGS_OK, "set logged");
+  call_hook(logged_id, XR_T_ENTRY, &r);
+  CHECK(entries == 11 && last_id == logged_id && last_entry.count == 2, "logged's values");
+  value_is(&last_entry, 0, "arg1", XR_ARGF_X, 0xfffffffffffffffeu);
+  CHECK(__xray_set_handler_arg1(handler1) == 1, "set arg1 handler");
+  CHECK(__xray_args_set("lookup@arg1") == XRAY_ARGS_OK, "set without logged");
+  handled_id = handled_type = -1;
+  handled_arg = 0;
+  call_hook(logged_id, XR_T_ENTRY, &r);
+  CHECK(entries == 11 && handled_id == logged_id && handled_type == XR_T_ARG &&
+            handled_arg == 0xfffffffffffffffeu,
+        "logged without a plan: the arg1 handler (%d %d %#llx)", handled_id, handled_type,
+        (unsigned long long)handled_arg);
+  CHECK(__xray_args_clear() == XRAY_ARGS_OK, "clear again");
+  handled_id = -1;
+  call_hook(logged_id, XR_T_ENTRY, &r);
+  CHECK(entries == 11 && handled_id == logged_id && handled_type == XR_T_ARG,
+        "logged, no SPEC: the arg1 handler (%d %d)", handled_id, handled_type);
+  __xray_remove_handler_arg1();
+  call_hook(logged_id, XR_T_ENTRY, &r); /* no arg1 handler: the sink */
+  CHECK(entries == 11, "logged, no handler: nothing (%ld)", entries);
   xr_args_sink_set(NULL);
 }
 
