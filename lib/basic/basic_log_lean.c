@@ -30,11 +30,11 @@
  *    recording did: it is dropped (counted); of the calls on the stack it
  *    closes only those below it (the rule above). */
 #include "core/base/lean.h"
+#include "basic/basic_guard.h" /* the guard around every event */
 #include "basic/basic_log_lean.h"
 #include "basic/basic_records.h"
 #include "basic/basic_stack.h" /* the shadow stack and the filter */
 #include "basic/basic_thread.h"
-#include "basic/basic_writer.h" /* xr_basic_epoch */
 #include "core/clock/clock.h"
 #include "core/clock/clock_lean.h"
 #include "core/dispatch/handlers.h"
@@ -43,8 +43,6 @@
 XR_TLS struct xr_basic_thread xr_basic_tls;
 void (*xr_basic_prepare_slow)(void *prepare);
 void (*xr_basic_spill_slow)(void *thread);
-
-#define compiler_barrier() xr_compiler_barrier()
 
 /* The tick read + xr_cpu_id (the rseq load where there is one), not the
  * port's tick-and-CPU read: on VMs that trap both, x86-64's costs about
@@ -68,27 +66,14 @@ static XR_NOINLINE bool prepare_slow(struct xr_basic_thread *t,
   return p.ok;
 }
 
-/* The busy flag tells a flushing thread that this thread may be touching its
- * buffer. Ordering: busy := 1 is stored before the epoch is loaded; the
- * flusher stores a stopped epoch, then runs membarrier() (or waits for store
- * buffers to drain), then waits for busy == 0. So either this thread sees
- * the stopped epoch, or the flusher sees busy == 1 and waits. */
+/* One event: the guard around it (basic_guard.h), then the thread's
+ * shadow stack and buffer. */
 static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg, uintptr_t sp,
                                     bool have_sp) {
   struct xr_basic_thread *t = &xr_basic_tls;
-  if (XR_UNLIKELY(__atomic_load_n(&xr_in_handler, __ATOMIC_RELAXED))) {
-    /* A signal handler inside our handler, say. Relaxed atomics (plain
-     * moves on x86) because a flusher reads the counter. */
-    __atomic_store_n(&t->dropped_nested,
-                     __atomic_load_n(&t->dropped_nested, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+  if (!xr_basic_event_begin(t))
     return;
-  }
-  __atomic_store_n(&xr_in_handler, 1, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
-  compiler_barrier();
-  /* Acquire pairs with init's store: the options it wrote are visible. */
-  uint32_t epoch = __atomic_load_n(&xr_basic_epoch, __ATOMIC_ACQUIRE);
+  uint32_t epoch = xr_basic_epoch_now();
   if (XR_LIKELY(epoch == t->epoch) || prepare_slow(t, epoch)) {
     uint8_t cpu;
     uint64_t tsc = read_clock(&cpu);
@@ -100,9 +85,7 @@ static XR_ALWAYS_INLINE void handle(int32_t fid, unsigned type, uint64_t arg, ui
     else
       xr_basic_on_entry(t, fid, type, tsc, cpu, arg, sp);
   }
-  __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
-  compiler_barrier();
-  __atomic_store_n(&xr_in_handler, 0, __ATOMIC_RELAXED);
+  xr_basic_event_end(t);
 }
 
 /* A log-args entry reaching the arg0 slot carries no argument: recorded as

@@ -12,6 +12,7 @@
  * Locks, always taken in this order: threads_lock (the list of registered
  * threads), the writer's lock. The hot path takes neither except the
  * writer's, when a buffer is full. */
+#include "basic/basic_args.h"
 #include "basic/basic_export.h"
 #include "basic/basic_log_lean.h"
 #include "basic/basic_options.h"
@@ -180,6 +181,7 @@ static void on_thread_exit(void) {
 }
 
 static void stop_recording(void) {
+  xr_basic_args_stop(); /* before the quiesce: flush's covers its calls */
   xr_basic_stop_recording();
   xr_handler_remove_lean_if(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0);
   xr_handler_remove_lean_if(XR_SLOT_ARG1, (void *)xr_basic_handle_arg1);
@@ -283,6 +285,8 @@ static XRayLogInitStatus basic_init(size_t buffer_size, size_t max_buffers,
                           (void *)xr_basic_handle_arg1_no_sp, 0);
   xr_handler_install_lean(XR_SLOT_ARG0, (void *)xr_basic_handle_arg0,
                           (void *)xr_basic_handle_arg0_no_sp, 0);
+  /* Values argument capture takes come with their events (basic_args.c). */
+  xr_basic_args_start();
   /* The file now, as compiler-rt does ("Log file in" at verbosity >= 1):
    * whether a file is created never depends on how long the first calls
    * take. Removed at flush if it is left without a record. Opened before

@@ -7,6 +7,7 @@
 
 #include "basic/basic_records.h"
 #include "basic/basic_thread.h"
+#include "basic/basic_values.h"
 #include "core/base/call_frames.h"
 #include "core/base/common.h"
 
@@ -181,6 +182,95 @@ static XR_ALWAYS_INLINE uintptr_t xr_basic_implied_sp(const struct xr_basic_thre
     if (t->frames[i - 1].fid == fid)
       return t->frames[i - 1].sp;
   return 0;
+}
+
+/* ---- calls with values (the argument sink, basic_args.c) ---------------
+ * The same rules, with the call's values as payloads right after its
+ * entry or exit record, in the same buffer (so in the same write: a
+ * record and its payloads are never split by a spill). A call with values
+ * is never erased by the threshold: its end_pos is one no stream position
+ * reaches. The lean handlers never come here. */
+#define XR_BASIC_NEVER_ERASED UINT64_MAX
+
+/* Room for n records after the last one written, which moves with them
+ * to the next buffer when they do not fit after it (its stream position
+ * stays the same: the spill hands over everything before it). */
+static inline void room_after_last(struct xr_basic_thread *t, uint32_t n) {
+  if (t->used + n <= t->capacity)
+    return;
+  struct xr_basic_record last = t->buf[t->used - 1];
+  t->used--;
+  t->spill(t);
+  t->buf[0] = last;
+  t->used = 1;
+}
+
+/* An entry with values c: the entry record (Type 3, XR_BASIC_ENTRY_ARGS)
+ * then the payloads of as many values as the buffer holds beside it
+ * (all but with a thread_buffer_size of a few records). Without values
+ * (none, or no room): a plain entry, as the lean handler writes it. */
+static inline void xr_basic_on_entry_values(struct xr_basic_thread *t, int32_t fid,
+                                            uint64_t tsc, uint8_t cpu, uintptr_t sp,
+                                            const struct xr_arg_call *c) {
+  uint32_t n = 0;
+  unsigned k = t->capacity > 0 ? xr_basic_values_fitting(c, t->capacity - 1, &n) : 0;
+  xr_basic_on_entry(t, fid, XR_BASIC_ENTRY, tsc, cpu, 0, sp);
+  uint32_t d = t->depth - 1;
+  if (k == 0 || d >= t->frame_capacity || !t->frames[d].recorded)
+    return; /* not written (deeper than the limit): nor its values */
+  room_after_last(t, n);
+  struct xr_basic_record *r = t->buf + t->used - 1;
+  r->w[0] = (r->w[0] & ~((uint64_t)0xff << 24)) | (uint64_t)XR_BASIC_ENTRY_ARGS << 24;
+  xr_basic_put_values(r + 1, fid, t->ids, c, k);
+  t->used += n;
+  t->frames[d].type = XR_BASIC_ENTRY_ARGS;
+  t->frames[d].end_pos = XR_BASIC_NEVER_ERASED;
+}
+
+/* The frame an exit of (fid, sp) will close, by the rules above: the
+ * newest with both, else the newest of fid; never erased from now on. */
+static inline void keep_call(struct xr_basic_thread *t, int32_t fid, uintptr_t sp) {
+  uint32_t d = t->depth < t->frame_capacity ? t->depth : t->frame_capacity;
+  struct xr_basic_frame *of_fid = NULL;
+  for (uint32_t i = d; i > 0; i--) {
+    struct xr_basic_frame *f = &t->frames[i - 1];
+    if (f->fid != fid)
+      continue;
+    if (f->sp == sp) {
+      f->end_pos = XR_BASIC_NEVER_ERASED;
+      return;
+    }
+    if (of_fid == NULL)
+      of_fid = f;
+  }
+  if (of_fid != NULL)
+    of_fid->end_pos = XR_BASIC_NEVER_ERASED;
+}
+
+/* An exit of `type` with values c (its return value): the exit as the
+ * lean handler writes it (unwinding what it unwinds), then, when the
+ * call's own exit record was written, the values' payloads. */
+static inline void xr_basic_on_exit_values(struct xr_basic_thread *t, int32_t fid,
+                                           unsigned type, uint64_t tsc, uint8_t cpu,
+                                           uintptr_t sp, const struct xr_arg_call *c) {
+  uint32_t n = 0;
+  unsigned k = t->capacity > 0 ? xr_basic_values_fitting(c, t->capacity - 1, &n) : 0;
+  if (k != 0)
+    keep_call(t, fid, sp);
+  uint64_t before = t->spilled + t->used;
+  xr_basic_on_exit(t, fid, type, tsc, cpu, sp);
+  if (k == 0 || t->spilled + t->used <= before)
+    return;
+  /* Its own exit is the last record written, when there is one: plain,
+   * not flagged unwound, of fid, type and tsc. */
+  struct xr_basic_record want;
+  xr_basic_put_normal(&want, fid, type, cpu, tsc, t->ids);
+  const struct xr_basic_record *last = t->buf + t->used - 1;
+  if (last->w[0] != want.w[0] || last->w[1] != tsc || last->w[3] != 0)
+    return;
+  room_after_last(t, n);
+  xr_basic_put_values(t->buf + t->used, fid, t->ids, c, k);
+  t->used += n;
 }
 
 #endif

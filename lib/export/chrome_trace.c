@@ -8,7 +8,9 @@
  * quiet context it may run in a signal handler (trace_event.h). */
 #include "export/chrome_trace.h"
 #include "core/base/report.h"
+#include "core/base/mmap_array.h"
 #include "core/output/text_out.h"
+#include "export/arg_text.h"
 #include "export/trace_threads.h"
 #include "xray/xray_version.h"
 
@@ -18,10 +20,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The values of an open call (its entry's), kept until it ends. */
+struct open_values {
+  size_t depth; /* its frame's index on the thread's stack */
+  struct xr_arg_call call;
+};
+
 struct thread {
   struct xr_trace_thread base; /* first: the table's record */
   uint8_t ids_len;
   char ids[48]; /* ,"pid":P,"tid":T of every event, formatted once */
+  /* Open calls with values, innermost last (mmap'd, grown by doubling;
+   * untouched while no call has values). */
+  struct open_values *values;
+  size_t nvalues, values_cap;
 };
 
 #define OUT_CAP ((size_t)256 * 1024)
@@ -33,6 +45,10 @@ struct xr_chrome {
   struct xr_trace_context c; /* c.base_ticks: time 0 of the file */
   uint64_t max_tsc; /* the latest time of any thread */
   uint64_t events;
+  /* The exit being handled, when it has a return value: its function and
+   * values, for the call it ends (not those it unwinds). */
+  int32_t exit_fid;
+  const struct xr_arg_call *exit_values;
   struct xr_trace_threads threads;
   struct xr_text_out out;
   char out_buf[OUT_CAP];
@@ -153,12 +169,58 @@ static void begin_event(struct xr_chrome *w, size_t bound) {
   w->events++;
 }
 
+/* Bytes a call's values take at most in "args". */
+static size_t values_bound(const struct xr_arg_call *c) {
+  return c ? (size_t)c->count * (6 * XR_ARG_STRING_MAX + XR_ARG_NUMBER_MAX + 48) : 0;
+}
+
+/* The values of c as members of "args" (docs/formats.md): each named as
+ * its SPEC wrote it, a string not read whole followed by "<name>.status". */
+static XR_NOINLINE void put_values(struct xr_chrome *w, const struct xr_arg_call *c,
+                                   bool comma) {
+  for (unsigned i = 0; i < c->count && i < XR_ARGS_MAX; i++) {
+    const struct xr_arg_value *v = &c->v[i];
+    char buf[8];
+    const char *name = xr_arg_name(v->what, buf);
+    if (comma)
+      put(w, ",", 1);
+    comma = true;
+    put(w, "\"", 1);
+    put_str(w, name);
+    put(w, "\":", 2);
+    if (v->format != XR_ARGF_S) {
+      char num[XR_ARG_NUMBER_MAX];
+      put(w, num, xr_arg_number_json(v, num));
+      continue;
+    }
+    if (xr_arg_has_text(v)) {
+      size_t len = v->len <= XR_ARG_STRING_MAX ? v->len : XR_ARG_STRING_MAX;
+      if ((size_t)v->text + len > sizeof c->text)
+        len = 0;
+      put(w, "\"", 1);
+      put_escaped(w, c->text + v->text, len);
+      put(w, "\"", 1);
+    } else {
+      put_str(w, "null");
+    }
+    const char *status = xr_arg_status_word(v);
+    if (status != NULL) {
+      put(w, ",\"", 2);
+      put_str(w, name);
+      put_str(w, ".status\":\"");
+      put_str(w, status);
+      put(w, "\"", 1);
+    }
+  }
+}
+
 static void emit_call(struct xr_chrome *w, const struct thread *t,
                       int32_t fid, uint64_t begin, uint64_t end,
-                      enum xr_trace_mark mark) {
+                      enum xr_trace_mark mark, const struct xr_arg_call *args,
+                      const struct xr_arg_call *ret) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t len = strlen(name);
-  begin_event(w, 6 * len + 192);
+  begin_event(w, 6 * len + 192 + values_bound(args) + values_bound(ret));
   put_str(w, "{\"name\":\"");
   put_escaped(w, name, len);
   put_str(w, "\",\"ph\":\"X\",\"ts\":");
@@ -167,10 +229,23 @@ static void emit_call(struct xr_chrome *w, const struct thread *t,
   put_str(w, ",\"dur\":");
   put_us(w, e > b ? e - b : 0);
   put_ids(w, t);
-  if (mark != XR_MARK_NONE) {
-    put_str(w, ",\"args\":{\"cut\":\"");
-    put_str(w, xr_trace_mark_text[mark]);
-    put_str(w, "\"}");
+  if (mark != XR_MARK_NONE || XR_UNLIKELY(args != NULL || ret != NULL)) {
+    put_str(w, ",\"args\":{");
+    bool comma = false;
+    if (args != NULL && args->count != 0) {
+      put_values(w, args, comma);
+      comma = true;
+    }
+    if (ret != NULL && ret->count != 0) {
+      put_values(w, ret, comma);
+      comma = true;
+    }
+    if (mark != XR_MARK_NONE) {
+      put_str(w, comma ? ",\"cut\":\"" : "\"cut\":\"");
+      put_str(w, xr_trace_mark_text[mark]);
+      put(w, "\"", 1);
+    }
+    put(w, "}", 1);
   }
   put(w, "}", 1);
 }
@@ -249,13 +324,41 @@ static XR_NOINLINE struct thread *new_thread(struct xr_chrome *w, int32_t pid,
   return t;
 }
 
+/* Keeps the values of the call just pushed (frame depth - 1) until it
+ * ends; dropped when there is no memory for them (the call is still
+ * written). */
+static XR_NOINLINE void keep_values(struct thread *t, const struct xr_arg_call *c) {
+  if (t->nvalues == t->values_cap) {
+    struct open_values *v =
+        xr_mmap_array_grow(t->values, &t->values_cap, t->nvalues, sizeof *v, 16);
+    if (v == NULL)
+      return;
+    t->values = v;
+  }
+  struct open_values *o = &t->values[t->nvalues++];
+  o->depth = t->base.depth - 1;
+  o->call = *c;
+}
+
 /* A call ends: one complete event. A call entered untracked was never
- * written: nothing ends it. */
-static void end_call(void *w, struct xr_trace_thread *t,
+ * written: nothing ends it. Its values: its entry's, kept while it was
+ * open (only a frame of the stack has them: not a no-entry call's), and
+ * the return value of the exit that ends it (not of one that unwinds it). */
+static void end_call(void *wp, struct xr_trace_thread *tt,
                      const struct xr_trace_frame *f, uint64_t tsc,
                      enum xr_trace_mark mark) {
-  if (f != NULL)
-    emit_call(w, (const struct thread *)t, f->fid, f->tsc, tsc, mark);
+  struct xr_chrome *w = wp;
+  struct thread *t = (struct thread *)tt;
+  if (f == NULL)
+    return;
+  const struct xr_arg_call *args = NULL, *ret = NULL;
+  if (XR_UNLIKELY(t->nvalues != 0) && f == &tt->stack[tt->depth] &&
+      t->values[t->nvalues - 1].depth == tt->depth)
+    args = &t->values[--t->nvalues].call; /* stays there until the next keep */
+  if (XR_UNLIKELY(w->exit_values != NULL) && f->fid == w->exit_fid &&
+      mark != XR_MARK_UNWOUND)
+    ret = w->exit_values;
+  emit_call(w, t, f->fid, f->tsc, tsc, mark, args, ret);
 }
 
 void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
@@ -277,10 +380,19 @@ void xr_chrome_add(struct xr_chrome *w, int32_t pid, int32_t tid,
     w->max_tsc = e->tsc;
   switch (e->kind) {
   case XR_TEV_ENTER:
-    xr_trace_thread_push(&t->base, e->fid, e->tsc);
+    if (xr_trace_thread_push(&t->base, e->fid, e->tsc) &&
+        XR_UNLIKELY(e->call != NULL && e->call->count != 0))
+      keep_values(t, e->call);
     break;
   case XR_TEV_EXIT:
   case XR_TEV_TAIL_EXIT:
+    if (XR_UNLIKELY(e->call != NULL && e->call->count != 0)) {
+      w->exit_fid = e->fid;
+      w->exit_values = e->call;
+      xr_trace_thread_exit(&t->base, e, end_call, w);
+      w->exit_values = NULL;
+      break;
+    }
     xr_trace_thread_exit(&t->base, e, end_call, w);
     break;
   case XR_TEV_CUSTOM:
@@ -385,6 +497,11 @@ int xr_chrome_close(struct xr_chrome *w) {
     xr_report(XR_INFO, "trace_output: wrote %llu events to %s (open it in "
               "https://ui.perfetto.dev)", (unsigned long long)w->events,
               w->path);
+  for (size_t i = 0; i < w->threads.cap; i++) {
+    struct thread *t = (struct thread *)xr_trace_threads_at(&w->threads, i);
+    if (t != NULL && t->values != NULL)
+      munmap(t->values, t->values_cap * sizeof *t->values);
+  }
   xr_trace_threads_free(&w->threads);
   munmap(w, sizeof *w);
   if (rc != 0)

@@ -10,6 +10,7 @@
 #include "core/base/common.h"
 
 #define XR_PB_WIRE_VARINT 0u
+#define XR_PB_WIRE_I64 1u /* fixed64, double: 8 little-endian bytes */
 #define XR_PB_WIRE_LEN 2u
 #define XR_PB_VARINT_MAX 10u /* bytes of the longest 64-bit varint */
 

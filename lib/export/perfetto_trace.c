@@ -15,6 +15,7 @@
 #include "export/perfetto_trace.h"
 #include "core/base/report.h"
 #include "core/output/text_out.h"
+#include "export/arg_text.h"
 #include "export/pb_encode.h"
 #include "export/trace_threads.h"
 #include "xray/xray_version.h"
@@ -58,7 +59,7 @@ enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3 };
 /* InternedData, EventName */
 enum { ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2 };
 /* DebugAnnotation */
-enum { DA_UINT = 3, DA_STRING = 6, DA_NAME = 10 };
+enum { DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_POINTER = 7, DA_NAME = 10 };
 /* TrackDescriptor, ProcessDescriptor, ThreadDescriptor */
 enum { TD_UUID = 1, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT_UUID = 5 };
 enum { PD_PID = 1, PD_NAME = 6, PD_LABELS = 8 };
@@ -116,6 +117,10 @@ struct xr_perfetto {
   uint32_t next_seq;
   uint64_t max_tsc; /* the latest time of any thread */
   bool any_tsc;
+  /* The exit being handled, when it has a return value: its function and
+   * values, for the call it ends (not those it unwinds). */
+  int32_t exit_fid;
+  const struct xr_arg_call *exit_values;
   struct ns_scale scale;
   struct xr_trace_threads threads;
   struct process *processes;
@@ -261,6 +266,114 @@ static void put_note_uint(struct xr_perfetto *w, const char *name,
   put_len(w, TE_DEBUG_ANNOTATION, sz_note_uint(name, v));
   put_bytes(w, DA_NAME, name, strlen(name));
   put_uint(w, DA_UINT, v);
+}
+
+/* ---- argument values ------------------------------------------------------
+ * A call's values (core/modes/arg_values.h) as debug annotations named as
+ * the SPEC wrote them (docs/formats.md): /d int_value, /u uint_value, /x
+ * and /p pointer_value, /f double_value (the same 64 bits), /f32
+ * double_value of the float (the same value; a NaN's payload bits moved
+ * up as the widening moves them, quiet bit and all), /s string_value (the
+ * text escaped as custom events' payloads are), or pointer_value when
+ * nothing could be read, and a string not read whole another annotation
+ * "<name>.status" with the status word. */
+
+/* A float's bits widened to a double's, exactly, NaNs included (no
+ * arithmetic: a signalling NaN stays one). */
+static uint64_t f32_as_f64(uint32_t f) {
+  uint64_t sign = (uint64_t)(f >> 31) << 63, frac = f & 0x7fffffu;
+  unsigned exp = (f >> 23) & 0xffu;
+  if (exp == 0xff)
+    return sign | (uint64_t)0x7ff << 52 | frac << 29;
+  if (exp == 0) {
+    if (frac == 0)
+      return sign;
+    int e = -126; /* a subnormal: normalised */
+    while (!(frac & 0x800000u)) {
+      frac <<= 1;
+      e--;
+    }
+    return sign | (uint64_t)(e + 1023) << 52 | (frac & 0x7fffffu) << 29;
+  }
+  return sign | (uint64_t)(exp - 127 + 1023) << 52 | frac << 29;
+}
+
+static size_t sz_fixed64(unsigned field) { return vsz((uint64_t)field << 3) + 8; }
+
+static void put_fixed64(struct xr_perfetto *w, unsigned field, uint64_t v) {
+  uint8_t b[XR_PB_VARINT_MAX + 8];
+  size_t n = xr_pb_varint_encode(b, (uint64_t)field << 3 | XR_PB_WIRE_I64);
+  for (int i = 0; i < 8; i++)
+    b[n++] = (uint8_t)(v >> (8 * i));
+  put(w, b, n);
+}
+
+/* The string's bytes of value v of c (none when out of c's text). */
+static const unsigned char *value_text(const struct xr_arg_call *c,
+                                       const struct xr_arg_value *v, size_t *len) {
+  size_t n = v->len <= XR_ARG_STRING_MAX ? v->len : XR_ARG_STRING_MAX;
+  *len = (size_t)v->text + n <= sizeof c->text ? n : 0;
+  return (const unsigned char *)c->text + v->text;
+}
+
+/* The value field of v's annotation: its size, or with w its bytes. */
+static size_t value_field(struct xr_perfetto *w, const struct xr_arg_call *c,
+                          const struct xr_arg_value *v) {
+  switch (v->format) {
+  case 0:
+  case XR_ARGF_D:
+    return w ? put_uint(w, DA_INT, v->bits), 0 : sz_uint(DA_INT, v->bits);
+  case XR_ARGF_U:
+    return w ? put_uint(w, DA_UINT, v->bits), 0 : sz_uint(DA_UINT, v->bits);
+  case XR_ARGF_F:
+  case XR_ARGF_F32: {
+    uint64_t bits = v->format == XR_ARGF_F ? v->bits : f32_as_f64((uint32_t)v->bits);
+    return w ? put_fixed64(w, DA_DOUBLE, bits), 0 : sz_fixed64(DA_DOUBLE);
+  }
+  case XR_ARGF_S:
+    if (xr_arg_has_text(v)) {
+      size_t len;
+      const unsigned char *s = value_text(c, v, &len);
+      size_t n = escaped_size(s, len);
+      if (w == NULL)
+        return sz_len(DA_STRING, n);
+      put_len(w, DA_STRING, n);
+      put_escaped(w, s, len);
+      return 0;
+    }
+    break; /* nothing read: the pointer */
+  default:
+    break;
+  }
+  return w ? put_uint(w, DA_POINTER, v->bits), 0 : sz_uint(DA_POINTER, v->bits);
+}
+
+/* Bytes of c's annotations in a TrackEvent; with w, writes them. */
+static size_t values_notes(struct xr_perfetto *w, const struct xr_arg_call *c) {
+  size_t total = 0;
+  for (unsigned i = 0; i < c->count && i < XR_ARGS_MAX; i++) {
+    const struct xr_arg_value *v = &c->v[i];
+    char buf[8];
+    const char *name = xr_arg_name(v->what, buf);
+    size_t body = sz_len(DA_NAME, strlen(name)) + value_field(NULL, c, v);
+    total += sz_len(TE_DEBUG_ANNOTATION, body);
+    if (w != NULL) {
+      put_len(w, TE_DEBUG_ANNOTATION, body);
+      put_bytes(w, DA_NAME, name, strlen(name));
+      value_field(w, c, v);
+    }
+    const char *status = xr_arg_status_word(v);
+    if (status == NULL)
+      continue;
+    char key[16]; /* "fparg16.status" at most */
+    size_t k = strlen(name);
+    memcpy(key, name, k + 1);
+    memcpy(key + k, ".status", sizeof ".status");
+    total += sz_len(TE_DEBUG_ANNOTATION, sz_note_str(key, strlen(status)));
+    if (w != NULL)
+      put_note_str(w, key, status);
+  }
+  return total;
 }
 
 /* ---- threads and processes ---------------------------------------------- */
@@ -528,7 +641,8 @@ static XR_NOINLINE void named_begin(struct xr_perfetto *w, struct thread *t,
               (iid ? sz_uint(TE_NAME_IID, iid) : sz_len(TE_NAME, name_len)) +
               (e->has_arg ? sz_len(TE_DEBUG_ANNOTATION,
                                    sz_note_uint("arg1", e->arg))
-                          : 0);
+                          : 0) +
+              (e->call ? values_notes(NULL, e->call) : 0);
   size_t en = sz_uint(EN_IID, iid) + sz_len(EN_NAME, name_len);
   size_t interned = fresh ? sz_len(ID_EVENT_NAMES, en) : 0;
   begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
@@ -551,6 +665,8 @@ static XR_NOINLINE void named_begin(struct xr_perfetto *w, struct thread *t,
     put_bytes(w, TE_NAME, name, name_len);
   if (e->has_arg)
     put_note_uint(w, "arg1", e->arg);
+  if (e->call)
+    values_notes(w, e->call);
 }
 
 static inline void slice_begin(struct xr_perfetto *w, struct thread *t,
@@ -558,17 +674,22 @@ static inline void slice_begin(struct xr_perfetto *w, struct thread *t,
   uint64_t delta = delta_to(w, t, e->tsc);
   bool fresh;
   uint32_t iid = iid_of(t, e->fid, &fresh);
-  if (iid != 0 && !fresh && !e->has_arg)
+  if (iid != 0 && !fresh && !e->has_arg && e->call == NULL)
     put_plain_slice(w, t, SLICE_BEGIN, iid, delta);
   else
     named_begin(w, t, e, delta, iid, fresh);
 }
 
+/* An end with a mark or a return value. */
 static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
-                                   uint64_t delta, enum xr_trace_mark mark) {
+                                   uint64_t delta, enum xr_trace_mark mark,
+                                   const struct xr_arg_call *ret) {
   const char *text = xr_trace_mark_text[mark];
   size_t te = sz_uint(TE_TYPE, SLICE_END) +
-              sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)));
+              (mark != XR_MARK_NONE
+                   ? sz_len(TE_DEBUG_ANNOTATION, sz_note_str("cut", strlen(text)))
+                   : 0) +
+              (ret ? values_notes(NULL, ret) : 0);
   begin_packet(w, sz_uint(PK_TIMESTAMP, delta) +
                       sz_uint(PK_SEQUENCE_ID, t->seq) +
                       sz_len(PK_TRACK_EVENT, te));
@@ -576,16 +697,20 @@ static XR_NOINLINE void marked_end(struct xr_perfetto *w, struct thread *t,
   put_uint(w, PK_SEQUENCE_ID, t->seq);
   put_len(w, PK_TRACK_EVENT, te);
   put_uint(w, TE_TYPE, SLICE_END);
-  put_note_str(w, "cut", text);
+  if (mark != XR_MARK_NONE)
+    put_note_str(w, "cut", text);
+  if (ret)
+    values_notes(w, ret);
 }
 
 static inline void slice_end(struct xr_perfetto *w, struct thread *t,
-                             uint64_t tsc, enum xr_trace_mark mark) {
+                             uint64_t tsc, enum xr_trace_mark mark,
+                             const struct xr_arg_call *ret) {
   uint64_t delta = delta_to(w, t, tsc);
-  if (mark == XR_MARK_NONE)
+  if (mark == XR_MARK_NONE && ret == NULL)
     put_plain_slice(w, t, SLICE_END, 0, delta);
   else
-    marked_end(w, t, delta, mark);
+    marked_end(w, t, delta, mark, ret);
 }
 
 /* A packet of sequence 1: an absolute BOOTTIME timestamp, on `track`,
@@ -612,7 +737,7 @@ static void begin_global_event(struct xr_perfetto *w, uint64_t ns,
  * far, so its end is not behind anything it encloses either. */
 static XR_NOINLINE void no_entry_call(struct xr_perfetto *w,
                                       struct thread *t, int32_t fid,
-                                      uint64_t tsc) {
+                                      uint64_t tsc, const struct xr_arg_call *ret) {
   const char *name = w->c.name(w->c.name_ctx, fid);
   size_t name_len = strlen(name);
   uint64_t first = to_ns(w, t->base.first_tsc), k = ++t->no_entry;
@@ -627,8 +752,11 @@ static XR_NOINLINE void no_entry_call(struct xr_perfetto *w,
   begin_global_event(w, begin, SLICE_BEGIN, t->uuid, te);
   put_bytes(w, TE_NAME, name, name_len);
   put_note_str(w, "cut", text);
-  te = sz_uint(TE_TYPE, SLICE_END) + sz_uint(TE_TRACK_UUID, t->uuid);
+  te = sz_uint(TE_TYPE, SLICE_END) + sz_uint(TE_TRACK_UUID, t->uuid) +
+       (ret ? values_notes(NULL, ret) : 0);
   begin_global_event(w, end, SLICE_END, t->uuid, te);
+  if (ret)
+    values_notes(w, ret);
 }
 
 static XR_NOINLINE void instant(struct xr_perfetto *w, struct thread *t,
@@ -697,14 +825,21 @@ static XR_NOINLINE void dropped(struct xr_perfetto *w, int32_t pid,
 }
 
 /* A call ends: its end on the thread's sequence, or for a call whose
- * entry was lost, the whole call on sequence 1. */
-static inline void end_call(void *w, struct xr_trace_thread *t,
+ * entry was lost, the whole call on sequence 1; with the return value of
+ * the exit that ends it (not of one that unwinds it; an untracked call,
+ * f NULL, is taken to be the exit's own, as its mark is). */
+static inline void end_call(void *wp, struct xr_trace_thread *t,
                             const struct xr_trace_frame *f, uint64_t tsc,
                             enum xr_trace_mark mark) {
+  struct xr_perfetto *w = wp;
+  const struct xr_arg_call *ret = NULL;
+  if (XR_UNLIKELY(w->exit_values != NULL) && mark != XR_MARK_UNWOUND &&
+      (f == NULL || f->fid == w->exit_fid))
+    ret = w->exit_values;
   if (XR_UNLIKELY(mark == XR_MARK_NO_ENTRY))
-    no_entry_call(w, (struct thread *)t, f->fid, tsc);
+    no_entry_call(w, (struct thread *)t, f->fid, tsc, ret);
   else
-    slice_end(w, (struct thread *)t, tsc, mark);
+    slice_end(w, (struct thread *)t, tsc, mark, ret);
 }
 
 void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
@@ -728,6 +863,13 @@ void xr_perfetto_add(struct xr_perfetto *w, int32_t pid, int32_t tid,
     break;
   case XR_TEV_EXIT:
   case XR_TEV_TAIL_EXIT:
+    if (XR_UNLIKELY(e->call != NULL && e->call->count != 0)) {
+      w->exit_fid = e->fid;
+      w->exit_values = e->call;
+      xr_trace_thread_exit(&t->base, e, end_call, w);
+      w->exit_values = NULL;
+      break;
+    }
     xr_trace_thread_exit(&t->base, e, end_call, w);
     break;
   case XR_TEV_CUSTOM:

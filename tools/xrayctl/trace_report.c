@@ -10,9 +10,12 @@
  * durations of the calls made directly from it. Memory: one stack per
  * thread, one row and a histogram per function. An FDR log's threads are
  * accounted on up to REPORT_PARTS CPUs, each part on its own, then added
- * together (the trace's threads are independent). */
+ * together (the trace's threads are independent). Calls with argument
+ * values (argument capture) keep them while open, and each function its
+ * slowest such calls with them (call_values.h). */
 #define _GNU_SOURCE
 #include "trace_report.h"
+#include "call_values.h"
 #include "latency_hist.h"
 #include "profile_read.h"
 #include "trace_source.h"
@@ -27,10 +30,12 @@ struct row {
   int32_t fid;
   uint64_t calls, min, max, total, self;
   struct ctl_hist hist;
+  struct ctl_slowest *slowest; /* its slowest calls with values, or NULL */
 };
 
 struct frame {
   int32_t fid;
+  uint32_t values; /* the handle of its entry's values (call_values.h), or 0 */
   uint64_t tsc, callees;
 };
 
@@ -39,6 +44,7 @@ struct thread {
   bool used;
   struct frame *stack;
   size_t depth, cap;
+  struct ctl_open_values open;
 };
 
 struct report {
@@ -53,6 +59,7 @@ struct report {
   size_t other_threads, other_open; /* of the parts merged into this one */
   struct ctl_hist_pool pool;
   uint64_t unmatched;
+  unsigned keep_values; /* slowest calls with values kept per function */
   /* profiles: the current thread's path, to subtract callees */
   uint64_t prof_tid;
   struct frame *path;
@@ -209,6 +216,20 @@ static XR_NOINLINE bool grow_stack(struct report *r, struct thread *t) {
   return true;
 }
 
+/* A call with values ended after `d` ticks: offered to its function's
+ * slowest, with its entry's values and the exit's return value. */
+static XR_NOINLINE void note_values(struct report *r, struct thread *t,
+                                    const struct frame *f, uint64_t d,
+                                    const struct xr_tev *e) {
+  const struct xr_arg_call *args = f->values ? ctl_values_end(&t->open, f->values) : NULL;
+  const struct xr_arg_call *ret = e->call != NULL && e->call->count ? e->call : NULL;
+  if (args == NULL && ret == NULL)
+    return;
+  struct row *w = row_of(r, f->fid);
+  if (w == NULL || !ctl_slowest_offer(&w->slowest, r->keep_values, d, args, ret))
+    r->no_memory = true;
+}
+
 /* An exit: ends the call on top of its thread's stack when it is that
  * call's (account's rule). Apart from on_event, whose entries then need
  * no saved registers. */
@@ -224,6 +245,8 @@ static XR_NOINLINE void end_call(struct report *r, struct thread *t,
   /* account's difference: the larger minus the smaller */
   uint64_t d = e->tsc >= f->tsc ? e->tsc - f->tsc : f->tsc - e->tsc;
   count_call(r, f->fid, d, d > f->callees ? d - f->callees : 0);
+  if (XR_UNLIKELY(f->values != 0 || e->call != NULL))
+    note_values(r, t, f, d, e);
   if (t->depth > 0)
     t->stack[t->depth - 1].callees += d;
 }
@@ -248,7 +271,11 @@ static void on_event(void *ctx, int32_t pid, int32_t tid, const struct xr_tev *e
   }
   if (XR_UNLIKELY(t->depth == t->cap) && !grow_stack(r, t))
     return;
-  t->stack[t->depth++] = (struct frame){e->fid, e->tsc, 0};
+  uint32_t values = 0;
+  if (XR_UNLIKELY(e->call != NULL && e->call->count != 0) &&
+      (values = ctl_values_keep(&t->open, e->call)) == 0)
+    r->no_memory = true;
+  t->stack[t->depth++] = (struct frame){e->fid, values, e->tsc, 0};
 }
 
 /* A run of plain records of one thread: on_event's work without a call
@@ -293,7 +320,7 @@ static uint64_t on_calls(void *ctx, int32_t pid, int32_t tid,
         }
         stack = t->stack;
       }
-      stack[depth++] = (struct frame){fid, tsc, 0};
+      stack[depth++] = (struct frame){fid, 0, tsc, 0};
       continue;
     }
     if (depth == 0 || stack[depth - 1].fid != fid) {
@@ -371,7 +398,7 @@ static void on_node(void *ctx, const struct ctl_profile_node *n) {
   w->total += n->ticks;
   if (r->path_depth > 0)
     r->path[r->path_depth - 1].callees += n->ticks;
-  r->path[r->path_depth++] = (struct frame){n->path[0], n->ticks, 0};
+  r->path[r->path_depth++] = (struct frame){n->path[0], 0, n->ticks, 0};
 }
 
 /* ---- parts ---------------------------------------------------------------- */
@@ -399,6 +426,10 @@ static void merge_into(struct report *a, const struct report *b) {
       }
       for (unsigned c = 0; c < 32; c++)
         a->pool.rows[w->hist.row[k] - 1][c] += b->pool.rows[x->hist.row[k] - 1][c];
+    }
+    if (!ctl_slowest_merge(&w->slowest, x->slowest, a->keep_values)) {
+      a->no_memory = true;
+      return;
     }
   }
   a->unmatched += b->unmatched;
@@ -462,6 +493,25 @@ static void csv_name(const char *s) {
     putchar(*s);
   }
   putchar('"');
+}
+
+/* The slowest calls with argument values of the functions shown, in the
+ * table's order. */
+static void print_values(const struct print *pr, size_t shown) {
+  const struct report *r = pr->r;
+  const struct ctl_source *s = pr->src;
+  bool header = false;
+  for (size_t i = 0; i < shown; i++) {
+    const struct row *w = &r->rows[i];
+    if (w->slowest == NULL)
+      continue;
+    if (!header)
+      printf("# slowest calls with argument values (at most %u a function): ns, "
+             "values\n", r->keep_values);
+    header = true;
+    printf("%s\n", s->name(s->name_ctx, w->fid));
+    ctl_slowest_print(stdout, w->slowest, s->info.frequency_hz);
+  }
 }
 
 static void print_rows(const struct print *pr, size_t top, bool csv) {
@@ -530,12 +580,17 @@ static void print_rows(const struct print *pr, size_t top, bool csv) {
     printf("# not counted: %llu exit(s) not matching the top of their thread's "
            "stack, %zu call(s) still open at the end\n",
            (unsigned long long)r->unmatched, open);
+    print_values(pr, shown);
   }
 }
 
 static void report_free(struct report *r) {
-  for (size_t i = 0; i < r->threads_cap; i++)
+  for (size_t i = 0; i < r->threads_cap; i++) {
     free(r->threads[i].stack);
+    ctl_values_free(&r->threads[i].open);
+  }
+  for (size_t i = 0; i < r->nrows; i++)
+    ctl_slowest_free(r->rows[i].slowest);
   free(r->threads);
   free(r->rows);
   free(r->slots);
@@ -546,13 +601,13 @@ static void report_free(struct report *r) {
 
 static const char usage_report[] =
     "usage: xrayctl report TRACE [-m BINARY] [--top N] "
-    "[--sort count|sum|self|max|name] [--csv] [--frequency HZ]\n";
+    "[--sort count|sum|self|max|name] [--csv] [--frequency HZ] [--values N]\n";
 
 int ctl_cmd_report(int argc, char **argv) {
   const char *path = NULL, *binary = NULL;
   size_t top = 0;
   bool csv = false;
-  unsigned long long hz = 0;
+  unsigned long long hz = 0, keep_values = 3;
   enum sort_key key = SORT_SUM;
   for (int i = 0; i < argc && argv[i] != NULL; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -569,6 +624,10 @@ int ctl_cmd_report(int argc, char **argv) {
       hz = strtoull(argv[++i], &end, 10);
       if (*end || hz == 0)
         return fputs("xrayctl: --frequency must be a positive number of Hz\n", stderr), 2;
+    } else if (strcmp(a, "--values") == 0 && v) {
+      keep_values = strtoull(argv[++i], &end, 10);
+      if (*end || v[0] == '-' || keep_values > 1000)
+        return fputs("xrayctl: --values takes a number of calls, 0 to 1000\n", stderr), 2;
     } else if (strcmp(a, "--sort") == 0 && v) {
       static const char *const keys[] = {"sum", "count", "self", "max", "name"};
       size_t k = 0;
@@ -604,7 +663,7 @@ int ctl_cmd_report(int argc, char **argv) {
                        : 1;
   void *ctxs[CTL_TRACE_PARTS_MAX];
   for (unsigned k = 0; k < parts; k++) {
-    part[k] = (struct report){0};
+    part[k] = (struct report){.keep_values = (unsigned)keep_values};
     part[k].direct = calloc(DIRECT_IDS, sizeof *part[k].direct); /* NULL: hashed */
     ctxs[k] = &part[k];
   }

@@ -1,7 +1,8 @@
 /* The Chrome trace writer's exact output for hand-made records: complete
  * events at their call's end, the unwound / open / no-entry marks, custom
- * and typed events with escaped payloads, the separator rule (never a
- * trailing comma), and the trace_output option's parser. */
+ * and typed events with escaped payloads, argument values in a call's
+ * args, the separator rule (never a trailing comma), and the trace_output
+ * option's parser. */
 #define _GNU_SOURCE /* memfd_create */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -299,6 +300,65 @@ static void test_drops_and_names(void **state) {
       "]\n");
 }
 
+/* Argument values: f's entry has arguments of each kind of JSON value,
+ * g's (unwound by f's exit) a cut string and a NULL one; f's exit has a
+ * return value, which goes to f, not to g; main's exit, whose entry the
+ * trace lost (no-entry), has one too. */
+static void value(struct xr_arg_call *c, uint8_t what, uint8_t format, uint64_t bits,
+                  uint8_t status, const char *text) {
+  size_t at = 0;
+  for (unsigned i = 0; i < c->count; i++)
+    at += c->v[i].len;
+  size_t len = strlen(text);
+  c->v[c->count++] = (struct xr_arg_value){bits, what, format, status, (uint8_t)len,
+                                           (uint16_t)at};
+  memcpy(c->text + at, text, len);
+}
+
+static void feed_values(struct xr_chrome *w) {
+  static struct xr_arg_call f_in, g_in, f_out, main_out;
+  memset(&f_in, 0, sizeof f_in);
+  memset(&g_in, 0, sizeof g_in);
+  memset(&f_out, 0, sizeof f_out);
+  memset(&main_out, 0, sizeof main_out);
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_D, (uint64_t)-42, 0, "");
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_INT, 2), XR_ARGF_P, 0xdeadbeef, 0, "");
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_INT, 3), XR_ARGF_S, 0x1000, XR_ARGS_OK, "a\"b\\\x01");
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_FP, 1), XR_ARGF_F, 0x8000000000000000ull, 0, "");
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_FP, 2), XR_ARGF_F32, 0x7fc00001u, 0, "");
+  value(&f_in, XR_ARG_WHAT(XR_ARG_KIND_FP, 3), XR_ARGF_F, 0x3ff199999999999aull, 0, "");
+  value(&g_in, XR_ARG_WHAT(XR_ARG_KIND_INT, 1), XR_ARGF_S, 0x2000, XR_ARGS_CUT, "xy");
+  value(&g_in, XR_ARG_WHAT(XR_ARG_KIND_INT, 2), XR_ARGF_S, 0, XR_ARGS_NULL, "");
+  value(&f_out, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_U, UINT64_MAX, 0, "");
+  value(&main_out, XR_ARG_WHAT(XR_ARG_KIND_RET, 0), XR_ARGF_X, 0x1f, 0, "");
+  struct xr_tev e = {.kind = XR_TEV_ENTER, .fid = 2, .tsc = 2000, .call = &f_in};
+  xr_chrome_add(w, 10, 11, &e);
+  e = (struct xr_tev){.kind = XR_TEV_ENTER, .fid = 3, .tsc = 2500, .call = &g_in};
+  xr_chrome_add(w, 10, 11, &e);
+  e = (struct xr_tev){.kind = XR_TEV_EXIT, .fid = 2, .tsc = 4000, .call = &f_out};
+  xr_chrome_add(w, 10, 11, &e);
+  e = (struct xr_tev){.kind = XR_TEV_EXIT, .fid = 1, .tsc = 5000, .call = &main_out};
+  xr_chrome_add(w, 10, 11, &e);
+}
+
+static void test_values(void **state) {
+  (void)state;
+  char buf[4096];
+  assert_string_equal(
+      run(feed_values, buf, sizeof buf),
+      "[\n"
+      "{\"name\":\"g\\\"q\",\"ph\":\"X\",\"ts\":2.500,\"dur\":1.500,\"pid\":10,\"tid\":11,"
+      "\"args\":{\"arg1\":\"xy\",\"arg1.status\":\"cut\",\"arg2\":null,\"arg2.status\":\"null\","
+      "\"cut\":\"unwound\"}},\n"
+      "{\"name\":\"f\",\"ph\":\"X\",\"ts\":2.000,\"dur\":2.000,\"pid\":10,\"tid\":11,"
+      "\"args\":{\"arg1\":-42,\"arg2\":\"0xdeadbeef\",\"arg3\":\"a\\\"b\\\\\\u0001\","
+      "\"fparg1\":-0.0,\"fparg2\":\"nan:0x7fc00001\",\"fparg3\":1.1000000000000001,"
+      "\"retval\":18446744073709551615}},\n"
+      "{\"name\":\"main\",\"ph\":\"X\",\"ts\":2.000,\"dur\":3.000,\"pid\":10,\"tid\":11,"
+      "\"args\":{\"retval\":\"0x1f\",\"cut\":\"no-entry\"}}\n"
+      "]\n");
+}
+
 static void test_outputs_parse(void **state) {
   (void)state;
   assert_int_equal(xr_trace_outputs_parse("xray"), XR_TRACE_OUT_XRAY);
@@ -321,6 +381,7 @@ int main(void) {
       cmocka_unit_test(test_slow_counter_nests),
       cmocka_unit_test(test_before_time_zero),
       cmocka_unit_test(test_drops_and_names),
+      cmocka_unit_test(test_values),
       cmocka_unit_test(test_outputs_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
