@@ -50,6 +50,7 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # nor unit.core_control_lifecycle_signal (it forks inside a signal handler;
 # under TSan the fork allocates there, in ld.so's allocate_dtv, and TSan
 # reports a signal-unsafe call. Its one other thread waits on a barrier).
+# Live retargeting of sleds to the argument trampolines (args_tramp.retarget).
 # The overhead budget's thread culling while the program runs: budget.phases,
 # unmet, onoff, control, dso (no new group: CMake's regex holds 9 at most);
 # not budget.threads, whose FDR snapshots of a wrapping ring read buffers
@@ -57,7 +58,7 @@ export XRAY_FUZZ_SECONDS=${XRAY_FUZZ_SECONDS:-30}
 # design; nor budget.fork (TSan does not start threads in the child of a
 # process with threads). Argument capture's tables changed while threads
 # read them (args_surface.race, .api).
-TSAN_DEFAULT='^(args_surface\.race|args_surface\.api|budget\.phases|budget\.unmet|budget\.onoff|budget\.control|budget\.dso|unit\.(budget_window|fdr_queue|fdr_prefault|fdr_log_writer|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready)|budget\.windows|reader\.account)$'
+TSAN_DEFAULT='^(args_surface\.race|args_surface\.api|args_tramp\.retarget|budget\.phases|budget\.unmet|budget\.onoff|budget\.control|budget\.dso|unit\.(budget_window|fdr_queue|fdr_prefault|fdr_log_writer|core_control_registry|core_control_thread|core_control_lifecycle|basic_writer)|basic\.(flush|fork|signal)|dso\.(fork_start|snapshot_map)|fdr\.(buffers|fork_signal|counts|snapshot_api|busy_snapshots)|profiling\.(faults|env_start)|core_control\.(exit_flush|exit_transition)|stress\.(patch_load|wx|api_abuse|fork_exit|fork_locks|faults|signals|threads)|control\.(security|lifecycle|record|top|dirs|modes|socket_ready)|budget\.windows|reader\.account)$'
 TSAN_TESTS=${XRAY_TSAN_TESTS:-$TSAN_DEFAULT}
 
 START=$SECONDS
@@ -304,7 +305,7 @@ phase_fuzz() {
 # dpkg --add-architecture arm64; optional: without it aarch64.reference and
 # the side-by-side parts of other tests skip) is the reference the
 # comparisons use.
-AARCH64_DEFAULT='^(aarch64\..*|args_surface\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming|values)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|crash_trace|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|names\.fn_names|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind|cull)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|perfetto\.basic|perfetto\.snapshot|perfetto\.exceptions|perfetto\.record|budget\.windows|budget\.phases|budget\.unmet|budget\.onoff|budget\.off|budget\.threads|budget\.control|budget\.dso|budget\.own|budget\.header|house\.deps|fuzz_corpus\.(sled_map|fn_names)|package\.install_find_package|package\.pkg_config|package\.demo)$'
+AARCH64_DEFAULT='^(aarch64\..*|args_surface\..*|args_tramp\..*|basic\.(counts|args|threshold|fork|signal|unwind|naming|values)|fdr\.(counts|buffers|states|in_memory|fork_signal|reinit|sync_event|erased_message|snapshot_api|snapshot_signal|crash|crash_trace|slow_call)|profiling\.(calltree|report|pprof|pprof_dso|fork_pprof|longjmp|exceptions|env_start)|dso\.(modes|host|stress|limits|initfirst|abi|objects\.clang-14)|names\.api|names\.profiling|names\.select_c|names\.fn_names|core_control\.(options_env|function_coverage|registry_statuses|log_file_line|quiet|bad_options|exit_flush)|core_patch\.(threads|patch_race|matrix\.clang-14|premain|symbols|no_map|headers|protection|tail_unwind|cull)|exceptions\..*|control\.(lifecycle|record|modes|security|top|map_copy)|trace_json\.basic|trace_json\.cut|trace_json\.llvm_xray|perfetto\.basic|perfetto\.snapshot|perfetto\.exceptions|perfetto\.record|budget\.windows|budget\.phases|budget\.unmet|budget\.onoff|budget\.off|budget\.threads|budget\.control|budget\.dso|budget\.own|budget\.header|house\.deps|fuzz_corpus\.(sled_map|fn_names)|package\.install_find_package|package\.pkg_config|package\.demo)$'
 AARCH64_TESTS=${XRAY_AARCH64_TESTS:-$AARCH64_DEFAULT}
 AARCH64_EVENTS='^(aarch64\.(regs|reference)|core_patch\.(events|typed_handlers|exceptions|matrix\.clang-19)|fdr\.(events|v1)|dso\.(events|objects\.clang-19)|trace_json\.fdr|perfetto\.fdr)$'
 phase_aarch64() {

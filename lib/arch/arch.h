@@ -12,8 +12,10 @@
  *     xr_call_preserving_vectors;
  *   - the vector state those paths save (xr_vector_state_init) and which
  *     full path suits this CPU (xr_arch_full_path);
- *   - sled encoding: xr_patch_sled (<cpu>/patch_*.c,
- *     declared in core/patch/patching.h) and the sizes of sleds;
+ *   - the argument trampolines (<cpu>/args_trampoline_*.S) and the jump
+ *     stubs that reach them from afar;
+ *   - sled encoding: xr_patch_sled and its retargeting steps (<cpu>/
+ *     patch_*.c, declared in core/patch/patching.h) and the sizes of sleds;
  *   - clock reads: a constant-rate tick counter, the counter with the CPU id,
  *     the CPU id alone, what the CPU says about them (xr_arch_clock_probe),
  *     and a 128-by-64-bit division for tick conversions;
@@ -89,6 +91,29 @@ void xr_vector_state_init(void);
  * XR_PATH_FULL or one of the port's variants. Valid after
  * xr_vector_state_init. */
 unsigned xr_arch_full_path(void);
+
+/* ---- argument trampolines ---------------------------------------------- */
+/* What the sleds of a function with argument capture call instead of the
+ * usual trampolines (<cpu>/args_trampoline_<cpu>.S; core/dispatch/
+ * hot_tables.h says what they keep and what they pass to xr_args_hook):
+ * the entry one serves entry and log-args sleds, the exit one exit sleds.
+ * Each starts with an indirect jump through xr_args_dispatch[t] (t =
+ * XR_T_ENTRY, XR_T_EXIT) to one of its copies in xr_args_paths[t], laid
+ * out by the numbers of the usual full paths (XR_PATH_FULL and the port's
+ * variants; NONE and LEAN hold the plain full copy): core/patch points it
+ * at xr_args_paths[t][xr_arch_full_path()] before it sends a sled there. */
+void xr_args_entry_trampoline(void);
+void xr_args_exit_trampoline(void);
+extern void *volatile xr_args_dispatch[2];
+extern void *const xr_args_paths[2][XR_ARCH_PATH_COUNT];
+
+/* Writes at `at` (writable, XR_ARCH_JUMP_STUB_BYTES) an absolute jump to
+ * `target` that changes no register a sled leaves live (x86-64: none;
+ * AArch64: only x16), and makes it visible to instruction fetch: the near
+ * stubs through which a shared object's sleds, whose calls reach only
+ * XR_ARCH_CALL_REACH bytes either way, get to the executable's argument
+ * trampolines. */
+void xr_arch_jump_stub(void *at, uintptr_t target);
 
 /* ---- sleds -------------------------------------------------------------- */
 /* The port's header gives the bytes a sled occupies: XR_ARCH_CALL_SLED_BYTES

@@ -25,6 +25,11 @@
 #define XR_ARCH_TYPED_SLED_BYTES 36u
 #define XR_ARCH_MAX_SLED_BYTES XR_ARCH_TYPED_SLED_BYTES
 
+/* How far a call sled's `bl` reaches either way, and the size of a jump
+ * stub (`ldr x16, #8; br x16` and the address). */
+#define XR_ARCH_CALL_REACH ((uintptr_t)1 << 27)
+#define XR_ARCH_JUMP_STUB_BYTES 16u
+
 /* After NONE, LEAN, FULL: the full path for CPUs with SVE (z0-z31, p0-p15
  * and FFR whole, not q0-q7). */
 #define XR_PATH_FULL_SVE 3

@@ -51,15 +51,26 @@
  *     sled still off, not a fault.
  *  4. Turning off is one 32-bit store of `b #32` and the maintenance. The
  *     body is left as it is: a thread still inside it (between the nop and
- *     the final b) must find it there. A later re-patch writes the very same
- *     words (a sled's id and trampoline never change), so such a thread is
- *     not affected by that either.
+ *     the final b) must find it there. A sled's id never changes, and its
+ *     trampoline only by retargeting (below), so a later re-patch that
+ *     writes the body writes the very same words and such a thread is not
+ *     affected by that either.
+ *  5. Retargeting (argument capture sends a function's sleds to the
+ *     argument trampolines and back while threads run them): the `bl` at
+ *     +12 becomes a `bl` to the other trampoline with one aligned 32-bit
+ *     store and the maintenance, the rest of the body as it is. BL is in
+ *     the list above, so a thread running the sled meanwhile, or stopped
+ *     inside it, executes the old `bl` or the new one, whole; both
+ *     trampolines return to +16. No fence is needed (the retargeting's
+ *     second step does nothing here).
  * Under qemu-user the cache operations are no-ops and qemu invalidates its
  * translations of a page when it is written, so the same order holds. */
 #include "arch/arch.h"
 #include "core/patch/patching.h"
 
 #include "xray/xray_interface.h"
+
+#include <string.h>
 
 #define W_NOP 0xD503201Fu
 #define W_B(words) (0x14000000u | (uint32_t)(words)) /* b #4*words */
@@ -110,6 +121,12 @@ static void sync_code(uintptr_t start, uintptr_t end) {
   __asm__ volatile("isb" ::: "memory");
 }
 
+static uint32_t load_word(uintptr_t address) {
+  uint32_t w;
+  __asm__ volatile("ldr %w0, [%1]" : "=r"(w) : "r"(address) : "memory");
+  return w;
+}
+
 static void set_first_word(uintptr_t address, uint32_t w) {
   store_word(address, w);
   sync_code(address, address + 4);
@@ -131,6 +148,53 @@ static int patch_call_sled(const struct xr_sled *sled, int32_t id,
   return 0;
 }
 
+static bool is_call_kind(uint8_t kind) {
+  return kind == ENTRY || kind == EXIT || kind == TAIL || kind == LOG_ARGS_ENTRY;
+}
+
+/* Step 5, or the whole job when the body is not one of ours yet (no
+ * thread can be inside it) or already calls the wanted trampoline. */
+int xr_patch_sled_retarget(const struct xr_sled *sled, int32_t function_id,
+                           const uintptr_t trampolines[XR_T_CALL_COUNT]) {
+  uintptr_t a = sled->address;
+  if (a & 3 || !is_call_kind(sled->kind))
+    return xr_patch_sled(sled, function_id, trampolines, true);
+  uint32_t body[7];
+  if (call_sled_body(body, a, function_id, trampolines[sled->kind]) != 0)
+    return -1;
+  bool ours = true, same = true;
+  for (int i = 0; i < 7; i++) {
+    uint32_t w = load_word(a + 4 + 4 * (uintptr_t)i);
+    same = same && w == body[i];
+    ours = ours && (i == 2 || w == body[i]);
+  }
+  if (!ours)
+    return xr_patch_sled(sled, function_id, trampolines, true);
+  if (!same) {
+    store_word(a + 12, body[2]);
+    sync_code(a + 12, a + 16);
+  }
+  if (load_word(a) != W_NOP)
+    set_first_word(a, W_NOP);
+  return 0;
+}
+
+int xr_patch_sled_retarget_finish(const struct xr_sled *sled, int32_t function_id,
+                                  const uintptr_t trampolines[XR_T_CALL_COUNT]) {
+  (void)sled, (void)function_id, (void)trampolines; /* one step is enough here */
+  return 0;
+}
+
+/* ldr x16, #8; br x16; .quad target, then the maintenance (the page is new,
+ * but another CPU may have run other code at its address before). */
+void xr_arch_jump_stub(void *at, uintptr_t target) {
+  uint32_t *w = at;
+  w[0] = 0x58000050u; /* ldr x16, .+8 */
+  w[1] = 0xD61F0200u; /* br x16 */
+  memcpy(&w[2], &target, sizeof target);
+  sync_code((uintptr_t)at, (uintptr_t)at + XR_ARCH_JUMP_STUB_BYTES);
+}
+
 int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                   const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable) {
   if (sled->address & 3)
@@ -149,6 +213,17 @@ int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
   default:
     return -1;
   }
+}
+
+/* clang gives a tail call's sled the kind EXIT too: the word after the
+ * sled tells them apart, `ret` (RET Xn, RETAA, RETAB, or the AUTIASP /
+ * AUTIBSP before one) or the tail call's branch. */
+bool xr_sled_before_return(const struct xr_sled *sled) {
+  if (sled->kind != EXIT)
+    return false;
+  uint32_t w = load_word(sled->address + XR_ARCH_CALL_SLED_BYTES);
+  return (w & 0xFFFFFC1Fu) == 0xD65F0000u || w == 0xD65F0BFFu || w == 0xD65F0FFFu ||
+         w == 0xD50323BFu || w == 0xD50323FFu;
 }
 
 /* Every kind's enabled form starts with a nop where the disabled one

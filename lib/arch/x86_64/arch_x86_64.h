@@ -21,6 +21,11 @@
 #define XR_ARCH_TYPED_SLED_BYTES 22u
 #define XR_ARCH_MAX_SLED_BYTES XR_ARCH_TYPED_SLED_BYTES
 
+/* How far a call sled's rel32 reaches either way (from the sled's end),
+ * and the size of a jump stub (`jmp *0(%rip)` and the address). */
+#define XR_ARCH_CALL_REACH ((uintptr_t)1 << 31)
+#define XR_ARCH_JUMP_STUB_BYTES 14u
+
 /* The trampolines' full-path variants, after NONE, LEAN, FULL (ymm,
  * lahf/sahf): pushfq/popfq instead of lahf/sahf, zmm instead of ymm, xmm
  * instead of ymm, each vector width with either flags form. */

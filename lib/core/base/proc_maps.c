@@ -86,3 +86,56 @@ int xr_maps_each(int (*fn)(const struct xr_maps_entry *e, void *ctx), void *ctx)
   close(fd);
   return rc;
 }
+
+/* Room left free above the heap and below the stack, which grow there. */
+#define GROWTH_ROOM ((uintptr_t)64 << 20)
+
+/* The gaps between mappings, in address order: the last mapping's end and
+ * whether it is the heap, carried to the next mapping. */
+struct free_search {
+  uintptr_t lo, hi, near, size, best, best_distance;
+  uintptr_t prev_end;
+  bool prev_heap;
+};
+
+static int free_gap(const struct xr_maps_entry *e, void *arg) {
+  struct free_search *q = arg;
+  uintptr_t a = q->prev_end + (q->prev_heap ? GROWTH_ROOM : 0);
+  uintptr_t b = strcmp(e->path, "[stack]") != 0 ? e->start
+                : e->start > GROWTH_ROOM      ? e->start - GROWTH_ROOM
+                                              : 0;
+  a = a > q->lo ? a : q->lo;
+  b = b < q->hi ? b : q->hi;
+  q->prev_end = e->end;
+  q->prev_heap = strcmp(e->path, "[heap]") == 0;
+  if (a >= b || b - a < q->size)
+    return 0;
+  uintptr_t at = b <= q->near ? b - q->size : a; /* the gap's end nearest to `near` */
+  uintptr_t distance = at > q->near ? at - q->near : q->near - at;
+  if (q->best == 0 || distance < q->best_distance) {
+    q->best = at;
+    q->best_distance = distance;
+  }
+  return 0;
+}
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17; older libcs lack the name */
+#endif
+
+void *xr_maps_map_near(uintptr_t lo, uintptr_t hi, uintptr_t near, size_t size) {
+  for (int tries = 0; tries < 4 && size != 0; tries++) {
+    struct free_search q = {lo, hi, near, size, 0, 0, 0, false};
+    if (xr_maps_each(free_gap, &q) != 0 || q.best == 0)
+      return NULL;
+    void *p = mmap((void *)q.best, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == (void *)q.best)
+      return p;
+    if (p != MAP_FAILED)
+      munmap(p, size); /* a kernel before 4.17 took the address as a hint */
+    else if (errno != EEXIST)
+      return NULL;
+  }
+  return NULL;
+}

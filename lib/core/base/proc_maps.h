@@ -20,4 +20,12 @@ struct xr_maps_entry {
 XR_HIDDEN int xr_maps_each(int (*fn)(const struct xr_maps_entry *e, void *ctx),
                            void *ctx);
 
+/* Maps `size` bytes read-write, anonymous, at a free range inside [lo, hi)
+ * (all three multiples of the page size) as close to `near` as any, found in
+ * /proc/self/maps (MAP_FIXED_NOREPLACE: a range another thread maps
+ * meanwhile is left to it, and the next one tried). Not within 64 MiB
+ * above the heap or below the stack, which grow there. NULL when no range
+ * could be had. Cold path. */
+XR_HIDDEN void *xr_maps_map_near(uintptr_t lo, uintptr_t hi, uintptr_t near, size_t size);
+
 #endif

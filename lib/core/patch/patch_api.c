@@ -479,21 +479,48 @@ int xr_patch_cull(int32_t object, const uint8_t *selected, enum xr_cull_step ste
 }
 
 /* ---- argument capture's door ---------------------------------------------- */
-/* Interface only for now: the argument trampolines' patching replaces it. */
+_Static_assert((int)XR_ARGS_AT_ENTRY == (int)XR_WANT_ENTRY &&
+                   (int)XR_ARGS_AT_EXIT == (int)XR_WANT_EXIT,
+               "patching.h's want bits are the door's");
+
+static xr_patch_args_fill_fn args_fill; /* lib/args's */
+
 int xr_patch_set_args(int32_t object, const uint8_t *want, size_t count) {
-  (void)object;
-  (void)want;
-  (void)count;
-  return FAILED;
+  XRayPatchingStatus s = open_call();
+  if (s != SUCCESS)
+    return s == ONGOING ? ONGOING : FAILED;
+  struct xr_object *o = loaded_object(object);
+  s = o == NULL ? FAILED : (XRayPatchingStatus)xr_patch_object_args(o, want, want ? count : 0);
+  close_call();
+  return s;
 }
 
-void xr_patch_args_provider(xr_patch_args_fill_fn fill) { (void)fill; }
+void xr_patch_args_provider(xr_patch_args_fill_fn fill) {
+  __atomic_store_n(&args_fill, fill, __ATOMIC_RELEASE);
+}
+
+/* The provider's bits for o, registering now (lock held), before anything
+ * patches it. */
+static void args_of_new_object(struct xr_object *o) {
+  size_t count = o->map->function_count;
+  xr_patch_args_fill_fn fill = __atomic_load_n(&args_fill, __ATOMIC_ACQUIRE);
+  if (fill == NULL || count == 0)
+    return;
+  uint8_t *want = mmap(NULL, count, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (want == MAP_FAILED || (fill(o, want, count),
+                             xr_patch_object_args(o, want, count) != SUCCESS))
+    xr_report(XR_ERROR, "argument capture: object %d ('%s') could not take its SPEC", o->id,
+              o->path);
+  if (want != MAP_FAILED)
+    munmap(want, count);
+}
 
 /* ---- registration's subscriber ----------------------------------------------- */
 /* patch_premain reaches objects loaded later, narrowed by xray_patch /
  * xray_skip like the executable (lock held). */
 static void registered(struct xr_object *o) {
   marks_drop(o->id); /* the id starts clean */
+  args_of_new_object(o);
   if (!xr_flags.patch_premain || xr_object_left_unpatched(o))
     return;
   int status;

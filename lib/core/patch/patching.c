@@ -22,11 +22,13 @@
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include "core/patch/patching.h"
 
+#include "core/patch/args_targets.h"
 #include "core/base/mmap_array.h"
 #include "core/base/proc_maps.h"
 #include "core/base/report.h"
 #include "core/objects/objects.h"
 #include "core/options/options.h"
+#include "core/thread/quiesce.h"
 #include "core/thread/thread.h"
 #include "xray/xray_interface.h"
 
@@ -67,11 +69,15 @@ struct all_runs {
 };
 
 /* What patching keeps per object (mmap'd at its first patching call, freed
- * when the object is deregistered), by object id; read and written with the
- * registry lock held. */
+ * when the object is deregistered), by object id, under the registry lock.
+ * want: XR_WANT_* bits by function (NULL: none); retargeted: bits were set
+ * once, so enabling takes the retargeting steps (patching.h). */
 struct patch_state {
   struct segments segments;
   struct all_runs all_runs;
+  uint8_t *want;
+  size_t want_count;
+  bool retargeted, no_targets; /* no_targets: the last rewrite found none */
 };
 static struct patch_state *states[XR_MAX_OBJECTS];
 
@@ -80,6 +86,8 @@ static struct patch_state *states[XR_MAX_OBJECTS];
 static struct xr_object *cur;
 static struct segments *cur_segments(void) { return &states[cur->id]->segments; }
 static struct all_runs *cur_runs(void) { return &states[cur->id]->all_runs; }
+/* The trampolines of cur's sleds by their function's want bits (0..3). */
+static uintptr_t cur_targets[4][XR_T_CALL_COUNT];
 
 /* Set by the first call that enables sleds. */
 static bool ever_enabled;
@@ -244,27 +252,27 @@ static int open_run(uintptr_t start, uintptr_t end) {
   return 0;
 }
 
-/* populate: fault the run's pages in writable with one madvise
- * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
- * copy-on-write fault per page at the first sled write (faster; figures in
- * docs/performance.md, "Measurements behind design choices"). Only worth it
- * once. */
+/* xr_patch_sled, or a retargeting step (patching.h). */
+enum write_step { WRITE_PLAIN, WRITE_RETARGET, WRITE_FINISH };
+
 /* selected: NULL for every sled of the run, else only the sleds of
- * functions whose selected[id - 1] is set; of those, the kinds in `kinds`.
- * Inlined into its two callers, so the cached whole-map runs (no selection,
- * every kind) test neither per sled. */
-static XR_ALWAYS_INLINE int rewrite_run(const struct run *r, bool enable,
-                                        const uint8_t *selected, unsigned kinds,
-                                        size_t *failed, bool populate) {
-  if (open_run(r->start, r->end))
-    return -1;
-  if (populate)
-    (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
+ * functions whose selected[id - 1] is set; of those, the kinds in `kinds`,
+ * and with only_on, those enabled now. Each sled calls its function's
+ * trampoline for its want bits (cur_targets) when cur has any. Returns how
+ * many sleds wait for WRITE_FINISH. Inlined into its callers, so the cached
+ * whole-map runs (no selection, every kind, plain writes) test neither per
+ * sled. */
+static XR_ALWAYS_INLINE size_t write_sleds(const struct run *r, bool enable,
+                                           const uint8_t *selected, unsigned kinds,
+                                           bool only_on, enum write_step step,
+                                           size_t *failed) {
   const struct xr_sled_map *m = cur->map;
   const uintptr_t *trampolines = cur->trampolines; /* loaded once, not per sled */
+  const uint8_t *want = states[cur->id]->want;
   int32_t object = cur->id;
   int32_t id = r->first_id;
   size_t id_end = m->functions[id - 1].first_sled + m->functions[id - 1].sled_count;
+  size_t pending = 0;
   for (size_t i = r->first; i < r->last; i++) {
     while (i >= id_end) {
       id++;
@@ -272,10 +280,44 @@ static XR_ALWAYS_INLINE int rewrite_run(const struct run *r, bool enable,
     }
     if (selected != NULL && !selected[id - 1])
       continue;
-    if (kinds != XR_SLEDS_ALL && !(kinds >> m->sleds[i].kind & 1))
+    const struct xr_sled *sled = &m->sleds[i];
+    if (kinds != XR_SLEDS_ALL && !(kinds >> sled->kind & 1))
       continue;
-    if (xr_patch_sled(&m->sleds[i], xr_pack_id(id, object), trampolines, enable))
+    if (only_on && !xr_sled_enabled(sled))
+      continue;
+    unsigned bits = want != NULL ? want[id - 1] : 0;
+    if (bits & XR_WANT_EXIT && sled->kind == XR_T_EXIT && !xr_sled_before_return(sled))
+      bits &= ~(unsigned)XR_WANT_EXIT; /* a tail call's (AArch64): no result there */
+    const uintptr_t *t = want != NULL ? cur_targets[bits] : trampolines;
+    int32_t packed = xr_pack_id(id, object);
+    int rc = step == WRITE_PLAIN      ? xr_patch_sled(sled, packed, t, enable)
+             : step == WRITE_RETARGET ? xr_patch_sled_retarget(sled, packed, t)
+                                      : xr_patch_sled_retarget_finish(sled, packed, t);
+    if (rc < 0)
       (*failed)++;
+    pending += rc > 0;
+  }
+  return pending;
+}
+
+/* populate: fault the run's pages in writable with one madvise
+ * (MADV_POPULATE_WRITE, Linux 5.14; ignored where missing) instead of one
+ * copy-on-write fault per page at the first sled write (faster; figures in
+ * docs/performance.md, "Measurements behind design choices"). Only worth it
+ * once. Enabling the sleds of an object retargeted once takes the two
+ * retargeting steps, xr_quiesce_fence between them when a sled waits. */
+static XR_ALWAYS_INLINE int rewrite_run(const struct run *r, bool enable,
+                                        const uint8_t *selected, unsigned kinds, bool only_on,
+                                        size_t *failed, bool populate) {
+  if (open_run(r->start, r->end))
+    return -1;
+  if (populate)
+    (void)madvise((void *)r->start, r->end - r->start, XR_MADV_POPULATE_WRITE);
+  if (!enable || !states[cur->id]->retargeted) {
+    write_sleds(r, enable, selected, kinds, false, WRITE_PLAIN, failed);
+  } else if (write_sleds(r, true, selected, kinds, only_on, WRITE_RETARGET, failed)) {
+    xr_quiesce_fence();
+    write_sleds(r, true, selected, kinds, false, WRITE_FINISH, failed);
   }
   return close_run(r->start, r->end, cur_segments()->count);
 }
@@ -393,22 +435,44 @@ struct rewrite_ctx {
   bool enable;
   const uint8_t *selected;
   unsigned kinds;
+  bool only_on;
   size_t failed;
 };
 static int rewrite_emitted(const struct run *r, void *ctx) {
   struct rewrite_ctx *c = ctx;
-  return rewrite_run(r, c->enable, c->selected, c->kinds, &c->failed, false);
+  return rewrite_run(r, c->enable, c->selected, c->kinds, c->only_on, &c->failed, false);
+}
+
+/* cur_targets for cur's want bits: the argument trampolines' targets where
+ * the bits ask for them and cur has them, else cur's own trampolines. */
+static void choose_targets(const uint8_t *want) {
+  size_t wanted = 0;
+  for (size_t i = 0; i < cur->map->function_count; i++)
+    wanted += want[i] != 0;
+  uintptr_t args[2];
+  bool have = xr_args_targets(cur, wanted, args);
+  states[cur->id]->no_targets = !have;
+  for (unsigned bits = 0; bits < 4; bits++) {
+    memcpy(cur_targets[bits], cur->trampolines, sizeof cur_targets[bits]);
+    if (have && bits & XR_WANT_ENTRY)
+      cur_targets[bits][XR_T_ENTRY] = cur_targets[bits][XR_T_ARG] = args[0];
+    if (have && bits & XR_WANT_EXIT)
+      cur_targets[bits][XR_T_EXIT] = args[1];
+  }
 }
 
 /* Rewrites the sleds of the kinds in `kinds` of functions first_id..last_id
- * (valid ids), or only of those among them with selected[id - 1] set. */
+ * (valid ids), or only of those among them with selected[id - 1] set (and
+ * with only_on, only the enabled ones). */
 static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
                                             const uint8_t *selected, unsigned kinds,
-                                            bool enable) {
+                                            bool enable, bool only_on) {
   const struct xr_sled_map *m = cur->map;
   size_t page = page_size();
   if (page == 0)
     return FAILED;
+  if (enable && states[cur->id]->want != NULL)
+    choose_targets(states[cur->id]->want);
   if (!cur_segments()->loaded) {
     uintptr_t lo = m->min_sled & ~(uintptr_t)(page - 1);
     uintptr_t hi = (m->max_sled + XR_ARCH_MAX_SLED_BYTES + page - 1) & ~(uintptr_t)(page - 1);
@@ -424,12 +488,13 @@ static XRayPatchingStatus rewrite_functions(int32_t first_id, int32_t last_id,
                     kinds == XR_SLEDS_ALL;
   if (everything && cur_runs()->page != page && build_all_runs(page))
     cur_runs()->page = 0; /* out of memory: the slower walk below still works */
-  struct rewrite_ctx ctx = {enable, selected, kinds, 0};
+  struct rewrite_ctx ctx = {enable, selected, kinds, only_on, 0};
   if (everything && cur_runs()->page == page) { /* cached runs: one pass of writes */
     bool populate = enable && !cur_runs()->populated;
     cur_runs()->populated = cur_runs()->populated || populate;
     for (size_t i = 0; i < cur_runs()->count; i++)
-      if (rewrite_run(&cur_runs()->v[i], enable, NULL, XR_SLEDS_ALL, &ctx.failed, populate))
+      if (rewrite_run(&cur_runs()->v[i], enable, NULL, XR_SLEDS_ALL, false, &ctx.failed,
+                      populate))
         return FAILED;
   } else {
     /* A range: find its runs while rewriting them (one pass). */
@@ -468,7 +533,47 @@ int xr_patch_object_functions(struct xr_object *o, int32_t first_id, int32_t las
     __atomic_store_n(&ever_enabled, true, __ATOMIC_RELAXED);
   cur = o;
   XRayPatchingStatus status =
-      alloc_state() ? rewrite_functions(first_id, last_id, selected, kinds, enable) : FAILED;
+      alloc_state() ? rewrite_functions(first_id, last_id, selected, kinds, enable, false)
+                    : FAILED;
+  cur = NULL;
+  return status;
+}
+
+/* The new bits replace the old (freed once the sleds are rewritten); the
+ * enabled entry, log-args and exit sleds of the functions whose bits
+ * changed are retargeted now, a disabled one when it is enabled. */
+int xr_patch_object_args(struct xr_object *o, const uint8_t *want, size_t count) {
+  size_t n = o->map->function_count;
+  if (n == 0)
+    return SUCCESS;
+  cur = o;
+  uint8_t *fresh = mmap(NULL, 2 * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!alloc_state() || fresh == MAP_FAILED) {
+    cur = NULL;
+    xr_report(XR_ERROR, "no memory for the argument capture of object %d", o->id);
+    return FAILED;
+  }
+  struct patch_state *p = states[o->id];
+  uint8_t *old = p->want, *changed = fresh + n; /* changed: the functions to retarget */
+  int32_t first = 0, last = 0;
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    fresh[i] = i < count ? want[i] & (XR_WANT_ENTRY | XR_WANT_EXIT) : 0;
+    any = any || fresh[i];
+    changed[i] = fresh[i] != (old ? old[i] : 0) || (fresh[i] && p->no_targets); /* try again */
+    last = changed[i] ? (int32_t)i + 1 : last;
+    first = first ? first : last;
+  }
+  p->want = any ? fresh : NULL;
+  p->retargeted = p->retargeted || any;
+  XRayPatchingStatus status =
+      first ? rewrite_functions(first, last, changed, XR_SLEDS_ENTRY | 1u << XR_T_EXIT, true, true)
+            : SUCCESS;
+  if (old != NULL)
+    munmap(old, 2 * p->want_count);
+  if (!any)
+    munmap(fresh, 2 * n);
+  p->want_count = n;
   cur = NULL;
   return status;
 }
@@ -481,7 +586,10 @@ void xr_patch_state_free(struct xr_object *o) {
     munmap(p->segments.v, p->segments.capacity * sizeof(struct prot_segment));
   if (p->all_runs.v)
     munmap(p->all_runs.v, p->all_runs.capacity * sizeof(struct run));
+  if (p->want)
+    munmap(p->want, 2 * p->want_count);
   munmap(p, sizeof *p);
+  xr_args_targets_free(o->id);
   states[o->id] = NULL;
 }
 

@@ -16,6 +16,23 @@
 XR_HIDDEN int xr_patch_sled(const struct xr_sled *sled, int32_t function_id,
                             const uintptr_t trampolines[XR_T_CALL_COUNT], bool enable);
 
+/* Enabling a call sled whose body may call another trampoline than
+ * trampolines[kind], which a thread stopped inside it would still call
+ * (argument capture retargets sleds), in two steps over a batch of sleds
+ * (the port's head comment says why each is safe): xr_patch_sled_retarget
+ * returns 0 (done), 1 (the caller calls xr_patch_sled_retarget_finish,
+ * which returns 0, after xr_quiesce_fence) or -1 as xr_patch_sled. Other
+ * kinds: as xr_patch_sled. */
+XR_HIDDEN int xr_patch_sled_retarget(const struct xr_sled *sled, int32_t function_id,
+                                     const uintptr_t trampolines[XR_T_CALL_COUNT]);
+XR_HIDDEN int xr_patch_sled_retarget_finish(const struct xr_sled *sled, int32_t function_id,
+                                             const uintptr_t trampolines[XR_T_CALL_COUNT]);
+
+/* Whether an exit sled is followed by a return, not by a tail call's
+ * branch (AArch64's tail calls have exit sleds too, where no result is in
+ * the result registers: their sleds keep the usual trampoline). */
+XR_HIDDEN bool xr_sled_before_return(const struct xr_sled *sled);
+
 /* Whether the sled's code is in its enabled form now (the port reads its
  * first bytes). The sled must be mapped; reads race with nothing only under
  * the lock its writers hold. */
@@ -38,6 +55,14 @@ enum {
 XR_HIDDEN int xr_patch_object_functions(struct xr_object *o, int32_t first_id,
                                         int32_t last_id, const uint8_t *selected,
                                         unsigned kinds, bool enable);
+/* xr_patch_set_args's work (patch_api.h; XR_WANT_* are XR_ARGS_AT_*'s
+ * values), lock held: a copy of the bits that every later rewrite of o
+ * follows (args_targets.h: where the argument trampolines are for o), and
+ * the enabled sleds whose trampoline changes retargeted now. SUCCESS or
+ * FAILED (reported). */
+enum { XR_WANT_ENTRY = 1, XR_WANT_EXIT = 2 };
+XR_HIDDEN int xr_patch_object_args(struct xr_object *o, const uint8_t *want, size_t count);
+
 /* Frees what patching cached for o (its object is going away; patch_api.c
  * calls it as registration's subscriber). */
 XR_HIDDEN void xr_patch_state_free(struct xr_object *o);

@@ -14,6 +14,9 @@ log=$(log_of basic-)
 check "llvm-xray convert" yaml-basic expect.txt basic.yaml
 "$LLVM_XRAY" account -m "$PROG_FILE" "$log" >account.txt || fail "llvm-xray account rejects $log"
 check "the runtime's Chrome JSON" chrome expect.txt "$log.json"
+check "the runtime's Perfetto trace" perfetto expect.txt "$log.pftrace" pb
 "$XRAYCTL" convert "$log" -m "$PROG_FILE" --to chrome -o xrayctl.json || fail "xrayctl convert"
 check "xrayctl convert's Chrome JSON" chrome expect.txt xrayctl.json
+"$XRAYCTL" convert "$log" -m "$PROG_FILE" --to perfetto -o xrayctl.pftrace || fail "xrayctl convert"
+check "xrayctl convert's Perfetto trace" perfetto expect.txt xrayctl.pftrace pb
 echo "args.basic: ok"

@@ -290,6 +290,93 @@ def chrome(expect, path, arch):
     print("ok: %d values" % checked)
 
 
+def widen(f):
+    """A float's bits as the double's bits it widens to exactly."""
+    return struct.unpack("<Q", struct.pack("<d", struct.unpack("<f", struct.pack("<I", f))[0]))[0] \
+        if (f >> 23) & 0xff != 0xff else (f >> 31) << 63 | 0x7ff << 52 | (f & 0x7fffff) << 29
+
+
+def perfetto_notes(fmt, name, bits, status, text):
+    """The annotations a value gives (docs/formats.md): (name, field, value)."""
+    if fmt == "d":
+        out = [(name, "int_value", bits - (1 << 64) if bits >> 63 else bits)]
+    elif fmt == "u":
+        out = [(name, "uint_value", bits)]
+    elif fmt == "f":
+        out = [(name, "double_value", bits)]
+    elif fmt == "f32":
+        out = [(name, "double_value", widen(bits & 0xFFFFFFFF))]
+    elif fmt == "s" and status not in ("null", "unreadable"):
+        out = [(name, "string_value", text.decode("ascii"))]
+    else:
+        out = [(name, "pointer_value", bits)]
+    if fmt == "s" and status != "ok":
+        out.append((name + ".status", "string_value", status))
+    return out
+
+
+def perfetto(expect, path, pb_dir, arch):
+    sys.path.insert(0, pb_dir)
+    import xray_perfetto_pb2 as pb
+    calls = read_expect(expect, arch)
+    table = dict(spec_table(arch))
+    trace = pb.Trace()
+    trace.ParseFromString(open(path, "rb").read())
+    names, defaults, stacks = {}, {}, {}
+    seen = {fn: 0 for fn in table}
+    checked = 0
+
+    def notes(annotations):
+        out = []
+        for a in annotations:
+            fields = [(f.name, v) for f, v in a.ListFields() if f.name != "name"]
+            assert len(fields) == 1, (a.name, fields)
+            field, v = fields[0]
+            if field == "double_value":
+                v = struct.unpack("<Q", struct.pack("<d", v))[0]
+            out.append((a.name, field, v))
+        return out
+
+    for p in trace.packet:
+        seq = p.trusted_packet_sequence_id
+        if p.HasField("trace_packet_defaults"):
+            defaults[seq] = p.trace_packet_defaults.track_event_defaults.track_uuid
+        for en in p.interned_data.event_names:
+            names[(seq, en.iid)] = en.name
+        if not p.HasField("track_event"):
+            continue
+        te = p.track_event
+        track = te.track_uuid if te.HasField("track_uuid") else defaults.get(seq)
+        st = stacks.setdefault(track, [])
+        if te.type == 1:
+            name = names[(seq, te.name_iid)] if te.HasField("name_iid") else te.name
+            k = None
+            if name in table:
+                k = seen[name]
+                seen[name] += 1
+            st.append((name, k, notes(te.debug_annotations)))
+        elif te.type == 2:
+            name, k, begin = st.pop()
+            if name not in table:
+                continue
+            end = notes(te.debug_annotations)
+            want = calls[name][k]
+            wb, we = [], []
+            for vname, fmt in table[name]:
+                bits, status, text = want.values[vname]
+                (we if vname == "retval" else wb).extend(
+                    perfetto_notes(fmt, vname, bits, status, text))
+            if begin != wb:
+                fail("%s call %d (Perfetto) begin: %r, expected %r" % (name, k, begin, wb))
+            if end != we:
+                fail("%s call %d (Perfetto) end: %r, expected %r" % (name, k, end, we))
+            checked += len(table[name])
+    for fn, lst in calls.items():
+        if seen.get(fn) != len(lst):
+            fail("%s: %s slices, %d calls made" % (fn, seen.get(fn), len(lst)))
+    print("ok: %d values" % checked)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "spec":
@@ -300,6 +387,8 @@ def main(argv):
         yaml_basic(argv[2], argv[3], argv[4])
     elif cmd == "chrome":
         chrome(argv[2], argv[3], argv[4])
+    elif cmd == "perfetto":
+        perfetto(argv[2], argv[3], argv[4], argv[5])
     else:
         fail("usage: see the head of this file")
 

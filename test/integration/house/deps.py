@@ -90,15 +90,20 @@ ROOM_LEVEL = {room: level for level, rooms in enumerate(ROOMS) for room in rooms
 ROOM_MAX_LINES = 1500
 
 # Upward uses that are the design, as (file, identifier): a port's
-# trampolines read core's handler slots (the one way from a patched sled
-# into the runtime, core's hot tables), and its sled encoder implements
-# core's patching.h interface on core's decoded sled.
+# trampolines read core's handler slots and its argument trampolines the
+# argument hook (the one way from a patched sled into the runtime, core's
+# hot tables), and its sled encoder implements core's patching.h interface
+# on core's decoded sled.
 UPWARD_OK = {("arch/%s/trampoline_%s.S" % (cpu, cpu), slot)
              for cpu in ("x86_64", "aarch64")
              for slot in ("xr_handler_full", "xr_handler_lean")} | \
+            {("arch/%s/args_trampoline_%s.S" % (cpu, cpu), "xr_args_hook")
+             for cpu in ("x86_64", "aarch64")} | \
             {("arch/%s/patch_%s.c" % (cpu, cpu), name)
              for cpu in ("x86_64", "aarch64")
-             for name in ("xr_patch_sled", "xr_sled_enabled", "struct xr_sled")}
+             for name in ("xr_patch_sled", "xr_patch_sled_retarget",
+                          "xr_patch_sled_retarget_finish", "xr_sled_before_return",
+                          "xr_sled_enabled", "struct xr_sled")}
 
 # Interfaces between the two archives: what such a header declares, the
 # runtime defines for the shared objects (their libxray-dso.a calls it), so
