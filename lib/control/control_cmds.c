@@ -9,6 +9,8 @@
  * unpatched (a byte per function of each object); "functions patched" is
  * core's count of functions patched now, whoever patched them. */
 #include "control/control_cmds.h"
+#include "args/args_set.h"
+#include "args/args_spec.h"
 #include "budget/budget_options.h"
 #include "control/control_proto.h"
 #include "control/control_reply.h"
@@ -20,6 +22,7 @@
 #include "core/output/output.h"
 #include "core/output/written_files.h"
 #include "core/patch/patch_api.h"
+#include "xray/xray_args.h"
 #include "xray/xray_budget.h"
 #include "xray/xray_fdr.h"
 #include "xray/xray_interface.h"
@@ -398,6 +401,34 @@ static void cmd_budget(uint32_t thousandths, struct xr_ctl_reply *r) {
   }
 }
 
+/* ---- argument capture ------------------------------------------------------ */
+
+/* "args: SPEC" (or "none"): the SPEC in effect, as the runtime read it. */
+static void say_args(struct xr_ctl_reply *r) {
+  char spec[XR_ARGS_PRINT_MAX];
+  __xray_args_get(spec, sizeof spec);
+  xr_ctl_say(r, "args: %s\n", spec[0] ? spec : "none");
+}
+
+static void say_pattern(void *r, const char *text, size_t matched) {
+  xr_ctl_say(r, "%zu %s\n", matched, text);
+}
+
+/* args [SPEC | --clear]: sets (or clears) the SPEC, then shows the SPEC in
+ * effect and, per pattern, the functions it matches now. */
+static void cmd_args(const char *spec, struct xr_ctl_reply *r) {
+  if (spec != NULL) {
+    char err[XR_ARGS_ERROR_MAX];
+    bool clear = strcmp(spec, "--clear") == 0;
+    if (__xray_args_set_error(clear ? NULL : spec, err, sizeof err) != XRAY_ARGS_OK) {
+      xr_ctl_fail(r, "%s", err);
+      return;
+    }
+  }
+  say_args(r);
+  xr_args_each_pattern(say_pattern, r);
+}
+
 /* ---- status ------------------------------------------------------------- */
 
 /* The program's name as one word of a line: blanks and control bytes
@@ -455,6 +486,7 @@ static void cmd_status(const struct xr_ctl_client *client,
              xr_objects_not_dense(), total, patched_now, total, by_control);
   say_events(mode, r);
   say_budget(r);
+  say_args(r);
   xr_ctl_say(r, "requests: %llu served, %llu malformed, %llu refused\n",
              (unsigned long long)served, (unsigned long long)malformed,
              (unsigned long long)refused);
@@ -510,6 +542,9 @@ void xr_ctl_execute(const struct xr_ctl_request *rq,
     break;
   case XR_CTL_BUDGET:
     cmd_budget(rq->thousandths, r);
+    break;
+  case XR_CTL_ARGS:
+    cmd_args(rq->argc > 0 ? rq->argv[0] : NULL, r);
     break;
   default:
     xr_ctl_fail(r, "unknown command");

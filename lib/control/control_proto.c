@@ -30,6 +30,8 @@ static const struct verb_spec verbs[XR_CTL_VERB_COUNT] = {
     [XR_CTL_TOP] = {"top", 2, 2, false, {100, 1, 0, 0}, {60000, 100, 0, 0}, false},
     /* percent 0..100 */
     [XR_CTL_BUDGET] = {"budget", 1, 1, false, {0}, {0}, true},
+    /* a SPEC (spaces inside: C++ names), --clear, or nothing (show) */
+    [XR_CTL_ARGS] = {"args", 0, 1, true, {0}, {0}, false},
 };
 
 const char *xr_ctl_mode_name(const char *given) {

@@ -33,6 +33,7 @@ enum xr_ctl_verb {
   XR_CTL_RECORD,   /* SECONDS MODE xray|chrome|perfetto PATTERNS -> files */
   XR_CTL_TOP,      /* MILLISECONDS ROWS -> "calls local_ns name" rows */
   XR_CTL_BUDGET,   /* PERCENT -> the overhead budget as set */
+  XR_CTL_ARGS,     /* [SPEC | --clear] -> the SPEC in effect, per pattern */
   XR_CTL_VERB_COUNT
 };
 

@@ -25,7 +25,7 @@ static const char *const wire[XR_CTL_VERB_COUNT] = {
     [XR_CTL_START] = "start",       [XR_CTL_STOP] = "stop",
     [XR_CTL_FLUSH] = "flush",       [XR_CTL_SNAPSHOT] = "snapshot",
     [XR_CTL_RECORD] = "record",     [XR_CTL_TOP] = "top",
-    [XR_CTL_BUDGET] = "budget",
+    [XR_CTL_BUDGET] = "budget",     [XR_CTL_ARGS] = "args",
 };
 
 /* thousandths of a percent written as the protocol spells a percent. */

@@ -40,7 +40,7 @@ static const char usage_text[] =
     "                              also those in containers): PID PROGRAM MODE STATE\n"
     "                              [ns-pid=PID inside its PID namespace]\n"
     "  status PID                  the program's runtime version, mode, state,\n"
-    "                              objects, functions, budget, requests, files\n"
+    "                              objects, functions, budget, args, requests, files\n"
     "  patch PID PATTERNS          patch the functions whose names match (';'-separated\n"
     "                              globs as in xray_patch=; '*' = all): prints how many\n"
     "  unpatch PID PATTERNS        unpatch them: prints how many\n"
@@ -60,6 +60,11 @@ static const char usage_text[] =
     "                              program's CPU time (e.g. 2 or 0.5; 0: off) by\n"
     "                              unpatching the costliest functions: prints the\n"
     "                              budget's status\n"
+    "  args PID [SPEC | --clear]   capture arguments and return values of the\n"
+    "                              functions SPEC names (PATTERN@VALUE[,VALUE...][;...],\n"
+    "                              e.g. 'lookup@arg1,arg2/s,retval'), or none: prints\n"
+    "                              the SPEC in effect, then per pattern the functions\n"
+    "                              it matches and the pattern\n"
     "  top PID [--interval S] [--batch] [--iterations N]\n"
     "                              the functions with the most local time over each\n"
     "                              interval (default 1 s), all threads; --batch prints\n"
@@ -797,7 +802,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   static const char *const with_pid[] = {"status", "patch", "unpatch", "start", "stop",
-                                         "flush", "snapshot", "record", "top", "budget"};
+                                         "flush", "snapshot", "record", "top", "budget",
+                                         "args"};
   bool known = false;
   for (size_t k = 0; k < sizeof with_pid / sizeof with_pid[0]; k++)
     known |= strcmp(cmd, with_pid[k]) == 0;
@@ -832,6 +838,14 @@ int main(int argc, char **argv) {
       usage("budget takes PID PERCENT");
     char percent[16];
     fputs(call(pid, "budget %s", wire_percent(args[0], percent, sizeof percent)), stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "args") == 0) {
+    if (rest > 1)
+      usage("args takes PID [SPEC | --clear] (quote a SPEC that holds ';' or spaces)");
+    if (rest == 1)
+      check_text("SPEC", args[0]);
+    fputs(rest == 1 ? call(pid, "args %s", args[0]) : call(pid, "args"), stdout);
     return 0;
   }
   if (strcmp(cmd, "start") == 0) {

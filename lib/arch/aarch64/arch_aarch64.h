@@ -13,6 +13,11 @@
  * pages in as they are written; patching asks sysconf for the real size. */
 #define XR_PAGE_SIZE 4096u
 
+/* The port's name in messages, and how many integer arguments the ABI
+ * passes in registers (argument capture, core/dispatch/hot_tables.h). */
+#define XR_ARCH_NAME "AArch64"
+#define XR_ARCH_INT_ARG_REGS 8
+
 /* Sled sizes: 32 bytes for the call kinds (`b #32` and seven nops while
  * unpatched), and those of the two event sleds. */
 #define XR_ARCH_CALL_SLED_BYTES 32u

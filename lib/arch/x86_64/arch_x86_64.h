@@ -9,6 +9,11 @@
 
 #define XR_PAGE_SIZE 4096u /* x86-64 base pages */
 
+/* The port's name in messages, and how many integer arguments the ABI
+ * passes in registers (argument capture, core/dispatch/hot_tables.h). */
+#define XR_ARCH_NAME "x86-64"
+#define XR_ARCH_INT_ARG_REGS 6
+
 /* Sled sizes: 11 bytes for the call kinds (`mov $id, %r10d` and a rel32
  * call or jmp once patched), and those of the two event sleds. */
 #define XR_ARCH_CALL_SLED_BYTES 11u

@@ -2,6 +2,7 @@
 #ifndef XR_HOT_TABLES_H
 #define XR_HOT_TABLES_H
 
+#include "arch/arch.h"
 #include "arch/trampoline_numbers.h"
 #include "core/base/common.h"
 #include "core/dispatch/function_ids.h"
@@ -47,6 +48,12 @@ struct xr_arg_regs {
   uint64_t fpr[8];
   uintptr_t sp;
 };
+/* What the SPEC of this port may name (lib/args): argN for N in 1 ..
+ * XR_ARG_INT_REGS, fpargN for N in 1 .. XR_ARG_FP_REGS; the port's name
+ * in its messages. */
+#define XR_ARG_INT_REGS XR_ARCH_INT_ARG_REGS
+#define XR_ARG_FP_REGS 8
+#define XR_ARG_PORT_NAME XR_ARCH_NAME
 typedef void (*xr_args_hook_fn)(int32_t packed_id, int type, const struct xr_arg_regs *r);
 XR_HIDDEN extern xr_args_hook_fn volatile xr_args_hook;
 

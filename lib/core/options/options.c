@@ -87,10 +87,11 @@ const char *xr_getenv(const char *name) {
 
 /* ---- helpers -------------------------------------------------------- */
 
-static bool is_separator(char c) {
-  return c == ' ' || c == ',' || c == ':' || c == '\t' || c == '\n' ||
-         c == '\r';
+static bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
+
+static bool is_separator(char c) { return is_blank(c) || c == ',' || c == ':'; }
 
 /* Printable, bounded copy of untrusted text for messages. */
 static const char *shown(const char *s, size_t n, char *buf, size_t cap) {
@@ -391,7 +392,9 @@ static int parse(const struct xr_option_table *t, void *dst, const char *text,
         continue;
       }
     } else {
-      while (*p && !is_separator(*p))
+      const struct xr_option *o = find(t, name, name_len);
+      bool to_blank = o != NULL && o->type == XR_OPT_STRING && o->min == XR_OPT_TO_BLANK;
+      while (*p && !(to_blank ? is_blank(*p) : is_separator(*p)))
         p++;
       value_len = (size_t)(p - value);
     }
@@ -565,6 +568,11 @@ static const struct xr_option flag_rows[] = {
     ROW(xray_budget_keep, XR_OPT_STRING, sizeof xr_flags.xray_budget_keep, "", 0, 0,
         "functions the budget never unpatches, by name (';'-separated globs, as in "
         "xray_patch)"),
+    ROW(xray_args, XR_OPT_STRING, sizeof xr_flags.xray_args, "", XR_OPT_TO_BLANK, 0,
+     "capture these functions' arguments and return values: "
+     "PATTERN@VALUE[,VALUE...][;PATTERN@VALUE...], VALUE argN, fpargN or retval with "
+     "an optional /d /u /x /p /s /f /f32 (docs/arguments.md); unquoted, the value "
+     "runs to the next blank; a bad SPEC is said and none is in effect"),
 };
 
 const struct xr_option_table xr_flags_table = {"XRAY_OPTIONS", flag_rows,

@@ -21,12 +21,17 @@ struct xr_option {
   size_t offset;             /* of the field in the destination struct */
   size_t size;               /* XR_OPT_STRING: capacity incl. NUL */
   const char *default_value; /* text form, parsed like user input */
-  int64_t min, max;          /* XR_OPT_INT / XR_OPT_UPTR: accepted range */
+  int64_t min, max;          /* XR_OPT_INT / XR_OPT_UPTR: accepted range;
+                                XR_OPT_STRING: min XR_OPT_TO_BLANK or 0 */
   const char *help;          /* one line, used by docs/options.md */
   /* NULL, or writes the words the value is made of, from their table
    * (core/options/option_words.h): every reader of help prints them after it. */
   void (*words)(char *buf, size_t cap);
 };
+/* A string row's min: its unquoted value runs to the next blank (space,
+ * tab, newline), so ',' and ':' are its own (a list whose syntax holds
+ * them: xray_args). */
+#define XR_OPT_TO_BLANK 1
 
 /* Field types: bool -> bool, int -> int32_t (XR_OPT_INT), uptr -> uint64_t,
  * string -> char[size]. */
@@ -82,6 +87,7 @@ struct xr_flags {
   char xray_control_dir[108]; /* its private directory ("" = defaults) */
   char xray_budget[32];       /* lib/budget: percent of the program's CPU ("" = off) */
   char xray_budget_keep[4096]; /* ';'-separated globs the budget never culls */
+  char xray_args[4096];        /* lib/args: the SPEC of argument capture */
 };
 XR_HIDDEN extern struct xr_flags xr_flags;
 XR_HIDDEN extern const struct xr_option_table xr_flags_table;

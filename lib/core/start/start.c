@@ -12,6 +12,7 @@
 #include "core/start/start.h"
 
 #include "core/base/report.h"
+#include "core/modes/args_hooks.h"
 #include "core/modes/budget_hooks.h"
 #include "core/modes/log_registry.h"
 #include "core/objects/objects.h"
@@ -53,6 +54,8 @@ static void say_if_nothing_was_patched(void) {
  * initialised is not initialised again: dso.fork_start). */
 static void start(void) {
   static bool hint_registered;
+  if (xr_args_first_map) /* lib/args: xray_args, before anything patches */
+    xr_args_first_map();
   xr_registry_start_from_flags();
   if (!xr_flags.patch_premain && tracing_asked_by() != NULL &&
       !hint_registered) {

@@ -54,7 +54,7 @@ grep -q "nothing is recorded until the program calls __xray_patch()" verbose.err
 
 run help plain "help=1"
 expect_eq "help: program output" "mode (none), inits 0, config (none), events 0" "$(cat help.out)"
-expect_eq "help: header + 19 flags" 20 "$(wc -l <help.err)"
+expect_eq "help: header + 20 flags" 21 "$(wc -l <help.err)"
 grep -q "  xray_logfile_base (string, default 'xray-log.', current 'xray-log.'): " help.err || fail "help: $(cat help.err)"
 
 # The environment is read in .preinit_array also in -no-pie and -static

@@ -63,9 +63,10 @@ import re
 import subprocess
 import sys
 
-# budget: beside the modes (no mode uses it, it uses none), used by control.
-RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "budget": 3, "export": 2,
-        "core": 1, "arch": 0}
+# budget and args (argument capture): beside the modes (no mode uses them,
+# they use none), used by control.
+RANK = {"control": 4, "basic": 3, "fdr": 3, "profiling": 3, "budget": 3, "args": 3,
+        "export": 2, "core": 1, "arch": 0}
 MODES = {"basic", "fdr", "profiling"}
 
 # The rooms of lib/core/, lowest first; the rooms of one entry are of one

@@ -19,6 +19,7 @@ struct sample {
   uint64_t u;
   char s[16];
   int32_t wide; /* full int32 range */
+  char list[32]; /* runs to the next blank */
 };
 
 /* The "s" row's words, as a table of words would write them. */
@@ -33,6 +34,8 @@ static const struct xr_option rows[] = {
      "a string", s_words},
     {"wide", XR_OPT_INT, offsetof(struct sample, wide), 0, "0", INT32_MIN,
      INT32_MAX, "an int of the whole int32 range", NULL},
+    {"list", XR_OPT_STRING, offsetof(struct sample, list), 32, "", XR_OPT_TO_BLANK, 0,
+     "a list whose syntax holds ',' and ':'", NULL},
 };
 static const struct xr_option_table table = {"TEST_OPTIONS", rows,
                                              XR_ARRAY_SIZE(rows)};
@@ -89,6 +92,27 @@ static void every_type_and_every_separator(void **state) {
   assert_int_equal(parse("\rb=0\ri=+3\r"), 0);
   assert_false(v.b);
   assert_int_equal(v.i, 3);
+  assert_string_equal(stderr_text, "");
+}
+
+/* A row with XR_OPT_TO_BLANK: its unquoted value runs to the next blank,
+ * ',' and ':' its own; quoted as any; the other rows still end at them. */
+static void value_to_the_next_blank(void **state) {
+  (void)state;
+  assert_int_equal(parse("list=a@arg1,arg2;ns::f@retval s=x,i=4"), 0);
+  assert_string_equal(v.list, "a@arg1,arg2;ns::f@retval");
+  assert_string_equal(v.s, "x");
+  assert_int_equal(v.i, 4);
+  assert_int_equal(parse("i=5:list=x:y,z\tb=1"), 0);
+  assert_string_equal(v.list, "x:y,z");
+  assert_int_equal(v.i, 5);
+  assert_true(v.b);
+  assert_int_equal(parse("list='f<int, char>@arg1',i=6"), 0);
+  assert_string_equal(v.list, "f<int, char>@arg1");
+  assert_int_equal(v.i, 6);
+  assert_int_equal(parse("list=,u=3"), 0); /* ',' is the value's */
+  assert_string_equal(v.list, ",u=3");
+  assert_int_equal(v.u, 4096);
   assert_string_equal(stderr_text, "");
 }
 
@@ -345,6 +369,7 @@ int main(void) {
       T(word_lists),
       T(null_and_empty_text_change_nothing),
       T(every_type_and_every_separator),
+      T(value_to_the_next_blank),
       T(bool_spellings),
       T(int_and_uptr_bounds),
       T(uptr_hex),
