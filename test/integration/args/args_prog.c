@@ -58,11 +58,13 @@ volatile long sink;
 
 NOINLINE long int_args(long a, long b, long c, long d, long e, long f) {
   sink = a ^ b ^ c ^ d ^ e ^ f;
-  return a - b + c - d + e - f;
+  return (long)((unsigned long)a - (unsigned long)b + (unsigned long)c - (unsigned long)d +
+                (unsigned long)e - (unsigned long)f); /* wraps, never overflows */
 }
 NOINLINE long int8_args(long a, long b, long c, long d, long e, long f, long g, long h) {
   sink = a ^ h;
-  return a + b + c + d + e + f + g + h;
+  return (long)((unsigned long)a + (unsigned long)b + (unsigned long)c + (unsigned long)d +
+                (unsigned long)e + (unsigned long)f + (unsigned long)g + (unsigned long)h);
 }
 NOINLINE void *ptr_args(void *p, unsigned long u, unsigned long x) {
   sink = (long)u ^ (long)x;

@@ -307,7 +307,9 @@ def perfetto_notes(fmt, name, bits, status, text):
     elif fmt == "f32":
         out = [(name, "double_value", widen(bits & 0xFFFFFFFF))]
     elif fmt == "s" and status not in ("null", "unreadable"):
-        out = [(name, "string_value", text.decode("ascii"))]
+        # printable ASCII as it is, every other byte and the backslash as \xNN
+        out = [(name, "string_value", "".join(
+            chr(c) if 0x20 <= c < 0x7f and c != 0x5c else "\\x%02x" % c for c in text))]
     else:
         out = [(name, "pointer_value", bits)]
     if fmt == "s" and status != "ok":

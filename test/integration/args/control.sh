@@ -33,7 +33,7 @@ import yaml
 recs = yaml.safe_load(open("ctl.yaml"))["records"]
 calls = []  # (kind, args, the event right after it)
 for i, r in enumerate(recs):
-    if r["function"] != "request":
+    if r["function"] != "request" or not r["kind"].startswith("function-"):
         continue
     nxt = recs[i + 1] if i + 1 < len(recs) else {}
     event = nxt.get("data") if nxt.get("kind") == "custom-event" else None
