@@ -19,8 +19,12 @@ round() {
 }
 round 1
 "$XRAYCTL" args $pid 'request@arg1,arg2/s,retval' >set.txt || fail "xrayctl args"
+expect_eq "xrayctl args: what it understood, each pattern's matches" \
+  "args: request@arg1/d,arg2/s,retval/d
+1 request@arg1/d,arg2/s,retval/d" "$(cat set.txt)"
 round 2
 "$XRAYCTL" args $pid --clear >clear.txt || fail "xrayctl args --clear"
+expect_eq "xrayctl args --clear" "args: none" "$(cat clear.txt)"
 round 3
 touch sync/stop
 trap - EXIT
