@@ -43,6 +43,18 @@
         .endif
 .endm
 
+/* In the copies that keep ymm or zmm: the upper halves of the vector
+ * registers, saved, are zeroed before the hook runs. The hook is C
+ * compiled for SSE, and a legacy SSE instruction while they hold data
+ * costs a state transition or a merge on every such instruction (the
+ * first one in the hook took most of a call's time, docs/core.md). The
+ * saved registers are loaded back whole after it. */
+.macro ZERO_UPPER vec
+        .ifnc \vec, xmm
+        vzeroupper
+        .endif
+.endm
+
 /* Calls xr_args_hook(r10d, t, area) when it is set; `area` is the
  * address of the struct, rbx-relative. Clobbers the caller-saved registers,
  * which the paths have saved. */
@@ -81,6 +93,7 @@
         .endr
         leaq 96(%rbx), %rax
         movq %rax, -ARGS_AREA+ARGS_SP(%rbx)
+        ZERO_UPPER \vec
         CALL_HOOK XR_T_ENTRY, -ARGS_AREA
         RESTORE_VEC \vec, 8
         VEC_FREE \vec, 8
@@ -118,6 +131,7 @@
         .endr
         leaq 32(%rbx), %rax
         movq %rax, -EXIT_AREA+ARGS_SP(%rbx)
+        ZERO_UPPER \vec
         CALL_HOOK XR_T_EXIT, -EXIT_AREA
         X87_EXIT_RELOAD
         RESTORE_VEC \vec, 2
