@@ -48,13 +48,14 @@ static void table_defaults_match_compiler_rt(void **state) {
   assert_string_equal(xr_flags.xray_skip, "");
   assert_string_equal(xr_flags.xray_budget, "");
   assert_string_equal(xr_flags.xray_budget_keep, "");
+  assert_string_equal(xr_flags.xray_args, "");
 }
 
 static void every_row_has_a_help_line_and_a_valid_default(void **state) {
   (void)state;
   /* 13 of compiler-rt + xray_patch, xray_skip, xray_control, xray_control_dir,
-   * xray_budget, xray_budget_keep */
-  assert_int_equal(xr_flags_table.count, 19);
+   * xray_budget, xray_budget_keep, xray_args */
+  assert_int_equal(xr_flags_table.count, 20);
   assert_string_equal(xr_flags_table.env_name, "XRAY_OPTIONS");
   capture_begin();
   xr_options_set_defaults(&xr_flags_table, &xr_flags);
