@@ -55,6 +55,7 @@ static void want_s(const char *fn, const char *what, const void *p, const char *
 }
 
 volatile long sink;
+volatile double dsink; /* doubles kept as doubles: a NaN has no long */
 
 NOINLINE long int_args(long a, long b, long c, long d, long e, long f) {
   sink = a ^ b ^ c ^ d ^ e ^ f;
@@ -72,7 +73,7 @@ NOINLINE void *ptr_args(void *p, unsigned long u, unsigned long x) {
 }
 NOINLINE double fp_args(double a, double b, double c, double d, double e, double f, double g,
                         double h) {
-  sink = (long)(a + b + c + d + e + f + g + h);
+  dsink = a + b + c + d + e + f + g + h;
   return from_bits(0x7ff4000000c0ffeeULL); /* a NaN with a payload */
 }
 volatile float fsink;
@@ -82,7 +83,8 @@ NOINLINE float float_args(float a, float b) {
   return -0.0f;
 }
 NOINLINE unsigned long mixed(long a, double x, long b, float y) {
-  sink = a + (long)x + b + (long)y;
+  sink = a + b;
+  dsink = x + y;
   return 0xfeedfacecafebeefULL;
 }
 struct lpair {
@@ -96,7 +98,7 @@ NOINLINE long spair(struct lpair s) {
   return s.a + s.b;
 }
 NOINLINE double dpair(struct dpair s) {
-  sink = (long)s.x;
+  dsink = s.x;
   return s.x * s.y;
 }
 NOINLINE const char *str_arg(const char *s) {
