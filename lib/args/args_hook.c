@@ -68,19 +68,11 @@ typedef void (*full0_fn)(int32_t, int);
 typedef void (*lean1_fn)(int32_t, int, uint64_t, uintptr_t);
 typedef void (*full1_fn)(int32_t, int, uint64_t);
 
-/* The dense id of a packed one (core/dispatch/function_ids.h), or -1 when
- * its object has no id base: the event is not traced then, as on the
- * usual paths. */
-static int32_t dense_id(int32_t packed) {
-  uint32_t base = __atomic_load_n(&xr_objects_id_base[xr_id_object(packed)], __ATOMIC_RELAXED);
-  return base == XR_NO_ID_BASE ? -1 : (int32_t)(base + (uint32_t)xr_id_function(packed));
-}
-
 /* The arg0 handler: lean (dense ids when it takes them), else full. */
 static void to_arg0(int32_t packed, int type, uintptr_t sp) {
   void *dense = __atomic_load_n(&xr_dense_handlers[0], __ATOMIC_ACQUIRE);
   if (dense != NULL) {
-    int32_t id = dense_id(packed);
+    int32_t id = xr_dense_id(packed);
     if (id >= 0)
       ((lean0_fn)dense)(id, type, sp);
     return;
@@ -101,7 +93,7 @@ static void to_arg1(int32_t packed, const struct xr_arg_regs *r) {
   void *lean = __atomic_load_n(&xr_handler_lean[XR_SLOT_ARG1], __ATOMIC_ACQUIRE);
   if (lean != NULL) {
     void *dense = __atomic_load_n(&xr_dense_handlers[1], __ATOMIC_ACQUIRE);
-    int32_t id = dense != NULL ? dense_id(packed) : packed;
+    int32_t id = dense != NULL ? xr_dense_id(packed) : packed;
     if (id >= 0)
       ((lean1_fn)(dense != NULL ? dense : lean))(id, XR_T_ARG, r->gpr[0], r->sp);
     return;

@@ -36,6 +36,29 @@ static inline bool xr_fdr_call_value_read(const uint8_t *p, struct xr_arg_value 
   return p[9] != 0 || p[10] != 0;
 }
 
+/* One CallArgument (at p) of the run after an entry of kind 3; `first`
+ * for the run's first, which empties c. compiler-rt's argument, when the
+ * run begins with it, goes to *has_arg and *arg; otherwise the captured
+ * values go into c, at most XR_ARGS_MAX. True when c took this one (the
+ * reader then hands c with the entry). */
+static inline bool xr_fdr_call_argument_take(const uint8_t *p, bool first, bool *has_arg,
+                                             uint64_t *arg, struct xr_arg_call *c) {
+  struct xr_arg_value v;
+  bool ours = xr_fdr_call_value_read(p, &v);
+  if (first)
+    c->count = c->strings = 0;
+  if (first && !ours) {
+    *has_arg = true;
+    *arg = v.bits;
+    return false;
+  }
+  if (!ours || *has_arg || c->count >= XR_ARGS_MAX)
+    return false;
+  c->strings += v.format == XR_ARGF_S;
+  c->v[c->count++] = v;
+  return true;
+}
+
 /* Whether a custom event's payload is an "xray-args" event (its tag, then
  * the end or a space): the runtime's, consumed by the readers, never shown
  * as a custom event. */
@@ -77,6 +100,20 @@ static inline bool xr_fdr_args_add_strings(struct xr_arg_call *c, const uint8_t 
     used += ev->len;
   }
   return true;
+}
+
+/* The "xray-args" event (data, size bytes) right after an entry (`entry`)
+ * or an exit, into that record's call c: an entry's strings' text, or an
+ * exit's return value (c emptied first). True when c now holds an exit's
+ * value (the reader then hands c with the exit). */
+static inline bool xr_fdr_args_event_take(bool entry, struct xr_arg_call *c,
+                                          const uint8_t *data, size_t size) {
+  if (entry) {
+    xr_fdr_args_add_strings(c, data, size);
+    return false;
+  }
+  c->count = c->strings = 0;
+  return xr_args_event_decode(data, size, c);
 }
 
 #endif

@@ -16,13 +16,6 @@
  * take, whatever it takes). */
 enum { EVENT_MAX = XR_ARGS_EVENT_MAX };
 
-/* The dense id of a packed one (core/dispatch/function_ids.h), -1 for an
- * object without an id base: FDR does not trace it. */
-static int32_t dense_id(int32_t packed) {
-  uint32_t base = __atomic_load_n(&xr_objects_id_base[xr_id_object(packed)], __ATOMIC_RELAXED);
-  return base == XR_NO_ID_BASE ? -1 : (int32_t)(base + (uint32_t)xr_id_function(packed));
-}
-
 /* The slow-call trigger, as the watch handlers do after their record: the
  * argument trampolines bypass those handlers. */
 static void watch(int32_t id, unsigned type) {
@@ -44,7 +37,7 @@ static size_t event_of(const struct xr_arg_call *c, const struct xr_arg_value *v
  * event with those (their status and text). Without values: the plain
  * entry, which the threshold may erase as any other. */
 static void sink_entry(int32_t packed_id, const struct xr_arg_call *c, uintptr_t sp) {
-  int32_t id = dense_id(packed_id);
+  int32_t id = xr_dense_id(packed_id);
   if (id < 0)
     return;
   size_t n = c->count < XR_ARGS_MAX ? c->count : XR_ARGS_MAX;
@@ -67,7 +60,7 @@ static void sink_entry(int32_t packed_id, const struct xr_arg_call *c, uintptr_t
  * (its trace expander makes the record a CallArgument follows one of
  * kind "enter with arguments"). Without a value: the plain exit. */
 static void sink_exit(int32_t packed_id, const struct xr_arg_call *c, uintptr_t sp) {
-  int32_t id = dense_id(packed_id);
+  int32_t id = xr_dense_id(packed_id);
   if (id < 0)
     return;
   size_t n = c->count < XR_ARGS_MAX ? c->count : XR_ARGS_MAX;

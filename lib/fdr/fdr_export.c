@@ -69,18 +69,8 @@ static const uint8_t *call_arguments(const uint8_t *p, const uint8_t *end,
   const uint8_t arg_record = (XR_FDR_CALL_ARGUMENT << 1) | 1;
   for (bool first = true; end - p >= XR_FDR_META_SIZE && p[0] == arg_record;
        first = false, p += XR_FDR_META_SIZE) {
-    struct xr_arg_value v;
-    bool ours = xr_fdr_call_value_read(p, &v);
-    if (first)
-      c->count = c->strings = 0;
-    if (first && !ours) {
-      e->has_arg = true;
-      e->arg = v.bits;
-    } else if (ours && !e->has_arg && c->count < XR_ARGS_MAX) {
-      c->strings += v.format == XR_ARGF_S;
-      c->v[c->count++] = v;
+    if (xr_fdr_call_argument_take(p, first, &e->has_arg, &e->arg, c))
       e->call = c;
-    }
   }
   return p;
 }
@@ -99,13 +89,8 @@ static const uint8_t *args_event_after(const uint8_t *p, const uint8_t *end, int
   if (bytes <= 0 || (size_t)(end - data) < (size_t)bytes ||
       !xr_fdr_is_args_event(data, (size_t)bytes))
     return p;
-  if (e->kind == XR_TEV_ENTER) {
-    xr_fdr_args_add_strings(c, data, (size_t)bytes);
-  } else {
-    c->count = c->strings = 0;
-    if (xr_args_event_decode(data, (size_t)bytes, c))
-      e->call = c;
-  }
+  if (xr_fdr_args_event_take(e->kind == XR_TEV_ENTER, c, data, (size_t)bytes))
+    e->call = c;
   if (version >= 5)
     *tsc += (uint64_t)(int64_t)get_i32(p + 5);
   return data + bytes;

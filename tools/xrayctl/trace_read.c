@@ -250,18 +250,8 @@ static uint64_t call_arguments(struct ctl_in *in, uint64_t off, uint64_t limit,
                           (p = need(in, off, XR_FDR_META_SIZE)) != NULL &&
                           p[0] == ((XR_FDR_CALL_ARGUMENT << 1) | 1);
        first = false, off += XR_FDR_META_SIZE) {
-    struct xr_arg_value v;
-    bool ours = xr_fdr_call_value_read(p, &v);
-    if (first)
-      c->count = c->strings = 0;
-    if (first && !ours) {
-      e->has_arg = true;
-      e->arg = v.bits;
-    } else if (ours && !e->has_arg && c->count < XR_ARGS_MAX) {
-      c->strings += v.format == XR_ARGF_S;
-      c->v[c->count++] = v;
+    if (xr_fdr_call_argument_take(p, first, &e->has_arg, &e->arg, c))
       e->call = c;
-    }
   }
   return off;
 }
@@ -286,13 +276,8 @@ static uint64_t args_event_after(struct fdr *f, uint64_t off, uint64_t limit, ui
       !xr_fdr_is_args_event(d, XR_ARGS_EVENT_TAG_LEN + 1) ||
       (d = need(in, off + XR_FDR_META_SIZE, (size_t)size)) == NULL)
     return off;
-  if (e->kind == XR_TEV_ENTER) {
-    xr_fdr_args_add_strings(c, d, (size_t)size);
-  } else {
-    c->count = c->strings = 0;
-    if (xr_args_event_decode(d, (size_t)size, c))
-      e->call = c;
-  }
+  if (xr_fdr_args_event_take(e->kind == XR_TEV_ENTER, c, d, (size_t)size))
+    e->call = c;
   if (f->version >= 5)
     *tsc += (uint64_t)(int64_t)delta;
   return off + XR_FDR_META_SIZE + (uint64_t)size;

@@ -13,16 +13,10 @@
 #include "core/dispatch/function_ids.h"
 #include "core/dispatch/hot_tables.h"
 
-/* -1 when the object has no id base (or no such object). */
-static inline int32_t dense_id(int32_t packed) {
-  uint32_t base = __atomic_load_n(&xr_objects_id_base[xr_id_object(packed)], __ATOMIC_RELAXED);
-  return base == XR_NO_ID_BASE ? -1 : (int32_t)(base + (uint32_t)xr_id_function(packed));
-}
-
 void xr_dense_wrap_arg0(int32_t packed, int type) {
   void (*h)(int32_t, int) =
       (void (*)(int32_t, int))__atomic_load_n(&xr_dense_handlers_no_sp[0], __ATOMIC_ACQUIRE);
-  int32_t id = dense_id(packed);
+  int32_t id = xr_dense_id(packed);
   if (h != NULL && id >= 0)
     h(id, type);
 }
@@ -30,7 +24,7 @@ void xr_dense_wrap_arg0(int32_t packed, int type) {
 void xr_dense_wrap_arg1(int32_t packed, int type, uint64_t arg) {
   void (*h)(int32_t, int, uint64_t) =
       (void (*)(int32_t, int, uint64_t))__atomic_load_n(&xr_dense_handlers_no_sp[1], __ATOMIC_ACQUIRE);
-  int32_t id = dense_id(packed);
+  int32_t id = xr_dense_id(packed);
   if (h != NULL && id >= 0)
     h(id, type, arg);
 }

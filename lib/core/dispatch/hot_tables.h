@@ -27,6 +27,13 @@ XR_HIDDEN extern void *volatile xr_dense_handlers_no_sp[2];
  * (core/objects/objects.c), read without its lock by dense_ids_lean.c. */
 XR_HIDDEN extern uint32_t xr_objects_id_base[XR_MAX_OBJECTS];
 
+/* The dense id of packed id `packed`, from its object's base above; -1
+ * when the object has none (its events are not traced by a dense mode). */
+static inline int32_t xr_dense_id(int32_t packed) {
+  uint32_t base = __atomic_load_n(&xr_objects_id_base[xr_id_object(packed)], __ATOMIC_RELAXED);
+  return base == XR_NO_ID_BASE ? -1 : (int32_t)(base + (uint32_t)xr_id_function(packed));
+}
+
 /* Argument capture (lib/args). The sleds of a function with a SPEC call
  * the port's argument trampolines instead of the usual ones
  * (arch/arch.h, xr_args_entry_trampoline and xr_args_exit_trampoline):
