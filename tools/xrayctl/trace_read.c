@@ -1,6 +1,7 @@
 /* Basic and FDR logs -> the event stream. See trace_read.h; the formats
  * byte by byte are in docs/formats.md. */
 #include "trace_read.h"
+#include "basic/basic_values.h"
 #include "fdr/fdr_arg_records.h"
 #include "fdr/fdr_records.h"
 
@@ -70,54 +71,20 @@ int ctl_trace_identify(struct ctl_in *in, struct ctl_trace_info *info) {
 /* A function record is held until the next record that is not one of its
  * argument records (record type 1, right after it, same function, thread
  * and process): compiler-rt's first argument (bytes 2 and 3 zero), or the
- * values argument capture took, each (byte 2 its `what`, byte 3 its
- * format, byte 24 its status, byte 25 its length) followed, for a string,
- * by records of its text (byte 2 XR_ARG_WHAT_TEXT, byte 3 how many of
- * bytes 16-31 are text). */
+ * values argument capture took (lib/basic/basic_values.h reads them). */
 struct pending {
   bool held;
   int32_t pid, tid;
   struct xr_tev e;
-  struct xr_arg_call call;       /* e.call's, when it has values */
-  uint8_t want[XR_ARGS_MAX];     /* each string's length, as its record says */
-  size_t text_used;              /* bytes of call.text given out */
+  struct xr_basic_values_reader values; /* e.call's, when it has values */
 };
 
 static void release(struct pending *p, ctl_event_fn fn, void *ctx) {
-  if (p->held)
+  if (p->held) {
+    p->e.call = p->values.call.count != 0 ? &p->values.call : NULL;
     fn(ctx, p->pid, p->tid, &p->e);
+  }
   p->held = false;
-}
-
-/* An argument record of the held record p with a value (or a string's
- * text) of argument capture. */
-static void basic_value(struct pending *p, const uint8_t *r) {
-  struct xr_arg_call *c = &p->call;
-  if (r[2] == XR_ARG_WHAT_TEXT) { /* the text of the string value before */
-    struct xr_arg_value *v = p->e.call != NULL ? &c->v[c->count - 1] : NULL;
-    if (v == NULL || v->format != XR_ARGF_S)
-      return;
-    size_t n = r[3] < 16 ? r[3] : 16, room = (size_t)p->want[c->count - 1] - v->len;
-    n = n < room ? n : room;
-    memcpy(c->text + v->text + v->len, r + 16, n);
-    v->len = (uint8_t)(v->len + n);
-    return;
-  }
-  if (p->e.call == NULL) {
-    c->count = c->strings = 0;
-    p->text_used = 0;
-    p->e.call = c;
-  }
-  if (c->count == XR_ARGS_MAX)
-    return;
-  size_t want = r[25] < XR_ARG_STRING_MAX ? r[25] : XR_ARG_STRING_MAX;
-  if (r[3] != XR_ARGF_S || p->text_used + want > sizeof c->text)
-    want = 0;
-  c->v[c->count] = (struct xr_arg_value){get64(r + 16), r[2], r[3], r[24], 0,
-                                         (uint16_t)p->text_used};
-  p->want[c->count++] = (uint8_t)want;
-  p->text_used += want;
-  c->strings += r[3] == XR_ARGF_S;
 }
 
 static int basic_events(struct ctl_in *in, ctl_event_fn fn, void *ctx) {
@@ -136,9 +103,12 @@ static int basic_events(struct ctl_in *in, ctl_event_fn fn, void *ctx) {
       if (!p.held || (int32_t)get32(r + 4) != p.e.fid || (int32_t)get32(r + 8) != p.tid) {
         release(&p, fn, ctx); /* not the record's: dropped */
       } else if (ours) {
-        basic_value(&p, r);
+        struct xr_basic_record rec;
+        uint64_t bits;
+        memcpy(&rec, r, sizeof rec);
+        xr_basic_values_take(&p.values, &rec, &bits);
       } else {
-        if (p.e.kind == XR_TEV_ENTER && p.e.call == NULL) {
+        if (p.e.kind == XR_TEV_ENTER && p.values.call.count == 0) {
           p.e.has_arg = true;
           p.e.arg = get64(r + 16);
         }
@@ -161,6 +131,7 @@ static int basic_events(struct ctl_in *in, ctl_event_fn fn, void *ctx) {
                           .fid = (int32_t)get32(r + 4),
                           .tsc = get64(r + 8),
                           .unwound = (r[24] & BASIC_FLAG_UNWOUND) && (r[3] == 1 || r[3] == 2)};
+    xr_basic_values_reset(&p.values);
   }
   release(&p, fn, ctx);
   return 0;
