@@ -40,3 +40,26 @@ check() {
   "${CHECK[@]}" "$@" "$XRAY_TEST_ARCH" >check.out || { cat check.out >&2; fail "$what"; }
   note "$what: $(cat check.out)"
 }
+# run_and_check MODE (basic or fdr): args_prog traced in that mode with the
+# SPEC, every output of its log checked: llvm-xray convert (the checker's
+# yaml-MODE reading), account, the runtime's Chrome JSON and Perfetto trace,
+# and xrayctl convert's.
+run_and_check() {
+  local mode=$1 upper
+  upper=$(echo "$1" | tr '[:lower:]' '[:upper:]')
+  env XRAY_OPTIONS="patch_premain=true xray_mode=xray-$mode xray_logfile_base=$mode- xray_args=$SPEC" \
+    "XRAY_${upper}_OPTIONS=func_duration_threshold_us=0:trace_output=xray+chrome+perfetto" \
+    ./args_prog run || fail "args_prog exited $?"
+  local log
+  log=$(log_of "$mode-")
+  "$LLVM_XRAY" convert -output-format=yaml --symbolize -m "$PROG_FILE" "$log" >"$mode.yaml" ||
+    fail "llvm-xray convert rejects $log"
+  check "llvm-xray convert" "yaml-$mode" expect.txt "$mode.yaml"
+  "$LLVM_XRAY" account -m "$PROG_FILE" "$log" >account.txt || fail "llvm-xray account rejects $log"
+  check "the runtime's Chrome JSON" chrome expect.txt "$log.json"
+  check "the runtime's Perfetto trace" perfetto expect.txt "$log.pftrace" pb
+  "$XRAYCTL" convert "$log" -m "$PROG_FILE" --to chrome -o xrayctl.json || fail "xrayctl convert"
+  check "xrayctl convert's Chrome JSON" chrome expect.txt xrayctl.json
+  "$XRAYCTL" convert "$log" -m "$PROG_FILE" --to perfetto -o xrayctl.pftrace || fail "xrayctl convert"
+  check "xrayctl convert's Perfetto trace" perfetto expect.txt xrayctl.pftrace pb
+}
