@@ -4,19 +4,9 @@
 need_llvm_xray
 XRAYCTL=${XRAYCTL:-$(dirname "$XRAY_LIB")/../bin/xrayctl} # cross.sh: under the emulator
 [ -x "$XRAYCTL" ] || fail "xrayctl not built at $XRAYCTL"
-command -v protoc >/dev/null || skip "protoc not found (Debian: protobuf-compiler)"
-PB_PYTHON=
-for py in python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null && "$py" -c 'import google.protobuf, yaml' 2>/dev/null; then
-    PB_PYTHON=$py
-    break
-  fi
-done
-[ -n "$PB_PYTHON" ] || skip "no python3 with the protobuf and yaml modules (Debian: python3-protobuf)"
-PERFETTO_DIR=$XRAY_SRC/test/integration/perfetto
-mkdir -p pb
-protoc --proto_path="$PERFETTO_DIR" --python_out=pb "$PERFETTO_DIR/xray_perfetto.proto" ||
-  fail "protoc rejects xray_perfetto.proto"
+PB_MODULES=yaml
+# shellcheck source=../perfetto/pb_lib.sh
+source "$XRAY_SRC/test/integration/perfetto/pb_lib.sh"
 CHECK=("$PB_PYTHON" "$TEST_SRC_DIR/check_args.py")
 xr_cc args_prog "$TEST_SRC_DIR/args_prog.c" -lm
 # shellcheck disable=SC2034  # used by the scripts that source this file

@@ -10,19 +10,8 @@
 # (the program pinned to one CPU: xr_pinned), the calls with values stay,
 # with their callers.
 source "$TEST_SRC_DIR/basic_lib.sh"
-PERFETTO_DIR=$XRAY_SRC/test/integration/perfetto
-command -v protoc >/dev/null || skip "protoc not found (Debian: protobuf-compiler)"
-PB_PYTHON=
-for py in python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null && "$py" -c 'import google.protobuf' 2>/dev/null; then
-    PB_PYTHON=$py
-    break
-  fi
-done
-[ -n "$PB_PYTHON" ] || skip "no python3 with the protobuf module (Debian: python3-protobuf)"
-mkdir -p pb
-protoc --proto_path="$PERFETTO_DIR" --python_out=pb "$PERFETTO_DIR/xray_perfetto.proto" ||
-  fail "protoc rejects xray_perfetto.proto"
+# shellcheck source=../perfetto/pb_lib.sh
+source "$XRAY_SRC/test/integration/perfetto/pb_lib.sh"
 build values -I"$XRAY_SRC/lib"
 
 # run NAME THRESHOLD_US: runs the program, checks every value in its files.

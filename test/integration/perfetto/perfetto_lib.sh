@@ -1,20 +1,8 @@
 # Helpers of the Perfetto trace tests (sourced after lib.sh): the schema
-# compiled by protoc from this folder's xray_perfetto.proto (its own copy
-# of the messages and fields the runtime writes), a Python that has the
-# protobuf runtime, and the checker (perfetto_check.py).
+# and a Python to read it (pb_lib.sh), and the checker (perfetto_check.py).
 need_llvm_xray
-command -v protoc >/dev/null || skip "protoc not found (Debian: protobuf-compiler)"
-PB_PYTHON=
-for py in python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null && "$py" -c 'import google.protobuf' 2>/dev/null; then
-    PB_PYTHON=$py
-    break
-  fi
-done
-[ -n "$PB_PYTHON" ] || skip "no python3 with the protobuf module (Debian: python3-protobuf)"
-mkdir -p pb
-protoc --proto_path="$TEST_SRC_DIR" --python_out=pb "$TEST_SRC_DIR/xray_perfetto.proto" ||
-  fail "protoc rejects xray_perfetto.proto"
+# shellcheck source=pb_lib.sh
+source "$XRAY_SRC/test/integration/perfetto/pb_lib.sh"
 
 # pf_check TRACE [--account CSV]...: the checker's summary (see its usage).
 pf_check() {
