@@ -93,11 +93,6 @@ static unsigned number_after(struct piece p, size_t stem) {
   return v;
 }
 
-static const char *const format_words[] = {[XR_ARGF_D] = "d", [XR_ARGF_U] = "u",
-                                           [XR_ARGF_X] = "x", [XR_ARGF_P] = "p",
-                                           [XR_ARGF_S] = "s", [XR_ARGF_F] = "f",
-                                           [XR_ARGF_F32] = "f32"};
-
 /* One value of item `item` (for messages) into *v. */
 static int parse_value(struct piece value, struct piece item, const struct xr_args_port *port,
                        struct xr_args_value_spec *v, char *err, size_t cap) {
@@ -132,7 +127,7 @@ static int parse_value(struct piece value, struct piece item, const struct xr_ar
     struct piece word = trimmed(slash + 1, value.n - (size_t)(slash + 1 - value.s));
     format = 0;
     for (unsigned f = XR_ARGF_D; f <= XR_ARGF_F32; f++)
-      if (is(word, format_words[f]))
+      if (is(word, xr_arg_format_name((uint8_t)f)))
         format = (uint8_t)f;
     if (format == 0)
       return fail(err, cap, "'/%s' in '%s': not a format (/d /u /x /p /s /f /f32)",
@@ -232,7 +227,7 @@ static void pattern_put(const struct xr_args_spec *s, size_t k, char *buf, size_
   put(buf, cap, at, s->text + p->at, p->len);
   for (uint8_t i = 0; i < p->count; i++) {
     char name[8];
-    const char *word = xr_arg_name(p->v[i].what, name), *f = format_words[p->v[i].format];
+    const char *word = xr_arg_name(p->v[i].what, name), *f = xr_arg_format_name(p->v[i].format);
     put(buf, cap, at, i == 0 ? "@" : ",", 1);
     put(buf, cap, at, word, strlen(word));
     put(buf, cap, at, "/", 1);

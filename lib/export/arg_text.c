@@ -89,18 +89,6 @@ size_t xr_arg_number_json(const struct xr_arg_value *v, char out[XR_ARG_NUMBER_M
 }
 
 const char *xr_arg_status_word(const struct xr_arg_value *v) {
-  if (v->format != XR_ARGF_S)
-    return NULL;
-  switch (v->status) {
-  case XR_ARGS_NULL:
-    return "null";
-  case XR_ARGS_UNREADABLE:
-    return "unreadable";
-  case XR_ARGS_CUT:
-    return "cut";
-  case XR_ARGS_PARTIAL:
-    return "partial";
-  default:
-    return NULL;
-  }
+  return v->format == XR_ARGF_S && v->status != XR_ARGS_OK ? xr_arg_status_name(v->status)
+                                                           : NULL;
 }
