@@ -28,7 +28,9 @@ static XR_NOINLINE bool prepare(struct xr_basic_thread *t, uint32_t epoch) {
   return p.ok;
 }
 
-static void on_entry(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
+/* An entry or an exit (`exit`) with its values, as the lean handlers take
+ * an event: the guard, the generation, the clock, the stack's rules. */
+static void on_event(int32_t fid, const struct xr_arg_call *c, uintptr_t sp, bool exit) {
   struct xr_basic_thread *t = &xr_basic_tls;
   if (!xr_basic_event_begin(t))
     return;
@@ -37,25 +39,21 @@ static void on_entry(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
     uint64_t tsc = xr_now();
     uint8_t cpu = (uint8_t)xr_cpu_id();
     if (sp == 0) /* a caller without it: what the rules assume */
-      sp = xr_basic_implied_sp(t, fid, false);
-    xr_basic_on_entry_values(t, fid, tsc, cpu, sp, c);
+      sp = xr_basic_implied_sp(t, fid, exit);
+    if (exit)
+      xr_basic_on_exit_values(t, fid, XR_BASIC_EXIT, tsc, cpu, sp, c);
+    else
+      xr_basic_on_entry_values(t, fid, tsc, cpu, sp, c);
   }
   xr_basic_event_end(t);
 }
 
+static void on_entry(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
+  on_event(fid, c, sp, false);
+}
+
 static void on_exit(int32_t fid, const struct xr_arg_call *c, uintptr_t sp) {
-  struct xr_basic_thread *t = &xr_basic_tls;
-  if (!xr_basic_event_begin(t))
-    return;
-  uint32_t epoch = xr_basic_epoch_now();
-  if (XR_LIKELY(epoch == t->epoch) || prepare(t, epoch)) {
-    uint64_t tsc = xr_now();
-    uint8_t cpu = (uint8_t)xr_cpu_id();
-    if (sp == 0)
-      sp = xr_basic_implied_sp(t, fid, true);
-    xr_basic_on_exit_values(t, fid, XR_BASIC_EXIT, tsc, cpu, sp, c);
-  }
-  xr_basic_event_end(t);
+  on_event(fid, c, sp, true);
 }
 
 static const struct xr_args_sink sink = {on_entry, on_exit};
